@@ -1,0 +1,167 @@
+// Package client speaks the Spark engine's v1 wire contract over HTTP
+// (../shared/contract/ENGINE_HTTP.md): one method per route, typed with the
+// values of package api.
+//
+// Every non-2xx answer comes back as an *api.Error with Status and RetryAfter
+// filled, so a caller (the outbox's drain) decides whether to wait or park in
+// one place by looking at the status alone. Anything that is not an *api.Error
+// is a failure to talk to the engine at all (connection refused, reset, a
+// reply cut short, a timeout) and is wrapped with what was being done.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/version"
+)
+
+// Client talks to one engine. It is safe for concurrent use.
+type Client struct {
+	base  string
+	token string
+	hc    *http.Client
+
+	// Now is the clock used to turn a Retry-After date into a duration.
+	Now func() time.Time
+}
+
+// New returns a client of the engine at baseURL (for example
+// "http://127.0.0.1:8787"; a trailing slash or "/v1" suffix is tolerated)
+// that sends token as its bearer token. A nil hc means http.DefaultClient.
+func New(baseURL, token string, hc *http.Client) *Client {
+	base := strings.TrimRight(baseURL, "/")
+	base = strings.TrimSuffix(base, "/v1")
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: base, token: token, hc: hc, Now: time.Now}
+}
+
+// BaseURL returns the engine's base URL, without a trailing slash.
+func (c *Client) BaseURL() string { return c.base }
+
+// userAgent names this client in the engine's logs.
+var userAgent = "spark-client/" + version.Version
+
+// newRequest builds a request to path (which starts with "/v1/") with the
+// bearer token and, when in is not nil, a JSON body.
+func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return nil, fmt.Errorf("bad engine URL %q: %w", c.base, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+// do sends req, turns a non-2xx answer into an *api.Error and decodes a 2xx
+// JSON body into out. It returns the status of a 2xx answer, since some
+// routes tell "created" by it (201/202 versus 200).
+func (c *Client) do(req *http.Request, what string, out any) (int, error) {
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%s: cannot reach the engine at %s: %w", what, c.base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("%s: %w", what, c.parseResponseError(resp))
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s: reading the engine's answer (%d): %w", what, resp.StatusCode, err)
+		}
+	}
+	// Drain what is left so the connection can be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, nil
+}
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 64 << 10
+
+// parseResponseError turns a non-2xx answer into an *api.Error. A contract
+// error body {"error": {"code", "message"}} gives the code and message; any
+// other body (a proxy's HTML page, plain text) still gives an error naming
+// the status, with code "http_<status>".
+func (c *Client) parseResponseError(resp *http.Response) *api.Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &api.Error{Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.Now())}
+	var body api.ErrorBody
+	if json.Unmarshal(b, &body) == nil && body.Error != nil && body.Error.Code != "" {
+		e.Code = body.Error.Code
+		e.Message = body.Error.Message
+		if e.Message == "" {
+			e.Message = "the engine gave no message"
+		}
+		return e
+	}
+	e.Code = "http_" + strconv.Itoa(resp.StatusCode)
+	text := strings.Join(strings.Fields(string(b)), " ")
+	if len(text) > 200 {
+		text = text[:200] + "..."
+	}
+	if text == "" {
+		e.Message = fmt.Sprintf("the engine answered %d %s with no explanation", resp.StatusCode, http.StatusText(resp.StatusCode))
+	} else {
+		e.Message = fmt.Sprintf("the engine answered %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), text)
+	}
+	return e
+}
+
+// parseRetryAfter reads a Retry-After header: delay seconds or an HTTP date.
+// It returns 0 when the header is absent or unreadable.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// esc escapes one path segment (phrase ids hold spaces and any letters).
+func esc(s string) string { return url.PathEscape(s) }
+
+// call is the shape of every JSON route.
+func (c *Client) call(ctx context.Context, method, path, what string, in, out any) (int, error) {
+	req, err := c.newRequest(ctx, method, path, in)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return c.do(req, what, out)
+}
