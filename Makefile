@@ -1,0 +1,37 @@
+# Spark desktop. The README's two commands are `make run` and `make test`.
+.PHONY: run test test-quick setup build package bench clean
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/sparkfamily/spark/version.Version=$(VERSION)
+export PATH := $(shell go env GOPATH)/bin:$(PATH)
+
+## run: set up this machine (once), build the app and start it
+run: setup build
+	./build/bin/spark-desktop
+
+## test: set up this machine (once) and run every test, as CI does
+test: setup
+	bash scripts/test.sh
+
+## test-quick: gofmt, vet and the Go tests only
+test-quick:
+	bash scripts/test.sh --quick
+
+setup:
+	bash scripts/setup.sh
+
+## build: the desktop app for this machine, into build/bin/spark-desktop
+build:
+	wails build -o spark-desktop -ldflags "$(LDFLAGS)"
+
+## package: .tar.gz and .deb for Linux, .exe and NSIS installer for Windows, spark-engine binaries, into dist/
+package: setup
+	bash build/package.sh
+
+## bench: the benchmark commands, figures side by side with their peers
+bench:
+	go run ./cmd/spark-engine bench
+	go run ./cmd/spark-bench all
+
+clean:
+	rm -rf build/bin dist frontend/dist

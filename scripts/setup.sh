@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything Spark needs to build, run and test on Debian 12:
+# Debian packages (GTK and WebKitGTK headers for the Wails window, Xvfb and
+# Chromium for the UI tests, NSIS for the Windows installer, libvips-tools as
+# the small-copy benchmark's peer), the frontend's npm packages from the lock
+# file, and the Wails CLI. It is idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential pkg-config
+  libgtk-3-dev libwebkit2gtk-4.0-dev
+  xvfb xauth x11-utils imagemagick
+  chromium
+  nsis
+  libvips-tools
+  dpkg-dev
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+for tool in go node npm; do
+  command -v "$tool" >/dev/null || { echo "setup: $tool is missing: install Go 1.26+ and Node 20+ first" >&2; exit 1; }
+done
+
+# The frontend's packages, exactly as the lock file says.
+if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then
+  echo "setup: npm ci (frontend)"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+bash scripts/install-wails.sh

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Runs every test of Spark desktop, as CI does: formatting and vet, the Go
+# tests under the race detector, the TypeScript type check and unit tests, the
+# browser end-to-end tests, the fuzz targets for a short time each, the
+# cross-builds, the Wails builds for Linux and Windows, and the Linux package
+# installed with dpkg. It goes on after a failing step, so one run shows every
+# problem, and closes with one summary line of all tests counted.
+#
+# Usage: scripts/test.sh [--quick]   (--quick: Go checks and tests only)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export PATH="$(go env GOPATH)/bin:$PATH"
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+FUZZTIME=${FUZZTIME:-8s}
+
+counts=$(mktemp)
+echo '{"pass":0,"fail":0,"skip":0}' > "$counts"
+failed_steps=()
+start_all=$(date +%s)
+
+step() { # step NAME COMMAND...
+  local name=$1; shift
+  local t0=$(date +%s)
+  echo
+  echo "=== $name"
+  if "$@"; then
+    echo "--- $name: ok ($(( $(date +%s) - t0 ))s)"
+  else
+    echo "--- $name: FAILED ($(( $(date +%s) - t0 ))s)"
+    failed_steps+=("$name")
+  fi
+}
+
+# add_counts PASS FAIL SKIP: adds a runner's own counts to the total.
+add_counts() {
+  node -e '
+    const fs = require("fs"); const f = process.argv[1];
+    const c = JSON.parse(fs.readFileSync(f, "utf8"));
+    c.pass += +process.argv[2]; c.fail += +process.argv[3]; c.skip += +process.argv[4];
+    fs.writeFileSync(f, JSON.stringify(c));' "$counts" "$1" "$2" "$3"
+}
+
+# node_tests COMMAND...: runs a node:test suite and counts its summary lines.
+node_tests() {
+  local log
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local p f s
+  p=$(grep -aE '^(ℹ|#) pass [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  f=$(grep -aE '^(ℹ|#) fail [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  s=$(grep -aE '^(ℹ|#) skipped [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  add_counts "${p:-0}" "${f:-0}" "${s:-0}"
+  if [ "$rc" -eq 0 ] && [ -z "$p" ]; then
+    echo "no test summary was printed: counting that as a failure"
+    add_counts 0 1 0
+    return 1
+  fi
+  rm -f "$log"
+  return "$rc"
+}
+
+ts_unit() { (cd frontend && npm test --silent); }
+e2e() { (cd frontend && npm run --silent e2e); }
+
+frontend_build() {
+  # The Wails bindings are generated from the Go code, then the UI is built
+  # into frontend/dist, which main.go embeds.
+  wails generate module >/dev/null && (cd frontend && npm run --silent build)
+}
+
+gofmt_check() {
+  local bad
+  bad=$(git ls-files -co --exclude-standard '*.go' | grep -v '/wailsjs/' | xargs -r gofmt -l)
+  [ -z "$bad" ] || { echo "gofmt would change:"; echo "$bad"; return 1; }
+}
+
+go_tests() {
+  go test -race -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
+}
+
+fuzz_targets() {
+  local rc=0 file pkg name
+  while IFS=: read -r file name; do
+    pkg="./$(dirname "$file")"
+    name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"$name")
+    echo "fuzz $pkg $name for $FUZZTIME"
+    if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" >/tmp/fuzz.$$ 2>&1; then
+      add_counts 1 0 0
+    else
+      cat /tmp/fuzz.$$; add_counts 0 1 0; rc=1
+    fi
+  done < <(git grep -nE '^func Fuzz[A-Za-z0-9_]*\(' -- '*_test.go' | cut -d: -f1,3)
+  rm -f /tmp/fuzz.$$
+  return $rc
+}
+
+cross_builds() {
+  local rc=0 target
+  for target in linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64; do
+    echo "CGO_ENABLED=0 $target: engine, outbox, client, photo, spark-engine, spark"
+    GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 \
+      go build -o /dev/null ./api/... ./engine/... ./outbox/... ./client/... ./photo/... ./cmd/spark-engine ./cmd/spark || rc=1
+  done
+  return $rc
+}
+
+# The Wails builds for Linux and Windows (with the NSIS installer) are made
+# by the packaging script; the .deb is then installed and run.
+packages() {
+  bash build/package.sh && bash build/test-deb.sh
+}
+
+step "gofmt" gofmt_check
+if [ $quick -eq 0 ]; then
+  step "frontend build (bindings, tsc, vite)" frontend_build
+else
+  mkdir -p frontend/dist && [ -e frontend/dist/index.html ] || echo '<!doctype html>' > frontend/dist/index.html
+fi
+step "go vet" go vet ./...
+step "go test -race" go_tests
+if [ $quick -eq 0 ]; then
+  step "TypeScript unit tests" node_tests ts_unit
+  step "browser end-to-end tests" node_tests e2e
+  step "fuzz targets ($FUZZTIME each)" fuzz_targets
+  step "cross-builds (CGO_ENABLED=0)" cross_builds
+  step "wails build linux/amd64 + windows/amd64 (NSIS), .deb installed with dpkg" packages
+fi
+
+echo
+echo "=== summary ($(( $(date +%s) - start_all ))s)"
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  printf 'failed step: %s\n' "${failed_steps[@]}"
+fi
+node -e '
+  const c = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`tests: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped`);' "$counts"
+rm -f "$counts"
+[ ${#failed_steps[@]} -eq 0 ]
