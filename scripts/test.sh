@@ -115,6 +115,7 @@ packages() {
 }
 
 step "gofmt" gofmt_check
+step "actionlint (.github/workflows)" go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/ci.yml .github/workflows/macos.yml
 if [ $quick -eq 0 ]; then
   step "frontend build (bindings, tsc, vite)" frontend_build
 else
