@@ -1,0 +1,137 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+// decodeJSON reads r's body, at most api.MaxJSONBody bytes, into v. Unknown
+// fields are ignored, as the contract asks. Every failure is an *api.Error
+// that says where the body broke: 413 body_too_large past the cap, 400
+// bad_json for an empty, malformed or mistyped body.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, api.MaxJSONBody)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	// A second value after the first is a malformed body, not something to
+	// ignore: a client that sends two objects meant something else.
+	var extra json.RawMessage
+	switch err := dec.Decode(&extra); {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return jsonError(err)
+	default:
+		return api.Errorf(api.CodeBadJSON, "the body holds more than one JSON value (the second starts near byte %d); send exactly one JSON object", dec.InputOffset()-int64(len(extra)))
+	}
+}
+
+// jsonError turns a decoding error into the contract's error.
+func jsonError(err error) *api.Error {
+	var (
+		maxErr    *http.MaxBytesError
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &maxErr):
+		return api.Errorf(api.CodeBodyTooLarge, "the JSON body is larger than %d bytes; send a smaller body", maxErr.Limit)
+	case errors.Is(err, io.EOF):
+		return api.Errorf(api.CodeBadJSON, "the request has no body; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return api.Errorf(api.CodeBadJSON, "the JSON body ends too early; send a complete JSON object")
+	case errors.As(err, &syntaxErr):
+		return api.Errorf(api.CodeBadJSON, "the body is not valid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return api.Errorf(api.CodeBadJSON, "the body must be a JSON object, not a JSON %s", typeErr.Value)
+		}
+		return api.Errorf(api.CodeBadJSON, "the field %q must be a JSON %s, not %s (at byte %d)", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value, typeErr.Offset)
+	default:
+		return api.Errorf(api.CodeBadJSON, "the body is not valid JSON: %v", err)
+	}
+}
+
+// jsonKind names a Go kind the way a JSON author would.
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+		return "number"
+	default:
+		return kind
+	}
+}
+
+// parseTakenAt reads an optional RFC 3339 time from raw JSON: absent or null
+// is nil; anything but an RFC 3339 string is 400 bad_taken_at.
+func parseTakenAt(raw json.RawMessage) (*time.Time, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, api.Errorf(api.CodeBadTakenAt, "taken_at must be an RFC 3339 time in a JSON string, like \"2026-05-01T14:30:00Z\"; got %s", raw)
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, api.Errorf(api.CodeBadTakenAt, "taken_at %q is not an RFC 3339 time; send one like \"2026-05-01T14:30:00Z\"", s)
+	}
+	return &t, nil
+}
+
+// queryLimit reads ?limit= within [1, max], def when absent.
+func queryLimit(r *http.Request, def, max int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		return 0, api.Errorf(api.CodeBadLimit, "limit must be a whole number from 1 to %d; got %q", max, v)
+	}
+	return n, nil
+}
+
+// optionalULID checks an optional ULID field named what, returning its
+// canonical form ("" stays "").
+func optionalULID(what, s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	return requireULID(what, s)
+}
+
+// requireULID checks a ULID named what and returns its canonical form.
+func requireULID(what, s string) (string, error) {
+	id, err := api.ParseULID(s)
+	if err != nil {
+		return "", prefix(what, err)
+	}
+	return id, nil
+}
+
+// prefix names the field an id error is about.
+func prefix(what string, err error) error {
+	if e, ok := api.AsError(err); ok {
+		return api.Errorf(e.Code, "%s: %s", what, e.Message)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

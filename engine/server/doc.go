@@ -1,0 +1,12 @@
+// Package server serves the Spark engine's v1 HTTP contract
+// (../shared/contract/ENGINE_HTTP.md, documented with this project's
+// additions in docs/API.md) over any Service, normally *engine.Engine.
+//
+// Each handler has the same shape: parse and validate the request (every id
+// through package api, before anything is touched), call the service, and on
+// error hand it to Error, the one place that turns errors into answers; on
+// success encode the answer. Around the routes sit, outermost first: the
+// access log and request metrics, the loopback Host guard (for an engine
+// embedded in the desktop app, against DNS rebinding), and bearer-token
+// authentication for every route but GET /v1/health.
+package server

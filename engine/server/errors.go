@@ -1,0 +1,52 @@
+package server
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+// Error writes err as the contract's JSON error answer. An *api.Error keeps
+// its code and message, with the status from api.HTTPStatus; anything else
+// is logged in full and answered 500 "internal" with a generic message, so
+// no detail of the machine leaks to the caller.
+func (s *server) Error(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := api.AsError(err)
+	if !ok {
+		s.log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = api.Errorf(api.CodeInternal, "the engine failed to handle this request; its log has the details, and retrying later may help")
+	}
+	writeError(w, e)
+}
+
+// writeError writes e with the status of its code.
+func writeError(w http.ResponseWriter, e *api.Error) {
+	status := api.HTTPStatus(e.Code)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="spark"`)
+	}
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "5")
+	}
+	writeJSON(w, status, api.ErrorBody{Error: &api.Error{Code: e.Code, Message: e.Message}})
+}
+
+// writeJSON encodes v as the answer with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only a programming error can get here: every answer is a plain
+		// struct of the api package.
+		slog.Error("encode answer", "err", err)
+		http.Error(w, `{"error":{"code":"internal","message":"the engine could not encode its answer"}}`, http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	b = append(b, '\n')
+	w.Write(b)
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+func (s *server) putMedia(w http.ResponseWriter, r *http.Request) {
+	id, err := requireULID("media id", r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	momentID := q.Get("moment")
+	if momentID == "" {
+		s.Error(w, r, api.Errorf(api.CodeBadID, "the moment query parameter is required: PUT /v1/media/{id}?moment=<moment id>&role=copy|original"))
+		return
+	}
+	if momentID, err = requireULID("moment", momentID); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	role := q.Get("role")
+	if role != api.RoleCopy && role != api.RoleOriginal {
+		s.Error(w, r, api.Errorf(api.CodeBadRole, "role must be \"copy\" or \"original\"; got %q", role))
+		return
+	}
+	digest, err := parseContentDigest(r.Header.Values("Content-Digest"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	// The body streams straight to the engine's media store, which hashes
+	// it on the way to a temp file; it is never held whole in memory.
+	m, created, err := s.svc.PutMedia(r.Context(), PutMedia{
+		ID:          id,
+		MomentID:    momentID,
+		Role:        role,
+		ContentType: r.Header.Get("Content-Type"),
+		Body:        r.Body,
+		Digest:      digest,
+	})
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, api.MediaResponse{Media: m, Created: created})
+}
+
+// parseContentDigest reads the sha-256 digest of RFC 9530 Content-Digest
+// header values, a structured-field dictionary such as
+// `sha-256=:<base64>:, sha-512=:<base64>:`. Algorithms other than sha-256
+// are ignored; no header, or none with sha-256, is a nil digest. A sha-256
+// member that is not a 32-byte base64 byte sequence, or a header that is not
+// a dictionary at all, is 400 bad_digest.
+func parseContentDigest(values []string) ([]byte, error) {
+	var digest []byte
+	for _, v := range values {
+		for member := range strings.SplitSeq(v, ",") {
+			member = strings.TrimSpace(member)
+			if member == "" {
+				continue
+			}
+			// Parameters (";key=value") may follow a member's value.
+			member, _, _ = strings.Cut(member, ";")
+			key, val, ok := strings.Cut(member, "=")
+			if !ok {
+				return nil, badDigest("%q is not a key=value member", member)
+			}
+			if strings.TrimSpace(key) != "sha-256" {
+				continue
+			}
+			val = strings.TrimSpace(val)
+			if len(val) < 2 || val[0] != ':' || val[len(val)-1] != ':' {
+				return nil, badDigest("the sha-256 value must be base64 between colons, like sha-256=:<base64>:")
+			}
+			b, err := base64.StdEncoding.DecodeString(val[1 : len(val)-1])
+			if err != nil {
+				return nil, badDigest("the sha-256 value is not valid base64: %v", err)
+			}
+			if len(b) != sha256.Size {
+				return nil, badDigest("the sha-256 value is %d bytes; a SHA-256 digest is %d", len(b), sha256.Size)
+			}
+			digest = b
+		}
+	}
+	return digest, nil
+}
+
+func badDigest(format string, args ...any) error {
+	e := api.Errorf(api.CodeBadDigest, format, args...)
+	e.Message = "Content-Digest is malformed (RFC 9530): " + e.Message
+	return e
+}
+
+func (s *server) getMedia(w http.ResponseWriter, r *http.Request) {
+	id, err := requireULID("media id", r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	m, f, err := s.svc.OpenMedia(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	defer f.Close()
+	h := w.Header()
+	h.Set("ETag", `"`+m.SHA256+`"`)
+	ct := m.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	// A media id's bytes never change (a different upload is refused with
+	// media_conflict), so a client may keep them as long as it likes.
+	h.Set("Cache-Control", "private, max-age=31536000, immutable")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// ServeContent answers Range, If-Range, If-None-Match and HEAD from the ETag.
+	http.ServeContent(w, r, "", time.Time{}, f)
+}

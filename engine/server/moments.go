@@ -1,0 +1,154 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+// createBody is the body of POST /v1/moments, with taken_at kept raw so that
+// a bad time is answered bad_taken_at rather than bad_json.
+type createBody struct {
+	api.CreateMomentRequest
+	TakenAt json.RawMessage `json:"taken_at"`
+}
+
+func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
+	var body createBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	req := body.CreateMomentRequest
+	var err error
+	if req.TakenAt, err = parseTakenAt(body.TakenAt); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.ID, err = optionalULID("id", req.ID); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.ClientRequestID != "" {
+		if err := api.CheckRequestID(req.ClientRequestID); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	if req.CopyID, err = optionalULID("copy_id", req.CopyID); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.OriginalID, err = optionalULID("original_id", req.OriginalID); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if err := checkKind(req.Kind); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+
+	m, created, err := s.svc.CreateMoment(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, api.MomentResponse{Moment: m, Created: &created})
+}
+
+// checkKind refuses a kind outside the contract's three.
+func checkKind(kind string) error {
+	switch kind {
+	case api.KindPhoto, api.KindNote, api.KindRecall:
+		return nil
+	case "":
+		return api.Errorf(api.CodeBadKind, "kind is required: \"photo\", \"note\" or \"recall\"")
+	}
+	return api.Errorf(api.CodeBadKind, "kind %q is unknown; it must be \"photo\", \"note\" or \"recall\"", kind)
+}
+
+func (s *server) getMoment(w http.ResponseWriter, r *http.Request) {
+	id, err := requireULID("moment id", r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	m, err := s.svc.Moment(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.MomentResponse{Moment: m})
+}
+
+func (s *server) listMoments(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryLimit(r, api.DefaultPageLimit, api.MaxPageLimit)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	before, err := optionalULID("before", r.URL.Query().Get("before"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	moments, next, err := s.svc.Moments(r.Context(), limit, before)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if moments == nil {
+		moments = []api.Moment{}
+	}
+	writeJSON(w, http.StatusOK, api.MomentsPage{Moments: moments, Next: next})
+}
+
+// editBody is the body of PATCH /v1/moments/{id}, with taken_at kept raw for
+// the same reason as createBody's.
+type editBody struct {
+	api.EditMomentRequest
+	TakenAt json.RawMessage `json:"taken_at"`
+}
+
+func (s *server) editMoment(w http.ResponseWriter, r *http.Request) {
+	id, err := requireULID("moment id", r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var body editBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	req := body.EditMomentRequest
+	if req.TakenAt, err = parseTakenAt(body.TakenAt); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	m, err := s.svc.EditMoment(r.Context(), id, req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.MomentResponse{Moment: m})
+}
+
+func (s *server) deleteMoment(w http.ResponseWriter, r *http.Request) {
+	id, err := requireULID("moment id", r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	deleted, err := s.svc.DeleteMoment(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.DeleteResponse{Deleted: deleted})
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
+	var req api.KeepPhraseRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	// Deriving the id here refuses an empty or too long phrase before the
+	// engine sees it.
+	if _, err := api.PhraseID(req.Text); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var err error
+	if req.MomentID, err = optionalULID("moment_id", req.MomentID); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	p, created, err := s.svc.KeepPhrase(r.Context(), req)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, api.PhraseResponse{Phrase: p, Created: created})
+}
+
+func (s *server) listPhrases(w http.ResponseWriter, r *http.Request) {
+	phrases, err := s.svc.Phrases(r.Context())
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if phrases == nil {
+		phrases = []api.Phrase{}
+	}
+	writeJSON(w, http.StatusOK, api.PhrasesResponse{Phrases: phrases})
+}
+
+func (s *server) removePhrase(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := api.CheckPhraseID(id); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	removed, err := s.svc.RemovePhrase(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.RemovedResponse{Removed: removed})
+}
