@@ -1,0 +1,181 @@
+package oplog
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"time"
+	"unicode/utf8"
+)
+
+// Record is one op in the log.
+type Record struct {
+	Seq       uint64
+	At        time.Time
+	Op        string // e.g. "moment.create"
+	RequestID string // the client request id that caused the op, if any
+	Data      json.RawMessage
+}
+
+// Limits of a record; see doc.go for the format.
+const (
+	MaxRecordSize   = 16 << 20 // payload bytes
+	MaxOpLen        = 64
+	MaxRequestIDLen = 255
+
+	headerSize     = 12
+	payloadFixed   = 8 + 8 + 1 + 1 // seq, at, op length, request id length
+	minPayloadSize = payloadFixed + 1
+)
+
+var magic = [4]byte{0xF5, 'S', 'O', 'P'}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrClosed is returned by the methods of a Log after Close.
+var ErrClosed = errors.New("oplog: the log is closed")
+
+// ErrCorrupt matches every *CorruptError with errors.Is.
+var ErrCorrupt = errors.New("oplog: corrupt log")
+
+// ErrInvalid is returned by Append for a record that cannot be written (an
+// empty or badly formed op name, a request id too long, data that is not
+// JSON, or a record larger than MaxRecordSize).
+var ErrInvalid = errors.New("oplog: invalid record")
+
+// CorruptError reports a bad record found in a log file.
+type CorruptError struct {
+	Path   string
+	Offset int64 // byte offset of the start of the bad record
+	Reason string
+	// Tail is set by Verify when the bad record is the last thing in the
+	// file, as a crash mid-append leaves it; Open cuts such a tail off
+	// instead of failing.
+	Tail bool
+}
+
+func (e *CorruptError) Error() string {
+	if e.Tail {
+		return fmt.Sprintf("oplog: %s: torn last record at byte offset %d: %s (left by a crash mid-append; opening the log cuts it off)", e.Path, e.Offset, e.Reason)
+	}
+	return fmt.Sprintf("oplog: %s: corrupt record at byte offset %d: %s; the log needs a person's attention (restore it from a backup or cut it at that offset)", e.Path, e.Offset, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// validate checks the fields the encoder writes; the decoder applies the
+// same rules so that it accepts only what the encoder produces.
+func validate(r *Record) error {
+	if r.Op == "" || len(r.Op) > MaxOpLen {
+		return fmt.Errorf("%w: the op name must have 1 to %d bytes, got %d", ErrInvalid, MaxOpLen, len(r.Op))
+	}
+	for i := 0; i < len(r.Op); i++ {
+		c := r.Op[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '.' || c == '_' || c == ':' || c == '-'
+		if !ok {
+			return fmt.Errorf("%w: the op name %q has %q at position %d", ErrInvalid, r.Op, c, i)
+		}
+	}
+	if len(r.RequestID) > MaxRequestIDLen {
+		return fmt.Errorf("%w: the request id has %d bytes, at most %d fit", ErrInvalid, len(r.RequestID), MaxRequestIDLen)
+	}
+	if !utf8.ValidString(r.RequestID) {
+		return fmt.Errorf("%w: the request id %q is not valid UTF-8", ErrInvalid, r.RequestID)
+	}
+	if len(r.Data) > 0 && !json.Valid(r.Data) {
+		return fmt.Errorf("%w: the data of op %s is not valid JSON", ErrInvalid, r.Op)
+	}
+	if n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data); n > MaxRecordSize {
+		return fmt.Errorf("%w: op %s is %d bytes, at most %d fit in a record", ErrInvalid, r.Op, n, MaxRecordSize)
+	}
+	return nil
+}
+
+// appendRecord appends the encoding of r to b. r must have passed validate.
+func appendRecord(b []byte, r *Record) []byte {
+	start := len(b)
+	n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data)
+	b = append(b, magic[:]...)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b = append(b, 0, 0, 0, 0) // checksum, filled below
+	b = binary.BigEndian.AppendUint64(b, r.Seq)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.At.UnixNano()))
+	b = append(b, byte(len(r.Op)))
+	b = append(b, r.Op...)
+	b = append(b, byte(len(r.RequestID)))
+	b = append(b, r.RequestID...)
+	b = append(b, r.Data...)
+	crc := crc32.Update(0, castagnoli, b[start:start+8])
+	crc = crc32.Update(crc, castagnoli, b[start+headerSize:])
+	binary.BigEndian.PutUint32(b[start+8:], crc)
+	return b
+}
+
+// checkHeader checks the magic and returns the payload length.
+func checkHeader(h []byte) (int, string) {
+	if [4]byte(h[:4]) != magic {
+		return 0, fmt.Sprintf("bad magic % x", h[:4])
+	}
+	n := binary.BigEndian.Uint32(h[4:8])
+	if n < minPayloadSize || n > MaxRecordSize {
+		return 0, fmt.Sprintf("payload length %d out of bounds [%d, %d]", n, minPayloadSize, MaxRecordSize)
+	}
+	return int(n), ""
+}
+
+// decodePayload checks the checksum of header h over payload p and decodes
+// the payload. It returns a reason when the record is bad. The Data of the
+// record is a copy, safe to keep.
+func decodePayload(h, p []byte) (Record, string) {
+	crc := crc32.Update(0, castagnoli, h[:8])
+	crc = crc32.Update(crc, castagnoli, p)
+	if want := binary.BigEndian.Uint32(h[8:12]); crc != want {
+		return Record{}, fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", want, crc)
+	}
+	var r Record
+	r.Seq = binary.BigEndian.Uint64(p[0:8])
+	r.At = time.Unix(0, int64(binary.BigEndian.Uint64(p[8:16]))).UTC()
+	rest := p[16:]
+	opLen := int(rest[0])
+	if 1+opLen+1 > len(rest) {
+		return Record{}, fmt.Sprintf("op length %d overruns the payload", opLen)
+	}
+	r.Op = string(rest[1 : 1+opLen])
+	rest = rest[1+opLen:]
+	ridLen := int(rest[0])
+	if 1+ridLen > len(rest) {
+		return Record{}, fmt.Sprintf("request id length %d overruns the payload", ridLen)
+	}
+	r.RequestID = string(rest[1 : 1+ridLen])
+	if data := rest[1+ridLen:]; len(data) > 0 {
+		r.Data = append(json.RawMessage(nil), data...)
+	}
+	if err := validate(&r); err != nil {
+		return Record{}, err.Error()
+	}
+	return r, ""
+}
+
+// decodeRecord decodes the record at the start of b and returns it with the
+// number of bytes it takes. It never panics, whatever b holds.
+func decodeRecord(b []byte) (Record, int, error) {
+	if len(b) < headerSize {
+		return Record{}, 0, fmt.Errorf("short header: %d of %d bytes", len(b), headerSize)
+	}
+	n, reason := checkHeader(b[:headerSize])
+	if reason != "" {
+		return Record{}, 0, errors.New(reason)
+	}
+	if len(b)-headerSize < n {
+		return Record{}, 0, fmt.Errorf("short payload: %d of %d bytes", len(b)-headerSize, n)
+	}
+	r, reason := decodePayload(b[:headerSize], b[headerSize:headerSize+n])
+	if reason != "" {
+		return Record{}, 0, errors.New(reason)
+	}
+	return r, headerSize + n, nil
+}
