@@ -1,0 +1,42 @@
+// Package outbox is Spark's durable on-device queue: it makes a photo safe
+// the moment it is imported, then delivers it to an engine exactly once,
+// however bad the link.
+//
+// # Capture
+//
+// Capture mints every id before any network (a ULID each for the entry, the
+// moment, the small copy, the original and the practical turn's request id;
+// the entry's id is also the moment create's client request id), copies the
+// original in byte for byte while hashing it, makes the small copy with
+// package photo, fsyncs both and commits the entry in one SQLite
+// transaction. When Capture reports a result the ids are final and the
+// source may vanish.
+//
+// # On disk
+//
+//	DIR/outbox.db          SQLite (WAL): entries, delivered hashes, settings
+//	DIR/lock               held while an Outbox is open (one process at a time)
+//	DIR/staging/<id>/      files of a capture in progress
+//	DIR/files/<id>/original  the original, byte for byte
+//	DIR/files/<id>/copy.jpg  the small copy (JPEG, long edge at most 1600 px)
+//
+// A capture writes into staging/<id>, fsyncs the files and the directory,
+// renames it to files/<id>, fsyncs files/, and only then commits the row.
+// So a crash leaves either a whole entry or no row at all; Open removes
+// whatever is in staging/ and every files/<id> without a row (or of a
+// delivered entry, unless Options.KeepFiles), so no stray file outlives a
+// crash.
+//
+// # Drain
+//
+// Run delivers entries a few at a time, each in the contract's step order:
+// create the moment, upload the small copy, start the practical turn,
+// upload the original. Each step is marked done in the transaction that
+// records its result and skipped on a retry; the engine's idempotency keys
+// (the ids minted at capture) make any replay harmless. Classify is the one
+// function deciding what a failure means: network trouble, 5xx, 401, 403,
+// 408, 425 and 429 make the entry wait (exponential back-off with full
+// jitter, Retry-After as a floor); any other 4xx parks it with the engine's
+// code and message until the user retries or discards it. Nothing leaves
+// the outbox unless delivered or discarded.
+package outbox

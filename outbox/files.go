@@ -1,0 +1,120 @@
+package outbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// writeFile is the part of *os.File a capture writes through. Tests swap
+// Outbox.create to return one that fails like a full disk.
+type writeFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+func createFile(name string) (writeFile, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// syncDir fsyncs a directory so a rename or creation in it is durable.
+// Windows cannot open a directory for syncing and makes renames durable by
+// itself, so it is skipped there.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// isDiskFull reports whether err means the disk (or the user's quota) is full,
+// from a write, an fsync or SQLite.
+func isDiskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || isQuotaErr(err) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "database or disk is full") || strings.Contains(s, "SQLITE_FULL")
+}
+
+// diskFull rewrites a disk-full error into one a person can act on, saying
+// how much space the work needed (need 0: unknown). Other errors pass.
+func diskFull(err error, need int64) error {
+	if !isDiskFull(err) || errors.Is(err, ErrDiskFull) {
+		return err
+	}
+	if need > 0 {
+		return fmt.Errorf("%w: the disk holding the outbox is full; this photo needs about %s free; free some space and import it again (%v)", ErrDiskFull, humanBytes(need), err)
+	}
+	return fmt.Errorf("%w: the disk holding the outbox is full; free some space and try again (%v)", ErrDiskFull, err)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func defaultRand() float64 { return rand.Float64() }
+
+// defaultHTTPClient bounds connecting and waiting for an answer, but not
+// the whole request, since an original may take minutes to upload on a
+// slow link.
+func defaultHTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: 2 * time.Minute,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   8,
+		ForceAttemptHTTP2:     true,
+	}}
+}
+
+func defaultDataDir(getenv func(string) string, home, config func() (string, error)) (string, error) {
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		// %AppData% on Windows, ~/Library/Application Support on macOS.
+		d, err := config()
+		if err != nil {
+			return "", fmt.Errorf("find the user data folder: %w; pass --data DIR", err)
+		}
+		return filepath.Join(d, "Spark"), nil
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "Spark"), nil
+	}
+	h, err := home()
+	if err != nil {
+		return "", fmt.Errorf("find the user data folder: %w; pass --data DIR", err)
+	}
+	return filepath.Join(h, ".local", "share", "Spark"), nil
+}

@@ -1,0 +1,268 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
+)
+
+// Errors returned by the outbox.
+var (
+	// ErrLocked is returned by Open when another process holds the outbox.
+	ErrLocked = errors.New("outbox: in use by another Spark process (the app or a running spark command); close it and try again")
+	// ErrNotFound is returned for an entry id the outbox does not hold.
+	ErrNotFound = errors.New("outbox: no such entry")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("outbox: closed")
+	// ErrDiskFull wraps a capture that ran out of disk space.
+	ErrDiskFull = errors.New("outbox: disk full")
+	// ErrNoTarget is returned by the drain when no engine is set.
+	ErrNoTarget = errors.New("outbox: no engine set; give an engine URL and token")
+	// ErrRunning is returned by Run when the drain is already running.
+	ErrRunning = errors.New("outbox: the drain is already running")
+)
+
+// Options tune an Outbox. The zero value is usable.
+type Options struct {
+	Logger *slog.Logger
+
+	// KeepFiles keeps an entry's files after it is delivered.
+	KeepFiles bool
+
+	// Workers is how many captures run at once (default 2).
+	Workers int
+	// Concurrency is how many entries the drain delivers at once (default 3).
+	Concurrency int
+
+	// BackoffBase and BackoffCap bound the wait after passing trouble
+	// (default 1s and 5m): attempt n waits a random time in
+	// [0, min(cap, base*2^n)), and never less than the engine's Retry-After.
+	BackoffBase time.Duration
+	BackoffCap  time.Duration
+
+	// HTTPClient is used to talk to engines; nil means a client with
+	// sensible dial and header time-outs.
+	HTTPClient *http.Client
+
+	// Target is the engine to deliver to at first; see SetTarget.
+	Target Target
+
+	// Now is the clock (default time.Now); Rand returns a float in [0,1)
+	// for back-off jitter (default math/rand/v2). Tests set both.
+	Now  func() time.Time
+	Rand func() float64
+}
+
+// Outbox is an open outbox. Its methods are safe for concurrent use.
+type Outbox struct {
+	dir  string
+	db   *sql.DB
+	lock *sql.DB
+	opts Options
+	log  *slog.Logger
+
+	// create makes a file for writing; tests replace it to inject faults.
+	create func(name string) (writeFile, error)
+
+	events events
+	drain  drainState
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+//go:embed schema.sql
+var schema string
+
+// Open opens (creating if needed) the outbox in dir. It takes the outbox's
+// lock, so a second process gets ErrLocked, and removes stray files left by
+// an interrupted capture or removal.
+func Open(ctx context.Context, dir string, opts Options) (*Outbox, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 2
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 3
+	}
+	if opts.BackoffBase <= 0 {
+		opts.BackoffBase = time.Second
+	}
+	if opts.BackoffCap <= 0 {
+		opts.BackoffCap = 5 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = defaultRand
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = defaultHTTPClient()
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "files"), filepath.Join(dir, "staging")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("open outbox: %w", err)
+		}
+	}
+	lock, err := takeLock(ctx, filepath.Join(dir, "lock"))
+	if err != nil {
+		return nil, err
+	}
+	db, err := openDB(ctx, filepath.Join(dir, "outbox.db"))
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	o := &Outbox{
+		dir:    dir,
+		db:     db,
+		lock:   lock,
+		opts:   opts,
+		log:    opts.Logger,
+		create: createFile,
+		closed: make(chan struct{}),
+	}
+	o.drain.init()
+	if err := o.cleanup(ctx); err != nil {
+		o.Close()
+		return nil, err
+	}
+	if opts.Target.URL != "" {
+		o.SetTarget(opts.Target)
+	}
+	return o, nil
+}
+
+// Dir returns the outbox's directory.
+func (o *Outbox) Dir() string { return o.dir }
+
+// Close stops accepting work and closes the database. A running drain
+// should be stopped (its context cancelled) first.
+func (o *Outbox) Close() error {
+	var err error
+	o.closeOnce.Do(func() {
+		close(o.closed)
+		o.events.closeAll()
+		err = o.db.Close()
+		if lerr := o.lock.Close(); err == nil {
+			err = lerr
+		}
+	})
+	return err
+}
+
+func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	// FULL sync: a capture reported safe must survive a power cut, not only
+	// a crash of the process.
+	dsn := "file:" + filepath.ToSlash(path) + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open outbox database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open outbox database %s: %w", path, diskFull(err, 0))
+	}
+	return db, nil
+}
+
+// takeLock holds an exclusive SQLite lock on a small side file for as long
+// as the outbox is open. SQLite's locking works the same on every desktop
+// and the operating system drops it when the process dies, even by SIGKILL.
+func takeLock(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(0)")
+	if err != nil {
+		return nil, fmt.Errorf("open outbox lock %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	// The first write in EXCLUSIVE locking mode takes a lock that the
+	// connection keeps until it is closed.
+	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS lock (x); BEGIN EXCLUSIVE; DELETE FROM lock; COMMIT"); err != nil {
+		db.Close()
+		if strings.Contains(err.Error(), "locked") || strings.Contains(err.Error(), "busy") {
+			return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
+		}
+		return nil, fmt.Errorf("take outbox lock %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// cleanup removes staging leftovers and file folders without a live row.
+func (o *Outbox) cleanup(ctx context.Context) error {
+	staging := filepath.Join(o.dir, "staging")
+	ents, err := os.ReadDir(staging)
+	if err != nil {
+		return fmt.Errorf("clean outbox staging: %w", err)
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(staging, e.Name())); err != nil {
+			return fmt.Errorf("clean outbox staging: %w", err)
+		}
+	}
+	keep := map[string]bool{}
+	q := "SELECT id FROM entries WHERE state != 'done'"
+	if o.opts.KeepFiles {
+		q = "SELECT id FROM entries"
+	}
+	rows, err := o.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("clean outbox files: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("clean outbox files: %w", err)
+		}
+		keep[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("clean outbox files: %w", err)
+	}
+	files := filepath.Join(o.dir, "files")
+	ents, err = os.ReadDir(files)
+	if err != nil {
+		return fmt.Errorf("clean outbox files: %w", err)
+	}
+	for _, e := range ents {
+		if keep[e.Name()] {
+			continue
+		}
+		o.log.Info("outbox: removing stray files", "dir", e.Name())
+		if err := os.RemoveAll(filepath.Join(files, e.Name())); err != nil {
+			return fmt.Errorf("clean outbox files: %w", err)
+		}
+	}
+	return syncDir(files)
+}
+
+// entryDir is where an entry's files live once captured.
+func (o *Outbox) entryDir(id string) string { return filepath.Join(o.dir, "files", id) }
+
+// DefaultDataDir is Spark's per-user data folder: $XDG_DATA_HOME/Spark or
+// ~/.local/share/Spark on Linux, %AppData%\Spark on Windows and
+// ~/Library/Application Support/Spark on macOS. The outbox lives in its
+// "outbox" subfolder.
+func DefaultDataDir() (string, error) {
+	return defaultDataDir(os.Getenv, os.UserHomeDir, os.UserConfigDir)
+}
