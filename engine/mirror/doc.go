@@ -1,0 +1,45 @@
+// Package mirror is the engine's SQLite mirror: a fold of the op log into
+// tables that answer reads quickly.
+//
+// The log (engine/oplog) is the truth. The mirror is written only by Apply,
+// which folds a batch of log records in one transaction and stores the seq of
+// the last one; a record at or below that seq is skipped, so re-applying is
+// harmless. Everything a reader sees (created_at, updated_at, finished_at...)
+// comes from the records themselves (their At and their data), never from
+// the clock at fold time, so folding the same log twice gives the same tables
+// and a lost or stale mirror can always be rebuilt
+// (`spark-engine rebuild --data DIR`).
+//
+// The schema (schema.sql) carries a version in PRAGMA user_version. Open
+// refuses a mirror of another version with an error that says to rebuild.
+//
+// # The ops and their data
+//
+// Each record's Op names one of the contract's ops and its Data is the JSON
+// of the matching type in ops.go:
+//
+//	moment.create  MomentCreate  a new moment; created_at = updated_at = At.
+//	               With Recall set it is a quick recall's moment: the recall
+//	               is stored and its phrases' last_recalled_at becomes At.
+//	moment.edit    MomentEdit    the fields given change; updated_at = At.
+//	moment.delete  MomentDelete  deleted_at = updated_at = At.
+//	media.put      MediaPut      a stored blob; it becomes its moment's copy or
+//	               original unless the moment already names another one.
+//	turn.start     TurnStart     a turn, queued; started_at = At.
+//	turn.finish    TurnFinish    finished or failed, with text or error;
+//	               finished_at = At.
+//	phrase.keep    PhraseKeep    an active mark; kept_at = At.
+//	phrase.unkeep  PhraseUnkeep  the mark is removed.
+//
+// The record's RequestID is the client request id (or recall or job id)
+// that caused the op. moment.create and turn.start remember it in the
+// requests table with INSERT OR IGNORE, so the first producer wins and the
+// request memory comes back whole with a rebuild. The kinds are "moment",
+// "recall" (a moment.create with Recall), "turn" and "job" (a turn.start
+// with Job).
+//
+// A turn that a worker is running is not logged as such: the mirror says
+// queued until turn.finish, and the engine shows running for the turns its
+// workers hold. A turn started and not finished when the engine stops is
+// therefore simply asked again at the next start.
+package mirror

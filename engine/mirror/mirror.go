@@ -1,0 +1,179 @@
+package mirror
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// SchemaVersion is the version of schema.sql, kept in PRAGMA user_version.
+// Any change to the schema or to what the fold writes bumps it, so that an
+// old mirror is refused and rebuilt rather than misread.
+const SchemaVersion = 1
+
+//go:embed schema.sql
+var schema string
+
+// ErrStale matches (errors.Is) the error Open returns for a mirror written
+// by another schema version; its message says how to rebuild it.
+var ErrStale = errors.New("mirror: stale schema")
+
+// ErrNotFound is returned by the read queries for an id the mirror does not
+// hold.
+var ErrNotFound = errors.New("mirror: not found")
+
+// StaleError reports a mirror of another schema version.
+type StaleError struct {
+	Path      string
+	Have, Want int
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("mirror %s has schema version %d but this engine needs %d; rebuild it from the op log with `spark-engine rebuild --data %s`",
+		e.Path, e.Have, e.Want, filepath.Dir(e.Path))
+}
+
+// Is makes errors.Is(err, ErrStale) true.
+func (e *StaleError) Is(target error) bool { return target == ErrStale }
+
+// Options tune Open.
+type Options struct {
+	// Bulk turns off fsync entirely (synchronous=OFF). Rebuild uses it for a
+	// fresh mirror that is synced once at the end and only then swapped in.
+	Bulk bool
+}
+
+// DB is an open mirror. Writes go through Apply only, on one connection;
+// reads use a separate pool of read-only connections, which WAL lets run
+// beside a write.
+type DB struct {
+	path string
+	w    *sql.DB
+	r    *sql.DB
+	fold folder
+}
+
+func dsn(path string, sync string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous("+sync+")")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens the mirror at path, creating it with the current schema when
+// the file is new. A mirror of another schema version is refused with a
+// *StaleError.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	sync := "NORMAL"
+	if opts.Bulk {
+		sync = "OFF"
+	}
+	w, err := sql.Open("sqlite", dsn(path, sync, false))
+	if err != nil {
+		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	m := &DB{path: path, w: w}
+	if err := m.init(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(path, sync, true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(4)
+	m.r = r
+	return m, nil
+}
+
+// init creates the schema in a new file or checks the version of an old one.
+func (m *DB) init(ctx context.Context) error {
+	var version, tables int
+	if err := m.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("open mirror %s: %w", m.path, err)
+	}
+	if err := m.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'").Scan(&tables); err != nil {
+		return fmt.Errorf("open mirror %s: %w", m.path, err)
+	}
+	if version == SchemaVersion {
+		return nil
+	}
+	if version != 0 || tables != 0 {
+		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+	}
+	tx, err := m.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	return nil
+}
+
+// Path returns the mirror's file name.
+func (m *DB) Path() string { return m.path }
+
+// LastSeq returns the seq of the last op folded into the mirror (0 for a new
+// mirror).
+func (m *DB) LastSeq(ctx context.Context) (uint64, error) {
+	var seq int64
+	if err := m.w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'last_seq'").Scan(&seq); err != nil {
+		return 0, fmt.Errorf("mirror %s: read last seq: %w", m.path, err)
+	}
+	return uint64(seq), nil
+}
+
+// Checkpoint copies the WAL into the database file and syncs it, so the
+// file alone holds every fold (Rebuild calls it before the swap).
+func (m *DB) Checkpoint(ctx context.Context) error {
+	if _, err := m.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("mirror %s: checkpoint: %w", m.path, err)
+	}
+	return nil
+}
+
+// Close closes the mirror.
+func (m *DB) Close() error {
+	var errs []error
+	for _, st := range m.fold.stmts {
+		errs = append(errs, st.Close())
+	}
+	if m.r != nil {
+		errs = append(errs, m.r.Close())
+	}
+	errs = append(errs, m.w.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close mirror %s: %w", m.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package mirror
+
+import "time"
+
+// Request kinds in the requests table.
+const (
+	RequestMoment = "moment"
+	RequestTurn   = "turn"
+	RequestRecall = "recall"
+	RequestJob    = "job"
+)
+
+// MomentCreate is the data of a moment.create op.
+type MomentCreate struct {
+	ID         string      `json:"id"`
+	Kind       string      `json:"kind"`
+	Caption    string      `json:"caption,omitempty"`
+	TakenAt    *time.Time  `json:"taken_at,omitempty"`
+	CopyID     string      `json:"copy_id,omitempty"`
+	OriginalID string      `json:"original_id,omitempty"`
+	Recall     *RecallData `json:"recall,omitempty"`
+}
+
+// RecallData marks a moment.create as a quick recall's moment.
+type RecallData struct {
+	ID      string         `json:"id"`
+	TurnID  string         `json:"turn_id"`
+	Phrases []RecallPhrase `json:"phrases"`
+}
+
+// RecallPhrase is one kept phrase a recall was assembled from.
+type RecallPhrase struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// MomentEdit is the data of a moment.edit op; nil fields are left alone.
+type MomentEdit struct {
+	ID      string     `json:"id"`
+	Caption *string    `json:"caption,omitempty"`
+	TakenAt *time.Time `json:"taken_at,omitempty"`
+}
+
+// MomentDelete is the data of a moment.delete op.
+type MomentDelete struct {
+	ID string `json:"id"`
+}
+
+// MediaPut is the data of a media.put op, logged once the blob is stored.
+type MediaPut struct {
+	ID          string `json:"id"`
+	MomentID    string `json:"moment_id"`
+	Role        string `json:"role"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"content_type"`
+}
+
+// TurnStart is the data of a turn.start op.
+type TurnStart struct {
+	ID       string `json:"id"`
+	MomentID string `json:"moment_id"`
+	Mode     string `json:"mode"`
+	// Seat is the seat a job turn is meant for; empty for practical and
+	// recall turns, which go to the first seat.
+	Seat     string `json:"seat,omitempty"`
+	Job      string `json:"job,omitempty"`
+	JobIndex int    `json:"job_index,omitempty"`
+	Recall   string `json:"recall,omitempty"`
+}
+
+// TurnFinish is the data of a turn.finish op.
+type TurnFinish struct {
+	ID     string `json:"id"`
+	Status string `json:"status"` // finished or failed
+	Seat   string `json:"seat,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// PhraseKeep is the data of a phrase.keep op.
+type PhraseKeep struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	MomentID string `json:"moment_id,omitempty"`
+}
+
+// PhraseUnkeep is the data of a phrase.unkeep op.
+type PhraseUnkeep struct {
+	ID string `json:"id"`
+}

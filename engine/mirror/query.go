@@ -1,0 +1,353 @@
+package mirror
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+// Request is what a client request id (or recall or job id) produced.
+type Request struct {
+	ID       string
+	Kind     string // RequestMoment, RequestTurn, RequestRecall or RequestJob
+	MomentID string
+	TurnID   string // the turn of a turn request; a recall's turn; a job's first turn
+}
+
+// Refs are the facts about a moment that the engine's write checks need.
+type Refs struct {
+	Deleted    bool
+	CopyID     string // reserved by the create or set by the first copy put
+	OriginalID string
+}
+
+// Turn is a turn with what the fold knows beyond the wire's fields.
+type Turn struct {
+	api.Turn
+	Job      string
+	JobIndex int
+	Recall   string
+}
+
+// Recall is a quick recall: its moment, its turn and the phrases it used.
+type Recall struct {
+	ID       string
+	MomentID string
+	TurnID   string
+	Phrases  []RecallPhrase
+}
+
+func timeOf(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func timePtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := timeOf(n.Int64)
+	return &t
+}
+
+func takenAt(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s.String)
+	if err != nil {
+		return nil, fmt.Errorf("bad taken_at %q: %w", s.String, err)
+	}
+	return &t, nil
+}
+
+func (m *DB) wrap(what string, err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return fmt.Errorf("mirror %s: %s: %w", m.path, what, err)
+}
+
+// Request returns what the request id id produced, or ErrNotFound.
+func (m *DB) Request(ctx context.Context, id string) (Request, error) {
+	r := Request{ID: id}
+	err := m.r.QueryRowContext(ctx, "SELECT kind, moment_id, turn_id FROM requests WHERE id = ?", id).
+		Scan(&r.Kind, &r.MomentID, &r.TurnID)
+	if err != nil {
+		return Request{}, m.wrap("read request", err)
+	}
+	return r, nil
+}
+
+// MomentRefs returns whether moment id is deleted and which media ids it
+// names, or ErrNotFound.
+func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
+	var deleted sql.NullInt64
+	var copyID, originalID sql.NullString
+	err := m.r.QueryRowContext(ctx, "SELECT deleted_at, copy_id, original_id FROM moments WHERE id = ?", id).
+		Scan(&deleted, &copyID, &originalID)
+	if err != nil {
+		return Refs{}, m.wrap("read moment", err)
+	}
+	return Refs{Deleted: deleted.Valid, CopyID: copyID.String, OriginalID: originalID.String}, nil
+}
+
+// MediaOwner returns the moment and role that name media id id as their copy
+// or original (reserved at create or set by a put), or ErrNotFound.
+func (m *DB) MediaOwner(ctx context.Context, id string) (momentID, role string, err error) {
+	err = m.r.QueryRowContext(ctx, `SELECT id, 'copy' FROM moments WHERE copy_id = ?1
+		UNION ALL SELECT id, 'original' FROM moments WHERE original_id = ?1 LIMIT 1`, id).Scan(&momentID, &role)
+	if err != nil {
+		return "", "", m.wrap("read media owner", err)
+	}
+	return momentID, role, nil
+}
+
+const momentCols = "id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id"
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanMoment(s scanner) (*api.Moment, string, string, error) {
+	var mo api.Moment
+	var taken, copyID, originalID sql.NullString
+	var created, updated int64
+	var deleted sql.NullInt64
+	if err := s.Scan(&mo.ID, &mo.Kind, &mo.Caption, &taken, &created, &updated, &deleted, &copyID, &originalID); err != nil {
+		return nil, "", "", err
+	}
+	t, err := takenAt(taken)
+	if err != nil {
+		return nil, "", "", err
+	}
+	mo.TakenAt = t
+	mo.CreatedAt = timeOf(created)
+	mo.UpdatedAt = timeOf(updated)
+	mo.DeletedAt = timePtr(deleted)
+	return &mo, copyID.String, originalID.String, nil
+}
+
+// Moment returns moment id with its media and turns (deleted ones too), or
+// ErrNotFound.
+func (m *DB) Moment(ctx context.Context, id string) (*api.Moment, error) {
+	mo, copyID, originalID, err := scanMoment(m.r.QueryRowContext(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ?", id))
+	if err != nil {
+		return nil, m.wrap("read moment", err)
+	}
+	if err := m.fill(ctx, mo, copyID, originalID); err != nil {
+		return nil, err
+	}
+	return mo, nil
+}
+
+// fill adds a moment's media records and turns.
+func (m *DB) fill(ctx context.Context, mo *api.Moment, copyID, originalID string) error {
+	var err error
+	if copyID != "" {
+		if mo.Copy, err = m.Media(ctx, copyID); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	if originalID != "" {
+		if mo.Original, err = m.Media(ctx, originalID); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	turns, err := m.queryTurns(ctx, "WHERE moment_id = ? ORDER BY seq", mo.ID)
+	if err != nil {
+		return err
+	}
+	mo.Turns = make([]api.Turn, len(turns))
+	for i := range turns {
+		mo.Turns[i] = turns[i].Turn
+	}
+	return nil
+}
+
+// Moments returns up to limit live moments, newest (highest id) first, with
+// ids below before when before is not empty; more says whether others follow.
+func (m *DB) Moments(ctx context.Context, limit int, before string) (moments []api.Moment, more bool, err error) {
+	q := "SELECT " + momentCols + " FROM moments WHERE deleted_at IS NULL"
+	args := []any{}
+	if before != "" {
+		q += " AND id < ?"
+		args = append(args, before)
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	args = append(args, limit+1)
+	rows, err := m.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, false, m.wrap("list moments", err)
+	}
+	type ref struct{ copyID, originalID string }
+	var refs []ref
+	moments = []api.Moment{}
+	for rows.Next() {
+		mo, c, o, err := scanMoment(rows)
+		if err != nil {
+			rows.Close()
+			return nil, false, m.wrap("list moments", err)
+		}
+		moments = append(moments, *mo)
+		refs = append(refs, ref{c, o})
+	}
+	if err := rows.Close(); err != nil {
+		return nil, false, m.wrap("list moments", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, m.wrap("list moments", err)
+	}
+	if len(moments) > limit {
+		moments, more = moments[:limit], true
+	}
+	for i := range moments {
+		if err := m.fill(ctx, &moments[i], refs[i].copyID, refs[i].originalID); err != nil {
+			return nil, false, err
+		}
+	}
+	return moments, more, nil
+}
+
+// Media returns media record id, or ErrNotFound.
+func (m *DB) Media(ctx context.Context, id string) (*api.Media, error) {
+	var md api.Media
+	err := m.r.QueryRowContext(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media WHERE id = ?", id).
+		Scan(&md.ID, &md.MomentID, &md.Role, &md.SHA256, &md.Size, &md.ContentType)
+	if err != nil {
+		return nil, m.wrap("read media", err)
+	}
+	return &md, nil
+}
+
+const turnCols = "id, moment_id, mode, seat, status, text, error, request_id, job_id, job_index, recall_id, started_at, finished_at"
+
+func (m *DB) queryTurns(ctx context.Context, where string, args ...any) ([]Turn, error) {
+	rows, err := m.r.QueryContext(ctx, "SELECT "+turnCols+" FROM turns "+where, args...)
+	if err != nil {
+		return nil, m.wrap("read turns", err)
+	}
+	defer rows.Close()
+	var turns []Turn
+	for rows.Next() {
+		var t Turn
+		var started int64
+		var finished sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.MomentID, &t.Mode, &t.Seat, &t.Status, &t.Text, &t.Error,
+			&t.ClientRequestID, &t.Job, &t.JobIndex, &t.Recall, &started, &finished); err != nil {
+			return nil, m.wrap("read turns", err)
+		}
+		s := timeOf(started)
+		t.StartedAt = &s
+		t.FinishedAt = timePtr(finished)
+		turns = append(turns, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, m.wrap("read turns", err)
+	}
+	return turns, nil
+}
+
+// Turn returns turn id, or ErrNotFound.
+func (m *DB) Turn(ctx context.Context, id string) (*Turn, error) {
+	turns, err := m.queryTurns(ctx, "WHERE id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	if len(turns) == 0 {
+		return nil, ErrNotFound
+	}
+	return &turns[0], nil
+}
+
+// JobTurns returns the turns of job id in index order (none for an unknown
+// job).
+func (m *DB) JobTurns(ctx context.Context, id string) ([]Turn, error) {
+	return m.queryTurns(ctx, "WHERE job_id = ? ORDER BY job_index", id)
+}
+
+// OpenTurns returns the ids of the turns started and not finished, oldest
+// first: the turns the engine's workers have to ask.
+func (m *DB) OpenTurns(ctx context.Context) ([]string, error) {
+	rows, err := m.r.QueryContext(ctx, "SELECT id FROM turns WHERE finished_at IS NULL ORDER BY seq")
+	if err != nil {
+		return nil, m.wrap("read open turns", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, m.wrap("read open turns", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, m.wrap("read open turns", err)
+	}
+	return ids, nil
+}
+
+// Recall returns quick recall id, or ErrNotFound.
+func (m *DB) Recall(ctx context.Context, id string) (*Recall, error) {
+	r := Recall{ID: id}
+	var phrases string
+	err := m.r.QueryRowContext(ctx, "SELECT moment_id, turn_id, phrases FROM recalls WHERE id = ?", id).
+		Scan(&r.MomentID, &r.TurnID, &phrases)
+	if err != nil {
+		return nil, m.wrap("read recall", err)
+	}
+	if err := json.Unmarshal([]byte(phrases), &r.Phrases); err != nil {
+		return nil, m.wrap("read recall", err)
+	}
+	return &r, nil
+}
+
+const phraseCols = "id, text, moment_id, kept_at, last_recalled_at"
+
+func (m *DB) queryPhrases(ctx context.Context, q string, args ...any) ([]api.Phrase, error) {
+	rows, err := m.r.QueryContext(ctx, "SELECT "+phraseCols+" FROM phrases "+q, args...)
+	if err != nil {
+		return nil, m.wrap("read phrases", err)
+	}
+	defer rows.Close()
+	phrases := []api.Phrase{}
+	for rows.Next() {
+		var p api.Phrase
+		var kept int64
+		var recalled sql.NullInt64
+		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled); err != nil {
+			return nil, m.wrap("read phrases", err)
+		}
+		p.KeptAt = timeOf(kept)
+		p.LastRecalledAt = timePtr(recalled)
+		phrases = append(phrases, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, m.wrap("read phrases", err)
+	}
+	return phrases, nil
+}
+
+// Phrase returns the active mark id, or ErrNotFound.
+func (m *DB) Phrase(ctx context.Context, id string) (*api.Phrase, error) {
+	ps, err := m.queryPhrases(ctx, "WHERE id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, ErrNotFound
+	}
+	return &ps[0], nil
+}
+
+// Phrases returns the active marks, oldest kept first.
+func (m *DB) Phrases(ctx context.Context) ([]api.Phrase, error) {
+	return m.queryPhrases(ctx, "ORDER BY seq")
+}
+
+// LeastRecalled returns up to n active marks, the never recalled first
+// (oldest kept first), then the least recently recalled.
+func (m *DB) LeastRecalled(ctx context.Context, n int) ([]api.Phrase, error) {
+	return m.queryPhrases(ctx, "ORDER BY last_recalled_at IS NOT NULL, last_recalled_at, seq LIMIT ?", n)
+}
