@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,6 +20,7 @@ type Metrics struct {
 	batchRecords prometheus.Histogram
 	fsync        prometheus.Histogram
 	requests     *prometheus.HistogramVec
+	turns        *prometheus.CounterVec
 }
 
 // NewMetrics registers the engine's collectors, with the Go runtime's and the
@@ -51,8 +51,12 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Help:    "HTTP request latency by route pattern and status.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 18),
 		}, []string{"route", "status"}),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "spark_engine_turns_total",
+			Help: "Turns that ended, by status (finished or failed).",
+		}, []string{"status"}),
 	}
-	reg.MustRegister(m.opsAppended, m.batches, m.batchRecords, m.fsync, m.requests,
+	reg.MustRegister(m.opsAppended, m.batches, m.batchRecords, m.fsync, m.requests, m.turns,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -67,15 +71,10 @@ func (m *Metrics) ObserveBatch(records int, fsync time.Duration) {
 	m.fsync.Observe(fsync.Seconds())
 }
 
-// TurnCounter is what the turns-by-status gauge asks at each scrape.
-type TurnCounter interface {
-	TurnCounts(ctx context.Context) (map[string]int, error)
-}
-
-// WatchTurns registers a gauge of turns by status, read from tc at each scrape.
-func (m *Metrics) WatchTurns(tc TurnCounter) {
-	m.reg.MustRegister(&turnCollector{tc: tc, desc: prometheus.NewDesc(
-		"spark_engine_turns", "Turns by status.", []string{"status"}, nil)})
+// ObserveTurn counts a turn that ended with status (finished or failed); its
+// signature fits the engine's OnTurn callback.
+func (m *Metrics) ObserveTurn(status string) {
+	m.turns.WithLabelValues(status).Inc()
 }
 
 func (m *Metrics) observeRequest(route string, status int, d time.Duration) {
@@ -84,24 +83,4 @@ func (m *Metrics) observeRequest(route string, status int, d time.Duration) {
 
 func (m *Metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
-}
-
-type turnCollector struct {
-	tc   TurnCounter
-	desc *prometheus.Desc
-}
-
-func (c *turnCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
-
-func (c *turnCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	counts, err := c.tc.TurnCounts(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(c.desc, err)
-		return
-	}
-	for status, n := range counts {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), status)
-	}
 }
