@@ -163,11 +163,11 @@ func readErr(path string, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: no such file or folder; check the path (was the card or phone unplugged?): %w", path, err)
+		return &pathError{msg: path + ": no such file or folder; check the path (was the card or phone unplugged?)", err: err}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied; Spark may not read this file: %w", path, err)
+		return &pathError{msg: path + ": permission denied; Spark may not read this file", err: err}
 	}
-	return fmt.Errorf("cannot read %s: %v: %w", path, reason, err)
+	return &pathError{msg: "cannot read " + path + ": " + reason.Error(), err: err}
 }
 
 // pathError rewrites a message that names the staged copy so that it names
