@@ -1,0 +1,19 @@
+// Package photo turns a photo file into Spark's small copy: an upright JPEG
+// whose long edge is at most 1600 pixels, made from JPEG, PNG, WebP or
+// HEIC/HEIF with no system library (HEIC through gen2brain/heic's
+// WebAssembly build of libheif, so CGO_ENABLED=0 builds read it too).
+//
+// Probe reads only a file's headers: its format, its stored size and its
+// EXIF orientation. SmallCopy checks that size against a pixel limit before
+// decoding anything, so a decompression bomb is refused at once and with
+// little memory; it then decodes, shrinks, turns the picture upright and
+// encodes it.
+//
+// The shrink works on the decoded planes themselves (Y, Cb and Cr for JPEG
+// and HEIC) instead of converting a full-size picture to RGBA: an integer
+// box pre-shrink brings each plane to no less than twice the target, then a
+// Lanczos-3 filter makes the exact size. The orientation is applied last, on
+// the small planes, which keeps the peak memory close to the decoded image
+// alone. PSNR measures how close that comes to a single-pass Lanczos resize
+// of the full picture.
+package photo

@@ -1,0 +1,249 @@
+package photo
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/gen2brain/heic"
+	"golang.org/x/image/webp"
+)
+
+// Defaults used for zero fields of Options.
+const (
+	DefaultMaxEdge   = 1600
+	DefaultQuality   = 85
+	DefaultMaxPixels = 100_000_000
+)
+
+// Options tune SmallCopy; the zero value gives Spark's small copy.
+type Options struct {
+	// MaxEdge is the longest edge of the small copy in pixels
+	// (DefaultMaxEdge when zero). Smaller pictures keep their size.
+	MaxEdge int
+	// Quality is the JPEG quality, 1 to 100 (DefaultQuality when zero).
+	Quality int
+	// MaxPixels refuses larger pictures before decoding them
+	// (DefaultMaxPixels when zero).
+	MaxPixels int64
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxEdge <= 0 {
+		o.MaxEdge = DefaultMaxEdge
+	}
+	if o.Quality <= 0 {
+		o.Quality = DefaultQuality
+	}
+	o.Quality = min(o.Quality, 100)
+	if o.MaxPixels <= 0 {
+		o.MaxPixels = DefaultMaxPixels
+	}
+	return o
+}
+
+// Result describes a small copy.
+type Result struct {
+	// Source is what the original's headers say.
+	Source Info
+	// Width and Height are the small copy's, upright.
+	Width, Height int
+}
+
+// SmallCopy writes to w an upright JPEG of the photo at path whose long edge
+// is at most opts.MaxEdge. It reads the headers first and refuses, before
+// decoding, a picture of more than opts.MaxPixels. Errors name the file and
+// wrap ErrEmpty, ErrUnsupported, ErrCorrupt or ErrTooLarge, or the
+// operating system's error for a missing or unreadable file; ctx is checked
+// between the phases. Nothing is written to w unless the whole picture was
+// decoded and shrunk.
+func SmallCopy(ctx context.Context, path string, w io.Writer, opts Options) (Result, error) {
+	img, info, err := Decode(ctx, path, opts)
+	if err != nil {
+		return Result{Source: info}, err
+	}
+	orientation := info.Orientation
+	if info.Format == FormatHEIC {
+		orientation = 1 // libheif has already applied irot and imir
+	}
+	opts = opts.withDefaults()
+	small := Shrink(img, orientation, opts.MaxEdge)
+	img = nil // let the full-size picture go before encoding
+	if err := ctx.Err(); err != nil {
+		return Result{Source: info}, err
+	}
+	if err := jpeg.Encode(w, small, &jpeg.Options{Quality: opts.Quality}); err != nil {
+		return Result{Source: info}, fmt.Errorf("write the small copy of %s: %w", path, err)
+	}
+	b := small.Bounds()
+	return Result{Source: info, Width: b.Dx(), Height: b.Dy()}, nil
+}
+
+// Decode probes the photo at path, checks its size against opts.MaxPixels
+// and decodes it at full size. The picture is as stored for JPEG, PNG and
+// WebP (apply info.Orientation yourself), and already upright for HEIC.
+// Errors are those of SmallCopy.
+func Decode(ctx context.Context, path string, opts Options) (image.Image, Info, error) {
+	opts = opts.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return nil, Info{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Info{}, &readError{path: path, err: err}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, Info{}, &readError{path: path, err: err}
+	} else if st.IsDir() {
+		return nil, Info{}, fmt.Errorf("cannot read %s: it is a folder, not a photo", path)
+	}
+	info, err := Probe(f)
+	if err != nil {
+		if errors.Is(err, ErrEmpty) || errors.Is(err, ErrUnsupported) || errors.Is(err, ErrCorrupt) {
+			return nil, info, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, info, &readError{path: path, err: err}
+	}
+	if px := int64(info.Width) * int64(info.Height); px > opts.MaxPixels {
+		return nil, info, fmt.Errorf("%s: %w: %dx%d is %.1f megapixels, more than the limit of %.0f; scale it down before adding it",
+			path, ErrTooLarge, info.Width, info.Height, float64(px)/1e6, float64(opts.MaxPixels)/1e6)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, info, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, info, &readError{path: path, err: err}
+	}
+	img, err := decode(info.Format, f)
+	if err != nil {
+		var re *readError
+		if errors.As(err, &re) {
+			re.path = path
+			return nil, info, re
+		}
+		return nil, info, fmt.Errorf("%s: %w", path, err)
+	}
+	// A decoder must not hand back more than the header promised: the
+	// pixel limit was checked against the header.
+	b := img.Bounds()
+	want := image.Rect(0, 0, info.Width, info.Height)
+	if info.Format == FormatHEIC && swapsAxes(info.Orientation) {
+		want = image.Rect(0, 0, info.Height, info.Width)
+	}
+	if b.Size() != want.Size() {
+		return nil, info, fmt.Errorf("%s: %w: the header says %dx%d but the picture is %dx%d", path, ErrCorrupt, want.Dx(), want.Dy(), b.Dx(), b.Dy())
+	}
+	return img, info, ctx.Err()
+}
+
+// bufPool recycles the read buffers of the decoders.
+var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// decode decodes a whole picture of a probed format. A decoder's panic,
+// which some raise on crafted input, becomes ErrCorrupt.
+func decode(format string, f *os.File) (img image.Image, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img = nil
+			err = fmt.Errorf("%w: the %s decoder failed (%v); copy the file again from its source", ErrCorrupt, formatName(format), r)
+		}
+	}()
+	br := bufPool.Get().(*bufio.Reader)
+	br.Reset(&osReader{f})
+	defer func() {
+		br.Reset(nil)
+		bufPool.Put(br)
+	}()
+	switch format {
+	case FormatJPEG:
+		img, err = jpeg.Decode(br)
+	case FormatPNG:
+		img, err = png.Decode(br)
+	case FormatWebP:
+		img, err = webp.Decode(br)
+	case FormatHEIC:
+		if werr := warm(); werr != nil {
+			return nil, fmt.Errorf("%w: the HEIC decoder cannot start (%v)", ErrUnsupported, werr)
+		}
+		img, err = heic.Decode(br)
+	}
+	if err == nil {
+		return img, nil
+	}
+	var re *osError
+	if errors.As(err, &re) {
+		return nil, &readError{err: re.err}
+	}
+	var ju jpeg.UnsupportedError
+	var pu png.UnsupportedError
+	if errors.As(err, &ju) || errors.As(err, &pu) {
+		return nil, fmt.Errorf("%w: a %s variant this decoder cannot read (%v); %s, so re-save it as a plain JPEG or PNG", ErrUnsupported, formatName(format), err, supported)
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return nil, fmt.Errorf("%w: cannot decode the %s data (%v); the file may be cut short or damaged, so copy it again from its source", ErrCorrupt, formatName(format), err)
+}
+
+// osReader marks the file's own read errors, so that a failing disk is
+// reported as unreadable, not as a damaged picture.
+type osReader struct{ f *os.File }
+
+type osError struct{ err error }
+
+func (e *osError) Error() string { return e.err.Error() }
+func (e *osError) Unwrap() error { return e.err }
+
+func (r *osReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if err != nil && err != io.EOF {
+		err = &osError{err}
+	}
+	return n, err
+}
+
+// warmState is the one-time start of the HEIC decoder.
+var (
+	warmOnce sync.Once
+	warmDone = make(chan struct{})
+	warmErr  error
+)
+
+// warm compiles the HEIC decoder's WebAssembly module once and returns why
+// it failed, if it did.
+func warm() error {
+	warmOnce.Do(func() {
+		defer close(warmDone)
+		defer func() {
+			if r := recover(); r != nil {
+				warmErr = fmt.Errorf("%v", r)
+			}
+		}()
+		heic.Init()
+	})
+	<-warmDone
+	return warmErr
+}
+
+// Warm starts the HEIC decoder's one-time compile (about a second) in the
+// background, so the first HEIC photo does not pay for it on the user's
+// path, and waits for it until ctx is done. Call it at start-up, in a
+// goroutine or with a short-lived ctx; the compile goes on either way.
+func Warm(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- warm() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
