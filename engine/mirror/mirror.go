@@ -30,7 +30,7 @@ var ErrNotFound = errors.New("mirror: not found")
 
 // StaleError reports a mirror of another schema version.
 type StaleError struct {
-	Path      string
+	Path       string
 	Have, Want int
 }
 

@@ -351,3 +351,26 @@ func (m *DB) Phrases(ctx context.Context) ([]api.Phrase, error) {
 func (m *DB) LeastRecalled(ctx context.Context, n int) ([]api.Phrase, error) {
 	return m.queryPhrases(ctx, "ORDER BY last_recalled_at IS NOT NULL, last_recalled_at, seq LIMIT ?", n)
 }
+
+// EachMedia calls fn for every media record, in id order (fsck re-hashes
+// their blobs).
+func (m *DB) EachMedia(ctx context.Context, fn func(api.Media) error) error {
+	rows, err := m.r.QueryContext(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media ORDER BY id")
+	if err != nil {
+		return m.wrap("list media", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var md api.Media
+		if err := rows.Scan(&md.ID, &md.MomentID, &md.Role, &md.SHA256, &md.Size, &md.ContentType); err != nil {
+			return m.wrap("list media", err)
+		}
+		if err := fn(md); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return m.wrap("list media", err)
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/media"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/version"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxMediaSize  = 256 << 20
+	DefaultWorkers       = 2
+	DefaultRetryAttempts = 5
+	DefaultRetryBackoff  = time.Second
+	maxRetryBackoff      = 30 * time.Second
+)
+
+// Files of the data directory.
+const (
+	LogFile    = "ops.log"
+	MirrorFile = "mirror.db"
+	MediaDir   = "media"
+	TokensFile = "tokens.json"
+	ConfigFile = "engine.json"
+)
+
+// catchUpBatch is how many ops one mirror transaction folds when the mirror
+// catches up at Open or is rebuilt: large enough to amortize the commit,
+// small enough to keep memory flat.
+const catchUpBatch = 10000
+
+// Config configures Open.
+type Config struct {
+	// Dir is the data directory (see the package doc); it is created if
+	// needed.
+	Dir string
+	// MaxMediaSize is the largest upload in bytes; 0 is DefaultMaxMediaSize.
+	MaxMediaSize int64
+	// Seats are brain seats fixed by the caller. The seat of the
+	// SPARK_BRAIN_* environment variables, if set, comes first, then these,
+	// then the seats of DIR/engine.json (see SetSeats).
+	Seats []pippa.Config
+	// Workers is how many turns run at once; 0 is DefaultWorkers.
+	Workers int
+	// Logger receives the engine's logs; nil is slog.Default().
+	Logger *slog.Logger
+	// Now stamps the ops (and so every time a reader sees); nil is time.Now.
+	Now func() time.Time
+	// HTTPClient is the client the seats use; nil is a default client.
+	HTTPClient *http.Client
+	// RetryAttempts bounds how many times a seat is asked when it fails
+	// transiently; 0 is DefaultRetryAttempts.
+	RetryAttempts int
+	// RetryBackoff is the wait after the first transient failure; it doubles
+	// after each one, up to 30s. 0 is DefaultRetryBackoff.
+	RetryBackoff time.Duration
+	// OnBatch, if set, is told each log fsync batch's size and fsync time.
+	OnBatch func(records int, fsync time.Duration)
+	// OnTurn, if set, is told each turn's final status (finished or failed).
+	OnTurn func(status string)
+}
+
+// Engine is an open engine. Its methods are safe for concurrent use.
+type Engine struct {
+	cfg    Config
+	dir    string
+	logger *slog.Logger
+
+	log    *oplog.Log
+	mirror *mirror.DB
+	media  *media.Store
+	tokens *auth.Store
+
+	keys keyLock
+
+	ulidMu  sync.Mutex
+	entropy *ulid.MonotonicEntropy
+
+	// broken is set when folding into the mirror failed: the log then
+	// refuses writes until the engine is reopened.
+	broken atomic.Pointer[error]
+
+	run *runner
+}
+
+// Open opens (or creates) the engine's data directory, catches the mirror up
+// with the log, and starts the turn workers, which ask again every turn left
+// unfinished.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("engine: no data directory given")
+	}
+	if cfg.MaxMediaSize <= 0 {
+		cfg.MaxMediaSize = DefaultMaxMediaSize
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	if cfg.RetryAttempts <= 0 {
+		cfg.RetryAttempts = DefaultRetryAttempts
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = DefaultRetryBackoff
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("engine: create data directory: %w", err)
+	}
+	e := &Engine{
+		cfg:     cfg,
+		dir:     cfg.Dir,
+		logger:  cfg.Logger,
+		entropy: ulid.Monotonic(rand.Reader, 0),
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			e.closeStores()
+		}
+	}()
+
+	var err error
+	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{}); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e.log, err = oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
+		Logger:  e.logger,
+		Apply:   e.apply,
+		OnBatch: cfg.OnBatch,
+		Now:     cfg.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if err := e.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	if e.media, err = media.Open(filepath.Join(e.dir, MediaDir), e.logger); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if e.tokens, err = auth.Open(filepath.Join(e.dir, TokensFile)); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	fileSeats, err := readSeatsFile(filepath.Join(e.dir, ConfigFile))
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e.run = newRunner(e)
+	e.run.setSeats(e.effectiveSeats(fileSeats), fileSeats)
+	open, err := e.mirror.OpenTurns(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if len(open) > 0 {
+		e.logger.Info("engine: asking again the turns left unfinished", "turns", len(open))
+	}
+	e.run.enqueue(open...)
+	e.run.start(cfg.Workers)
+	ok = true
+	return e, nil
+}
+
+// catchUp folds into the mirror the ops the log holds past the mirror's
+// last seq, in bounded batches.
+func (e *Engine) catchUp(ctx context.Context) error {
+	have, err := e.mirror.LastSeq(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	last := e.log.LastSeq()
+	if have > last {
+		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d; the log was cut or replaced: rebuild the mirror with `spark-engine rebuild --data %s`",
+			e.mirror.Path(), have, e.log.Path(), last, e.dir)
+	}
+	if have == last {
+		return nil
+	}
+	e.logger.Info("engine: catching the mirror up with the log", "from", have, "to", last)
+	if err := foldLog(ctx, e.log, e.mirror, have); err != nil {
+		return fmt.Errorf("engine: catch the mirror up: %w", err)
+	}
+	return nil
+}
+
+// foldLog folds the log's records after seq after into m in batches of
+// catchUpBatch.
+func foldLog(ctx context.Context, l *oplog.Log, m *mirror.DB, after uint64) error {
+	batch := make([]oplog.Record, 0, catchUpBatch)
+	err := l.Scan(ctx, after, func(r oplog.Record) error {
+		batch = append(batch, r)
+		if len(batch) == catchUpBatch {
+			if err := m.Apply(ctx, batch); err != nil {
+				return err
+			}
+			clear(batch)
+			batch = batch[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return m.Apply(ctx, batch)
+}
+
+// apply is the log's Options.Apply: it folds each committed batch into the
+// mirror before the writers are answered.
+func (e *Engine) apply(batch []oplog.Record) error {
+	if err := e.mirror.Apply(context.Background(), batch); err != nil {
+		err = fmt.Errorf("%w; restart the engine, which folds the missing ops from the log", err)
+		e.broken.Store(&err)
+		return err
+	}
+	return nil
+}
+
+// appendOps writes records to the log; it returns once they are fsync'ed and
+// folded into the mirror.
+func (e *Engine) appendOps(ctx context.Context, recs ...oplog.Record) error {
+	if _, err := e.log.Append(ctx, recs...); err != nil {
+		return fmt.Errorf("engine: append %s: %w", recs[0].Op, err)
+	}
+	return nil
+}
+
+// record makes a log record of op with data as its JSON.
+func record(op, requestID string, data any) (oplog.Record, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return oplog.Record{}, fmt.Errorf("engine: encode %s: %w", op, err)
+	}
+	return oplog.Record{Op: op, RequestID: requestID, Data: b}, nil
+}
+
+// newID mints a ULID for an id the caller did not send.
+func (e *Engine) newID() string {
+	e.ulidMu.Lock()
+	defer e.ulidMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(e.cfg.Now()), e.entropy).String()
+}
+
+// Health reports whether the engine takes writes, its version and the seq
+// of the last op.
+func (e *Engine) Health(ctx context.Context) api.Health {
+	return api.Health{OK: e.broken.Load() == nil, Version: version.Version, Seq: e.log.LastSeq()}
+}
+
+// Tokens returns the bearer token store (DIR/tokens.json).
+func (e *Engine) Tokens() *auth.Store { return e.tokens }
+
+// Dir returns the data directory.
+func (e *Engine) Dir() string { return e.dir }
+
+// Close stops the turn workers (turns in flight are left unfinished, to be
+// asked again at the next Open), then syncs and closes the log and closes
+// the mirror.
+func (e *Engine) Close() error {
+	if e.run != nil {
+		e.run.stop()
+	}
+	return e.closeStores()
+}
+
+func (e *Engine) closeStores() error {
+	var errs []error
+	if e.log != nil {
+		errs = append(errs, e.log.Close())
+	}
+	if e.mirror != nil {
+		errs = append(errs, e.mirror.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// notFound is the contract's 404 for an id the engine does not know.
+func notFound(what, id string) error {
+	return api.Errorf(api.CodeNotFound, "no %s has the id %s", what, id)
+}
+
+// isNotFound reports a mirror miss.
+func isNotFound(err error) bool { return errors.Is(err, mirror.ErrNotFound) }
+
+var _ io.Closer = (*Engine)(nil)

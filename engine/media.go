@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/media"
+	"github.com/sparkfamily/spark/engine/mirror"
+)
+
+// PutMedia is an upload: the ids and role from the route, the body, and
+// the SHA-256 the client declared in Content-Digest (nil when absent).
+type PutMedia struct {
+	ID, MomentID, Role, ContentType string
+	Body                            io.Reader
+	Digest                          []byte
+}
+
+// maxContentTypeLen bounds the stored Content-Type.
+const maxContentTypeLen = 255
+
+// PutMedia stores an upload as media id of a moment. The bytes are staged
+// (streamed to a temp file while hashed, fsync'ed) before anything is
+// decided; then, holding the media id: same id and same bytes return the
+// stored record (created false); same id and other bytes are a
+// media_conflict and the stored bytes stay as they were; otherwise the blob
+// is committed to its content address and only then is media.put logged.
+func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, error) {
+	id, err := api.ParseULID(p.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if p.MomentID == "" {
+		return nil, false, api.Errorf(api.CodeBadID, "the moment of the upload is missing; add ?moment=<moment id>")
+	}
+	momentID, err := optionalULID("moment", p.MomentID)
+	if err != nil {
+		return nil, false, err
+	}
+	if p.Role != api.RoleCopy && p.Role != api.RoleOriginal {
+		return nil, false, api.Errorf(api.CodeBadRole, "unknown media role %q; use copy or original", p.Role)
+	}
+	if p.Digest != nil && len(p.Digest) != 32 {
+		return nil, false, api.Errorf(api.CodeBadDigest, "the Content-Digest sha-256 has %d bytes; a SHA-256 has 32", len(p.Digest))
+	}
+	contentType := p.ContentType
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	if len(contentType) > maxContentTypeLen {
+		return nil, false, api.Errorf(api.CodeBadMediaRef, "the Content-Type is %d bytes long; at most %d are kept", len(contentType), maxContentTypeLen)
+	}
+	// Fail fast, before reading the body, on what the body cannot change.
+	if err := e.checkMediaTarget(ctx, id, momentID, p.Role); err != nil {
+		return nil, false, err
+	}
+
+	staged, err := e.media.Stage(ctx, p.Body, e.cfg.MaxMediaSize)
+	if errors.Is(err, media.ErrTooLarge) {
+		return nil, false, api.Errorf(api.CodeMediaTooLarge, "the file is larger than this engine's limit of %d bytes", e.cfg.MaxMediaSize)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("engine: stage media %s: %w", id, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if err := staged.Discard(); err != nil {
+				e.logger.Warn("engine: discard a staged upload", "media", id, "err", err)
+			}
+		}
+	}()
+	if p.Digest != nil && hex.EncodeToString(p.Digest) != staged.SHA256 {
+		return nil, false, api.Errorf(api.CodeDigestMismatch, "the bytes received have SHA-256 %s but Content-Digest says %s; the upload was damaged or the digest is wrong, send it again",
+			staged.SHA256, hex.EncodeToString(p.Digest))
+	}
+
+	unlock, err := e.keys.lock(ctx, mediaKey(id), momentKey(momentID))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	old, err := e.mirror.Media(ctx, id)
+	switch {
+	case err == nil:
+		if old.SHA256 != staged.SHA256 {
+			return nil, false, api.Errorf(api.CodeMediaConflict, "media %s is already stored with other bytes (SHA-256 %s, %d bytes); a new file needs a new media id",
+				id, old.SHA256, old.Size)
+		}
+		return old, false, nil
+	case !isNotFound(err):
+		return nil, false, err
+	}
+	if err := e.checkMediaTarget(ctx, id, momentID, p.Role); err != nil {
+		return nil, false, err
+	}
+	if err := staged.Commit(); err != nil {
+		return nil, false, fmt.Errorf("engine: store media %s: %w", id, err)
+	}
+	committed = true
+	rec, err := record(api.OpMediaPut, "", mirror.MediaPut{
+		ID: id, MomentID: momentID, Role: p.Role, SHA256: staged.SHA256, Size: staged.Size, ContentType: contentType,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return nil, false, err
+	}
+	md, err := e.mirror.Media(ctx, id)
+	return md, true, err
+}
+
+// checkMediaTarget checks that the moment exists and that media id may be
+// its file of that role: the id is not reserved by or stored for another
+// moment or role, and the moment names no other file for the role.
+func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string) error {
+	refs, err := e.mirror.MomentRefs(ctx, momentID)
+	if isNotFound(err) {
+		return api.Errorf(api.CodeUnknownMoment, "no moment has the id %s; create the moment before uploading its files", momentID)
+	}
+	if err != nil {
+		return err
+	}
+	if md, err := e.mirror.Media(ctx, id); err == nil {
+		if md.MomentID != momentID || md.Role != role {
+			return api.Errorf(api.CodeMediaConflict, "media %s is already stored as the %s of moment %s", id, md.Role, md.MomentID)
+		}
+		return nil
+	} else if !isNotFound(err) {
+		return err
+	}
+	owner, ownerRole, err := e.mirror.MediaOwner(ctx, id)
+	switch {
+	case err == nil:
+		if owner != momentID || ownerRole != role {
+			return api.Errorf(api.CodeMediaConflict, "media id %s is reserved for the %s of moment %s", id, ownerRole, owner)
+		}
+	case !isNotFound(err):
+		return err
+	}
+	named := refs.CopyID
+	if role == api.RoleOriginal {
+		named = refs.OriginalID
+	}
+	if named != "" && named != id {
+		return api.Errorf(api.CodeMediaConflict, "moment %s already has %s %s; upload that file under its id", momentID, role, named)
+	}
+	return nil
+}
+
+// OpenMedia returns media record id and its blob, open for reading; the
+// caller closes the file.
+func (e *Engine) OpenMedia(ctx context.Context, id string) (*api.Media, *os.File, error) {
+	id, err := api.ParseULID(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := e.mirror.Media(ctx, id)
+	if isNotFound(err) {
+		return nil, nil, notFound("media", id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := e.media.Open(md.SHA256)
+	if errors.Is(err, media.ErrNotFound) {
+		return nil, nil, fmt.Errorf("engine: media %s (SHA-256 %s) is recorded but its blob is missing from %s; run `spark-engine fsck --data %s`",
+			id, md.SHA256, e.dir, e.dir)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: open media %s: %w", id, err)
+	}
+	return md, f, nil
+}

@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/mirror"
+)
+
+// checkKind checks a moment kind.
+func checkKind(kind string) error {
+	switch kind {
+	case api.KindPhoto, api.KindNote, api.KindRecall:
+		return nil
+	}
+	return api.Errorf(api.CodeBadKind, "unknown moment kind %q; use photo, note or recall", kind)
+}
+
+// checkTakenAt checks a taken_at time: RFC 3339 allows years 0000 to 9999
+// only.
+func checkTakenAt(t *time.Time) error {
+	if t != nil && (t.Year() < 0 || t.Year() > 9999) {
+		return api.Errorf(api.CodeBadTakenAt, "taken_at %s is out of RFC 3339's range (years 0000-9999)", t)
+	}
+	return nil
+}
+
+// optionalULID parses an optional ULID field, naming it in the error.
+func optionalULID(field, s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	id, err := api.ParseULID(s)
+	if err != nil {
+		if ae, ok := api.AsError(err); ok {
+			return "", api.Errorf(ae.Code, "%s: %s", field, ae.Message)
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// CreateMoment creates a moment, or returns the one an earlier create with
+// the same client request id or the same moment id made (created false,
+// nothing written). A request id used before for another kind of write is
+// refused with request_id_reused.
+func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) (*api.Moment, bool, error) {
+	id, err := optionalULID("id", req.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if req.ClientRequestID != "" {
+		if err := api.CheckRequestID(req.ClientRequestID); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := checkKind(req.Kind); err != nil {
+		return nil, false, err
+	}
+	if err := checkTakenAt(req.TakenAt); err != nil {
+		return nil, false, err
+	}
+	copyID, err := optionalULID("copy_id", req.CopyID)
+	if err != nil {
+		return nil, false, err
+	}
+	originalID, err := optionalULID("original_id", req.OriginalID)
+	if err != nil {
+		return nil, false, err
+	}
+	if copyID != "" && copyID == originalID {
+		return nil, false, api.Errorf(api.CodeBadMediaRef, "copy_id and original_id are both %s; the copy and the original are two files with two ids", copyID)
+	}
+
+	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID), momentKey(id), mediaKey(copyID), mediaKey(originalID))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+
+	if req.ClientRequestID != "" {
+		r, err := e.mirror.Request(ctx, req.ClientRequestID)
+		switch {
+		case err == nil:
+			if r.Kind != mirror.RequestMoment {
+				return nil, false, reused(req.ClientRequestID, r.Kind)
+			}
+			mo, err := e.Moment(ctx, r.MomentID)
+			return mo, false, err
+		case !isNotFound(err):
+			return nil, false, err
+		}
+	}
+	if id != "" {
+		mo, err := e.mirror.Moment(ctx, id)
+		switch {
+		case err == nil:
+			return e.overlayMoment(mo), false, nil
+		case !isNotFound(err):
+			return nil, false, err
+		}
+	} else {
+		id = e.newID()
+	}
+	for _, ref := range []struct{ field, media string }{{"copy_id", copyID}, {"original_id", originalID}} {
+		if err := e.checkMediaFree(ctx, ref.field, ref.media); err != nil {
+			return nil, false, err
+		}
+	}
+	caption := req.Caption
+	rec, err := record(api.OpMomentCreate, req.ClientRequestID, mirror.MomentCreate{
+		ID: id, Kind: req.Kind, Caption: caption, TakenAt: req.TakenAt, CopyID: copyID, OriginalID: originalID,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return nil, false, err
+	}
+	mo, err := e.Moment(ctx, id)
+	return mo, true, err
+}
+
+// checkMediaFree refuses a media id that another moment already names.
+func (e *Engine) checkMediaFree(ctx context.Context, field, mediaID string) error {
+	if mediaID == "" {
+		return nil
+	}
+	owner, role, err := e.mirror.MediaOwner(ctx, mediaID)
+	switch {
+	case err == nil:
+		return api.Errorf(api.CodeBadMediaRef, "%s %s is already the %s of moment %s; mint a new id for this moment's file", field, mediaID, role, owner)
+	case !isNotFound(err):
+		return err
+	}
+	md, err := e.mirror.Media(ctx, mediaID)
+	switch {
+	case err == nil:
+		return api.Errorf(api.CodeBadMediaRef, "%s %s is already stored for moment %s; mint a new id for this moment's file", field, mediaID, md.MomentID)
+	case !isNotFound(err):
+		return err
+	}
+	return nil
+}
+
+// reused is the error for a request id already used by another kind of
+// write.
+func reused(id, kind string) error {
+	return api.Errorf(api.CodeRequestIDReused, "the client request id %q was already used for a %s; every write needs its own request id", id, kindWords[kind])
+}
+
+var kindWords = map[string]string{
+	mirror.RequestMoment: "moment create",
+	mirror.RequestTurn:   "turn start",
+	mirror.RequestRecall: "quick recall",
+	mirror.RequestJob:    "high-quality job",
+}
+
+// Lock table keys, one namespace per kind of id.
+func reqKey(id string) string    { return keyOf("req:", id) }
+func momentKey(id string) string { return keyOf("moment:", id) }
+func mediaKey(id string) string  { return keyOf("media:", id) }
+func phraseKey(id string) string { return keyOf("phrase:", id) }
+
+func keyOf(prefix, id string) string {
+	if id == "" {
+		return ""
+	}
+	return prefix + id
+}
+
+// Moment returns moment id with its media and turns, deleted or not.
+func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
+	id, err := api.ParseULID(id)
+	if err != nil {
+		return nil, err
+	}
+	mo, err := e.mirror.Moment(ctx, id)
+	if isNotFound(err) {
+		return nil, notFound("moment", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e.overlayMoment(mo), nil
+}
+
+// Moments returns a page of live moments, newest first, with ids below
+// before (when given); next is the cursor of the following page, nil at the
+// end. A limit of 0 is api.DefaultPageLimit.
+func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	if limit == 0 {
+		limit = api.DefaultPageLimit
+	}
+	if limit < 1 || limit > api.MaxPageLimit {
+		return nil, nil, api.Errorf(api.CodeBadLimit, "limit %d is out of range; use 1 to %d", limit, api.MaxPageLimit)
+	}
+	before, err := optionalULID("before", before)
+	if err != nil {
+		return nil, nil, err
+	}
+	moments, more, err := e.mirror.Moments(ctx, limit, before)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range moments {
+		e.overlayMoment(&moments[i])
+	}
+	var next *string
+	if more {
+		last := moments[len(moments)-1].ID
+		next = &last
+	}
+	return moments, next, nil
+}
+
+// EditMoment changes the caption and taken_at given. Values equal to the
+// moment's write nothing, and updated_at stays as it was.
+func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error) {
+	id, err := api.ParseULID(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTakenAt(req.TakenAt); err != nil {
+		return nil, err
+	}
+	unlock, err := e.keys.lock(ctx, momentKey(id))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	mo, err := e.Moment(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if mo.DeletedAt != nil {
+		return nil, api.Errorf(api.CodeMomentDeleted, "moment %s was deleted; it cannot be edited", id)
+	}
+	edit := mirror.MomentEdit{ID: id}
+	if req.Caption != nil && *req.Caption != mo.Caption {
+		edit.Caption = req.Caption
+	}
+	if req.TakenAt != nil && (mo.TakenAt == nil || !sameTime(*req.TakenAt, *mo.TakenAt)) {
+		edit.TakenAt = req.TakenAt
+	}
+	if edit.Caption == nil && edit.TakenAt == nil {
+		return mo, nil
+	}
+	rec, err := record(api.OpMomentEdit, "", edit)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return nil, err
+	}
+	return e.Moment(ctx, id)
+}
+
+// sameTime reports whether a reader would see the same taken_at: the same
+// instant written with the same offset.
+func sameTime(a, b time.Time) bool {
+	return a.Format(time.RFC3339Nano) == b.Format(time.RFC3339Nano)
+}
+
+// DeleteMoment deletes moment id: true when it was live, false (nothing
+// written) when it was already deleted, 404 for an id never seen.
+func (e *Engine) DeleteMoment(ctx context.Context, id string) (bool, error) {
+	id, err := api.ParseULID(id)
+	if err != nil {
+		return false, err
+	}
+	unlock, err := e.keys.lock(ctx, momentKey(id))
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	refs, err := e.mirror.MomentRefs(ctx, id)
+	if isNotFound(err) {
+		return false, notFound("moment", id)
+	}
+	if err != nil {
+		return false, err
+	}
+	if refs.Deleted {
+		return false, nil
+	}
+	rec, err := record(api.OpMomentDelete, "", mirror.MomentDelete{ID: id})
+	if err != nil {
+		return false, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return false, err
+	}
+	return true, nil
+}

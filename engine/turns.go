@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+)
+
+// recallPhrases is how many kept phrases a quick recall is assembled from.
+const recallPhrases = 5
+
+// recallKey serializes quick recalls, so that two recalls started together
+// do not both take the same least recently recalled phrases.
+const recallKey = "recall"
+
+// StartTurn starts a practical turn on a moment. A repeat of the client
+// request id returns the turn it started (running or finished, created
+// false) and Pippa is not asked again.
+func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTurnRequest) (*api.Turn, bool, error) {
+	momentID, err := api.ParseULID(momentID)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := api.CheckRequestID(req.ClientRequestID); err != nil {
+		return nil, false, err
+	}
+	if req.Mode != api.ModePractical {
+		return nil, false, api.Errorf(api.CodeBadMode, "unknown turn mode %q; this route starts %q turns (careful ones are jobs)", req.Mode, api.ModePractical)
+	}
+	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	if r, found, err := e.request(ctx, req.ClientRequestID, mirror.RequestTurn); err != nil || found {
+		if err != nil {
+			return nil, false, err
+		}
+		t, err := e.Turn(ctx, r.TurnID)
+		return t, false, err
+	}
+	if err := e.momentExists(ctx, momentID); err != nil {
+		return nil, false, err
+	}
+	id := e.newID()
+	rec, err := record(api.OpTurnStart, req.ClientRequestID, mirror.TurnStart{ID: id, MomentID: momentID, Mode: api.ModePractical})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return nil, false, err
+	}
+	e.run.enqueue(id)
+	t, err := e.Turn(ctx, id)
+	return t, true, err
+}
+
+// request looks up what a request id produced: found false when it is new,
+// request_id_reused when it produced another kind of write.
+func (e *Engine) request(ctx context.Context, id, kind string) (mirror.Request, bool, error) {
+	r, err := e.mirror.Request(ctx, id)
+	if isNotFound(err) {
+		return mirror.Request{}, false, nil
+	}
+	if err != nil {
+		return mirror.Request{}, false, err
+	}
+	if r.Kind != kind {
+		return mirror.Request{}, false, reused(id, r.Kind)
+	}
+	return r, true, nil
+}
+
+func (e *Engine) momentExists(ctx context.Context, id string) error {
+	_, err := e.mirror.MomentRefs(ctx, id)
+	if isNotFound(err) {
+		return notFound("moment", id)
+	}
+	return err
+}
+
+// Turn returns turn id.
+func (e *Engine) Turn(ctx context.Context, id string) (*api.Turn, error) {
+	if err := api.CheckRequestID(id); err != nil {
+		return nil, api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, api.MaxRequestIDLen)
+	}
+	t, err := e.mirror.Turn(ctx, id)
+	if isNotFound(err) {
+		return nil, notFound("turn", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	turn := t.Turn
+	e.run.overlay(&turn)
+	return &turn, nil
+}
+
+// overlayMoment shows the running turns of a moment as running.
+func (e *Engine) overlayMoment(mo *api.Moment) *api.Moment {
+	for i := range mo.Turns {
+		e.run.overlay(&mo.Turns[i])
+	}
+	return mo
+}
+
+// StartJob starts a high-quality job on a moment: one careful turn per seat
+// configured, "<job id>:<i>". A repeat returns the same turns (created
+// false). With no seat configured the job has one turn, which waits queued
+// for the first seat.
+func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Turn, bool, error) {
+	momentID, err := api.ParseULID(momentID)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := api.CheckJobID(jobID); err != nil {
+		return nil, false, err
+	}
+	unlock, err := e.keys.lock(ctx, reqKey(jobID))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	if _, found, err := e.request(ctx, jobID, mirror.RequestJob); err != nil || found {
+		if err != nil {
+			return nil, false, err
+		}
+		turns, err := e.jobTurns(ctx, jobID)
+		return turns, false, err
+	}
+	if err := e.momentExists(ctx, momentID); err != nil {
+		return nil, false, err
+	}
+	seats := e.Seats()
+	n := max(len(seats), 1)
+	recs := make([]oplog.Record, n)
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("%s:%d", jobID, i)
+		start := mirror.TurnStart{ID: ids[i], MomentID: momentID, Mode: api.ModeCareful, Job: jobID, JobIndex: i}
+		if i < len(seats) {
+			start.Seat = seats[i].Name
+		}
+		if recs[i], err = record(api.OpTurnStart, jobID, start); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := e.appendOps(ctx, recs...); err != nil {
+		return nil, false, err
+	}
+	e.run.enqueue(ids...)
+	turns, err := e.jobTurns(ctx, jobID)
+	return turns, true, err
+}
+
+func (e *Engine) jobTurns(ctx context.Context, jobID string) ([]api.Turn, error) {
+	ts, err := e.mirror.JobTurns(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	turns := make([]api.Turn, len(ts))
+	for i := range ts {
+		turns[i] = ts[i].Turn
+		e.run.overlay(&turns[i])
+	}
+	return turns, nil
+}
+
+// StartRecall starts a quick recall: a moment of kind recall assembled from
+// the kept phrases least recently recalled, with an id the engine mints,
+// and its turn "<recall id>:turn". A repeat returns the same moment and
+// turn (created false). With no phrase kept it is refused with no_phrases.
+func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment, *api.Turn, bool, error) {
+	if err := api.CheckRecallID(recallID); err != nil {
+		return nil, nil, false, err
+	}
+	unlock, err := e.keys.lock(ctx, reqKey(recallID), recallKey)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer unlock()
+	if r, found, err := e.request(ctx, recallID, mirror.RequestRecall); err != nil || found {
+		if err != nil {
+			return nil, nil, false, err
+		}
+		mo, err := e.Moment(ctx, r.MomentID)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		t, err := e.Turn(ctx, r.TurnID)
+		return mo, t, false, err
+	}
+	phrases, err := e.mirror.LeastRecalled(ctx, recallPhrases)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if len(phrases) == 0 {
+		return nil, nil, false, api.Errorf(api.CodeNoPhrases, "no phrase is kept yet; keep a few words of a reading first, then ask for a recall")
+	}
+	momentID := e.newID()
+	turnID := recallID + ":turn"
+	data := &mirror.RecallData{ID: recallID, TurnID: turnID}
+	texts := make([]string, len(phrases))
+	for i, p := range phrases {
+		data.Phrases = append(data.Phrases, mirror.RecallPhrase{ID: p.ID, Text: p.Text})
+		texts[i] = p.Text
+	}
+	create, err := record(api.OpMomentCreate, recallID, mirror.MomentCreate{
+		ID: momentID, Kind: api.KindRecall, Caption: strings.Join(texts, "\n"), Recall: data,
+	})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	start, err := record(api.OpTurnStart, recallID, mirror.TurnStart{ID: turnID, MomentID: momentID, Mode: api.ModeRecall, Recall: recallID})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := e.appendOps(ctx, create, start); err != nil {
+		return nil, nil, false, err
+	}
+	e.run.enqueue(turnID)
+	mo, err := e.Moment(ctx, momentID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	t, err := e.Turn(ctx, turnID)
+	return mo, t, true, err
+}
