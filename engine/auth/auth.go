@@ -1,0 +1,311 @@
+// Package auth keeps the engine's bearer tokens.
+//
+// A token is minted once by Add ("spk_" and 32 random bytes in base64url)
+// and shown to the person who asked for it; the store keeps only its
+// SHA-256 with a name and a creation time, in a JSON file (DATA/tokens.json,
+// mode 0600) that is always rewritten atomically:
+//
+//	{"version": 1, "tokens": [{"name": "phone", "sha256": "<hex>", "created_at": "<RFC 3339>"}]}
+//
+// `spark-engine token add` may change the file while `spark-engine serve`
+// runs; Check notices within a second.
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TokenPrefix starts every token, so that a token is recognizable in a
+// config file or a leak scanner.
+const TokenPrefix = "spk_"
+
+// MaxNameLen is the longest token name, in bytes.
+const MaxNameLen = 64
+
+// maxTokenLen bounds what Check hashes: no token minted here is longer.
+const maxTokenLen = 256
+
+// recheckEvery is how often, at most, Check looks at the file for changes
+// made by another process.
+const recheckEvery = time.Second
+
+// Errors of Add.
+var (
+	ErrDuplicate = errors.New("auth: a token with that name exists")
+	ErrBadName   = errors.New("auth: bad token name")
+)
+
+// Token describes a stored token (never the token itself).
+type Token struct {
+	Name      string
+	CreatedAt time.Time
+}
+
+// entry is a token as stored in the file.
+type entry struct {
+	Name      string    `json:"name"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"created_at"`
+
+	sum []byte // SHA256 decoded, for Check
+}
+
+type file struct {
+	Version int     `json:"version"`
+	Tokens  []entry `json:"tokens"`
+}
+
+// Store is the token file. Its methods are safe for concurrent use, and
+// several processes may use the same file.
+type Store struct {
+	path string
+	now  func() time.Time
+
+	mu        sync.Mutex
+	entries   []entry
+	fi        os.FileInfo // of the file as last read; nil when absent
+	lastCheck time.Time
+}
+
+// Open reads the token file at path; a missing file is an empty store,
+// created by the first Add.
+func Open(path string) (*Store, error) {
+	s := &Store{path: path, now: time.Now}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// load reads the file into the store. s.mu must be held (or s unshared).
+func (s *Store) load() error {
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.entries, s.fi = nil, nil
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("auth: %s is not a token file: %w; move it away and add the tokens again", s.path, err)
+	}
+	if f.Version != 1 {
+		return fmt.Errorf("auth: %s has version %d; this engine reads version 1", s.path, f.Version)
+	}
+	for i := range f.Tokens {
+		e := &f.Tokens[i]
+		sum, err := hex.DecodeString(e.SHA256)
+		if err != nil || len(sum) != sha256.Size {
+			return fmt.Errorf("auth: %s: the token %q has a bad sha256; revoke it and add it again", s.path, e.Name)
+		}
+		e.sum = sum
+	}
+	s.entries, s.fi = f.Tokens, fi
+	return nil
+}
+
+// changed reports whether the file is not the one last read.
+func (s *Store) changed() bool {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return s.fi != nil || !errors.Is(err, fs.ErrNotExist)
+	}
+	return s.fi == nil || !os.SameFile(s.fi, fi) || fi.Size() != s.fi.Size() || !fi.ModTime().Equal(s.fi.ModTime())
+}
+
+// Check reports whose token it is. It compares the token's hash with every
+// stored hash in constant time, and re-reads the file, at most once a
+// second, when another process has changed it.
+func (s *Store) Check(token string) (name string, ok bool) {
+	if token == "" || len(token) > maxTokenLen {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.now(); now.Sub(s.lastCheck) >= recheckEvery || now.Before(s.lastCheck) {
+		s.lastCheck = now
+		if s.changed() {
+			// On a failed read, keep the tokens known so far; the next
+			// check tries again.
+			_ = s.load()
+		}
+	}
+	for _, e := range s.entries {
+		if subtle.ConstantTimeCompare(sum[:], e.sum) == 1 {
+			name, ok = e.Name, true
+		}
+	}
+	return name, ok
+}
+
+// CheckName checks a token name: 1 to 64 bytes of printable characters,
+// without space at either end.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the name is empty; name the token after the device or person using it, e.g. phone", ErrBadName)
+	case len(name) > MaxNameLen:
+		return fmt.Errorf("%w: %q is %d bytes long; at most %d are allowed", ErrBadName, name, len(name), MaxNameLen)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: %q is not valid UTF-8", ErrBadName, name)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("%w: %q starts or ends with a space", ErrBadName, name)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: %q has the unprintable character %U", ErrBadName, name, r)
+		}
+	}
+	return nil
+}
+
+// Add mints a token for name, stores its hash and returns the token, which
+// is never stored and cannot be shown again.
+func (s *Store) Add(name string) (string, error) {
+	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(); err != nil {
+		return "", err
+	}
+	for _, e := range s.entries {
+		if e.Name == name {
+			return "", fmt.Errorf("%w: %q; revoke it first or choose another name", ErrDuplicate, name)
+		}
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("auth: mint a token: %w", err)
+	}
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	sum := sha256.Sum256([]byte(token))
+	entries := append(slices.Clone(s.entries), entry{
+		Name: name, SHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC().Truncate(time.Second), sum: sum[:],
+	})
+	if err := s.write(entries); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// List returns the stored tokens' names and creation times, oldest first.
+func (s *Store) List() ([]Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	out := make([]Token, 0, len(s.entries))
+	for _, e := range s.entries {
+		out = append(out, Token{Name: e.Name, CreatedAt: e.CreatedAt})
+	}
+	slices.SortStableFunc(out, func(a, b Token) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// Revoke removes the token with that name and reports whether there was one.
+func (s *Store) Revoke(name string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(); err != nil {
+		return false, err
+	}
+	i := slices.IndexFunc(s.entries, func(e entry) bool { return e.Name == name })
+	if i < 0 {
+		return false, nil
+	}
+	if err := s.write(slices.Delete(slices.Clone(s.entries), i, i+1)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// write replaces the file atomically with entries: a temp file in the same
+// directory, fsync'ed, renamed over the file, and the directory fsync'ed.
+func (s *Store) write(entries []entry) (err error) {
+	if entries == nil {
+		entries = []entry{}
+	}
+	b, err := json.MarshalIndent(file{Version: 1, Tokens: entries}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("auth: encode tokens: %w", err)
+	}
+	dir := filepath.Dir(s.path)
+	f, err := os.CreateTemp(dir, ".tokens-*.tmp")
+	if err != nil {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("auth: write tokens: fsync: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	if err := os.Rename(f.Name(), s.path); err != nil {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("auth: write tokens: %w", err)
+	}
+	s.entries = entries
+	if fi, err := os.Stat(s.path); err == nil {
+		s.fi = fi
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory so that a rename in it is durable; Windows
+// cannot, and does not need to.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
