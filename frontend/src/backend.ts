@@ -1,0 +1,122 @@
+// The one module that talks to the Go side. It wraps the generated Wails
+// bindings (frontend/wailsjs, made by `wails generate module`) and the Wails
+// runtime's events and file drop; the rest of the UI imports only this.
+import * as Capture from '../wailsjs/go/app/Capture';
+import * as Moments from '../wailsjs/go/app/Moments';
+import * as Phrases from '../wailsjs/go/app/Phrases';
+import * as Outbox from '../wailsjs/go/app/Outbox';
+import * as Settings from '../wailsjs/go/app/Settings';
+import type { app } from '../wailsjs/go/models';
+import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
+
+export type CaptureResult = app.CaptureResult;
+export type Entry = app.Entry;
+export type Moment = app.Moment;
+export type Page = app.Page;
+export type Phrase = app.Phrase;
+export type Pippa = app.Pippa;
+export type Reading = app.Reading;
+export type Recall = app.Recall;
+export type SettingsView = app.SettingsView;
+export type Status = app.Status;
+export type TestResult = app.TestResult;
+
+/** CaptureEvent mirrors app.CaptureEvent (sent on "capture"). */
+export interface CaptureEvent {
+  batch: string;
+  kind: 'start' | 'result' | 'done';
+  total: number;
+  done: number;
+  names: string[] | null;
+  result: CaptureResult | null;
+}
+
+/** OutboxEvent mirrors app.OutboxEvent (sent on "outbox"). */
+export interface OutboxEvent {
+  kind: string;
+  entryID: string;
+  step: string;
+  bytesSent: number;
+  reason: string;
+  nextTry: string;
+}
+
+/** BackendError is what every failed call rejects with: app.UIError. */
+export class BackendError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BackendError';
+  }
+}
+
+function isUIError(v: unknown): v is app.UIError {
+  return typeof v === 'object' && v !== null && 'code' in v && 'message' in v;
+}
+
+/** call runs a binding and turns its rejection into a BackendError. */
+async function call<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e: unknown) {
+    if (isUIError(e)) throw new BackendError(e.code, e.message);
+    if (e instanceof Error) throw new BackendError('failed', e.message);
+    throw new BackendError('failed', String(e));
+  }
+}
+
+export const backend = {
+  capture: {
+    files: (batch: string, paths: string[]) => call(Capture.Files(batch, paths)),
+    filesAgain: (batch: string, paths: string[]) => call(Capture.FilesAgain(batch, paths)),
+    choosePhotos: (batch: string) => call(Capture.ChoosePhotos(batch)),
+    importFolder: (batch: string) => call(Capture.ImportFolder(batch)),
+    paste: (batch: string, mime: string, base64: string) => call(Capture.Paste(batch, mime, base64)),
+  },
+  moments: {
+    page: (before: string, limit: number) => call(Moments.Page(before, limit)),
+    get: (id: string) => call(Moments.Get(id)),
+    setCaption: (id: string, caption: string) => call(Moments.SetCaption(id, caption)),
+    remove: (id: string) => call(Moments.Delete(id)),
+    askCareful: (momentID: string, jobID: string) => call(Moments.AskCareful(momentID, jobID)),
+    addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
+    reading: (id: string) => call(Moments.Reading(id)),
+  },
+  phrases: {
+    list: () => call(Phrases.List()),
+    keep: (text: string, momentID: string) => call(Phrases.Keep(text, momentID)),
+    remove: (id: string) => call(Phrases.Remove(id)),
+    recall: (recallID: string) => call(Phrases.Recall(recallID)),
+  },
+  outbox: {
+    entries: () => call(Outbox.Entries()),
+    retry: (id: string) => call(Outbox.Retry(id)),
+    retryAll: () => call(Outbox.RetryAll()),
+    saveOriginal: (id: string) => call(Outbox.SaveOriginal(id)),
+    discard: (id: string) => call(Outbox.Discard(id)),
+    sendNow: () => call(Outbox.SendNow()),
+  },
+  settings: {
+    get: () => call(Settings.Get()),
+    useLocal: () => call(Settings.UseLocal()),
+    useRemote: (url: string, token: string) => call(Settings.UseRemote(url, token)),
+    test: (url: string, token: string) => call(Settings.Test(url, token)),
+    setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
+    openDataFolder: () => call(Settings.OpenDataFolder()),
+    openLogFolder: () => call(Settings.OpenLogFolder()),
+    status: () => call(Settings.Status()),
+  },
+  onCapture(fn: (e: CaptureEvent) => void): () => void {
+    return EventsOn('capture', (e: CaptureEvent) => fn(e));
+  },
+  onOutbox(fn: (e: OutboxEvent) => void): () => void {
+    return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+  },
+  /** onFileDrop calls fn with the paths of files dropped on an element
+   * styled with --wails-drop-target: drop. */
+  onFileDrop(fn: (paths: string[]) => void): void {
+    OnFileDrop((_x: number, _y: number, paths: string[]) => fn(paths), true);
+  },
+};

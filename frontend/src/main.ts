@@ -1,0 +1,152 @@
+import './style.css';
+import { backend, type Status } from './backend';
+import { h, clear, plural } from './dom';
+import { CaptureScreen } from './capture';
+import { MomentsScreen } from './moments';
+import { PhrasesScreen } from './phrases';
+import { OutboxScreen } from './outbox';
+import { SettingsScreen } from './settings';
+
+export interface Screen {
+  readonly el: HTMLElement;
+  /** show is called each time the screen becomes visible. */
+  show(): void;
+}
+
+type Tab = 'capture' | 'moments' | 'phrases' | 'outbox' | 'settings';
+const labels: Record<Tab, string> = {
+  capture: 'Add photos',
+  moments: 'Moments',
+  phrases: 'Phrases',
+  outbox: 'Outbox',
+  settings: 'Settings',
+};
+
+class App {
+  private screens: Record<Tab, Screen>;
+  private tabs = new Map<Tab, HTMLButtonElement>();
+  private banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true });
+  private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
+  private problem = h('section', { class: 'problem', role: 'alert', hidden: true });
+  private main = h('main', { id: 'main', tabindex: -1 });
+  private outboxBadge = h('span', { class: 'badge', hidden: true });
+  status: Status | null = null;
+
+  constructor(root: HTMLElement) {
+    const go = (t: Tab) => this.go(t);
+    this.screens = {
+      capture: new CaptureScreen(go),
+      moments: new MomentsScreen(),
+      phrases: new PhrasesScreen(),
+      outbox: new OutboxScreen(go),
+      settings: new SettingsScreen(() => void this.refreshStatus()),
+    };
+    const nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
+    for (const t of Object.keys(labels) as Tab[]) {
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => this.go(t) }, labels[t]);
+      if (t === 'outbox') b.append(this.outboxBadge);
+      this.tabs.set(t, b);
+      nav.append(b);
+    }
+    const header = h(
+      'header',
+      { class: 'top' },
+      h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, 'Spark')),
+      nav,
+    );
+    for (const s of Object.values(this.screens)) {
+      s.el.hidden = true;
+      this.main.append(s.el);
+    }
+    clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, this.problem, this.banner, this.main, this.statusBar);
+    this.go('capture');
+    backend.onOutbox((e) => {
+      if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
+    });
+    document.addEventListener('spark:status', () => this.soon());
+    void this.refreshStatus();
+    setInterval(() => void this.refreshStatus(), 4000);
+  }
+
+  go(t: Tab): void {
+    for (const [k, b] of this.tabs) {
+      if (k === t) b.setAttribute('aria-current', 'page');
+      else b.removeAttribute('aria-current');
+    }
+    for (const [k, s] of Object.entries(this.screens) as [Tab, Screen][]) {
+      s.el.hidden = k !== t;
+    }
+    this.screens[t].show();
+  }
+
+  private timer = 0;
+  /** soon refreshes the status shortly, coalescing bursts of events. */
+  private soon(): void {
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => void this.refreshStatus(), 300);
+  }
+
+  async refreshStatus(): Promise<void> {
+    let st: Status;
+    try {
+      st = await backend.settings.status();
+    } catch {
+      return;
+    }
+    this.status = st;
+    this.renderStatus(st);
+  }
+
+  private renderStatus(st: Status): void {
+    if (!st.ready) {
+      this.problem.hidden = false;
+      clear(
+        this.problem,
+        h('h2', {}, st.problem === 'Spark is starting...' ? 'Spark is starting…' : 'Spark could not start'),
+        h('p', {}, st.problem),
+      );
+    } else {
+      this.problem.hidden = true;
+    }
+    const waiting = st.waiting;
+    const offline = st.ready && !st.reachable;
+    this.banner.hidden = !offline;
+    this.banner.classList.toggle('refused', st.refused);
+    if (offline) {
+      const what =
+        waiting > 0
+          ? `${plural(waiting, 'capture is', 'captures are')} waiting safely on this computer and will send on their own when it is back.`
+          : 'New captures will wait safely on this computer and send on their own when it is back.';
+      if (st.refused) {
+        clear(
+          this.banner,
+          h('strong', {}, 'The engine refused Spark’s token. '),
+          `${what} `,
+          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check the token in Settings'),
+        );
+      } else {
+        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'The engine isn’t answering right now. '), what);
+      }
+    }
+    this.outboxBadge.hidden = waiting + st.parked === 0;
+    this.outboxBadge.textContent = String(waiting + st.parked);
+    this.outboxBadge.setAttribute('aria-label', `${waiting} waiting, ${st.parked} need you`);
+    const where = st.engine === 'remote' ? 'Family engine' : 'This computer';
+    clear(
+      this.statusBar,
+      h('span', { class: `dot ${st.ready && st.reachable ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
+      h('span', { 'data-testid': 'engine-state' }, st.ready ? `${where}: ${st.reachable ? 'connected' : st.refused ? 'token refused' : 'offline'}` : 'Not started'),
+      h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
+      h('span', { 'data-testid': 'waiting' }, `${waiting} waiting`),
+      h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
+      st.parked > 0
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', onclick: () => this.go('outbox') }, `${st.parked} need you`)
+        : h('span', { 'data-testid': 'parked' }, '0 need you'),
+      h('span', { class: 'grow' }),
+      h('span', { class: 'muted' }, `Spark ${st.version}`),
+    );
+  }
+}
+
+const root = document.getElementById('app');
+if (root) new App(root);

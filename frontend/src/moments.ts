@@ -1,0 +1,217 @@
+import { backend, type Moment } from './backend';
+import { h, toast, when } from './dom';
+import { MomentDialog } from './moment';
+import type { Screen } from './main';
+
+const PAGE = 100;
+const GAP = 12; // px between tiles
+const MIN_TILE = 168; // px: tiles are at least this wide
+const LABEL = 52; // px under the image for the date and state
+const OVERSCAN = 3; // rows rendered above and below the view
+
+/**
+ * MomentsScreen lists every moment, newest first, as a virtualized grid:
+ * only the rows in view (and a few around) exist in the DOM, each tile has
+ * a fixed square image box so nothing jumps as small copies load lazily,
+ * and pages are fetched from the engine's cursor as the user scrolls.
+ */
+export class MomentsScreen implements Screen {
+  readonly el: HTMLElement;
+  private scroller = h('div', { class: 'scroller', 'data-testid': 'moments-scroller', tabindex: 0, 'aria-label': 'Moments, newest first' });
+  private spacer = h('div', { class: 'spacer' });
+  private grid = h('ul', { class: 'grid', role: 'list' });
+  private empty = h('p', { class: 'empty', hidden: true }, 'No moments yet. Add photos and they will show here.');
+  private count = h('span', { class: 'muted', 'data-testid': 'moments-count' });
+  private items: Moment[] = [];
+  private next = '';
+  private loading = false;
+  private ended = false;
+  private cols = 1;
+  private tile = MIN_TILE;
+  private rowH = MIN_TILE + LABEL + GAP;
+  private rendered = new Map<number, HTMLElement>();
+  private dialog: MomentDialog;
+  private loaded = false;
+  private refreshTimer = 0;
+
+  constructor() {
+    this.dialog = new MomentDialog({
+      changed: (m) => this.replace(m),
+      deleted: (id) => this.drop(id),
+    });
+    this.scroller.append(this.spacer);
+    this.spacer.append(this.grid);
+    this.el = h(
+      'section',
+      { class: 'screen moments', 'aria-label': 'Moments' },
+      h('div', { class: 'row between' }, h('h1', {}, 'Moments'), this.count),
+      this.empty,
+      this.scroller,
+    );
+    this.scroller.addEventListener('scroll', () => this.render(), { passive: true });
+    new ResizeObserver(() => this.layout()).observe(this.scroller);
+    backend.onOutbox((e) => {
+      if (['added', 'done', 'removed'].includes(e.kind)) this.refreshSoon();
+    });
+    backend.onCapture((e) => {
+      if (e.kind === 'done') this.refreshSoon();
+    });
+  }
+
+  show(): void {
+    if (!this.loaded) {
+      this.loaded = true;
+      void this.loadMore();
+    } else {
+      void this.refreshTop();
+    }
+    this.layout();
+  }
+
+  private refreshSoon(): void {
+    if (!this.loaded) return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = window.setTimeout(() => void this.refreshTop(), 400);
+  }
+
+  /** refreshTop re-reads the first page and merges it: new moments come
+   * in at the top, delivered captures turn into the engine's moments. */
+  private async refreshTop(): Promise<void> {
+    let page;
+    try {
+      page = await backend.moments.page('', PAGE);
+    } catch {
+      return;
+    }
+    const ids = new Set(page.moments.map((m) => m.id));
+    const rest = this.items.filter((m) => !ids.has(m.id) && !m.pending);
+    const oldestTop = page.moments.filter((m) => !m.pending).at(-1)?.id ?? '';
+    // Keep older pages only if they continue where the new first page ends.
+    this.items = [...page.moments, ...rest.filter((m) => oldestTop === '' || m.id < oldestTop)];
+    if (this.items.length <= page.moments.length) {
+      this.next = page.next;
+      this.ended = page.next === '';
+    }
+    this.invalidate();
+  }
+
+  private async loadMore(): Promise<void> {
+    if (this.loading || this.ended) return;
+    this.loading = true;
+    try {
+      const page = await backend.moments.page(this.next, PAGE);
+      const have = new Set(this.items.map((m) => m.id));
+      this.items.push(...page.moments.filter((m) => !have.has(m.id)));
+      this.next = page.next;
+      this.ended = page.next === '';
+      this.invalidate();
+    } catch (e) {
+      toast(e instanceof Error ? e.message : String(e), 'error');
+      this.ended = false;
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  private invalidate(): void {
+    for (const el of this.rendered.values()) el.remove();
+    this.rendered.clear();
+    this.empty.hidden = this.items.length > 0;
+    this.count.textContent = this.items.length === 0 ? '' : `${this.items.length}${this.ended ? '' : '+'} moments`;
+    this.layout();
+  }
+
+  private layout(): void {
+    const w = this.scroller.clientWidth;
+    if (w === 0) return;
+    const cols = Math.max(1, Math.floor((w - GAP + GAP) / (MIN_TILE + GAP)));
+    const tile = Math.floor((w - GAP * (cols + 1)) / cols);
+    if (cols !== this.cols || tile !== this.tile) {
+      this.cols = cols;
+      this.tile = tile;
+      this.rowH = tile + LABEL + GAP;
+      for (const el of this.rendered.values()) el.remove();
+      this.rendered.clear();
+    }
+    const rows = Math.ceil(this.items.length / this.cols);
+    this.spacer.style.height = `${rows * this.rowH + GAP}px`;
+    this.render();
+  }
+
+  private render(): void {
+    const top = this.scroller.scrollTop;
+    const height = this.scroller.clientHeight;
+    const first = Math.max(0, Math.floor(top / this.rowH) - OVERSCAN);
+    const last = Math.min(Math.ceil(this.items.length / this.cols) - 1, Math.ceil((top + height) / this.rowH) + OVERSCAN);
+    const from = first * this.cols;
+    const to = Math.min(this.items.length - 1, (last + 1) * this.cols - 1);
+    for (const [i, el] of this.rendered) {
+      if (i < from || i > to) {
+        el.remove();
+        this.rendered.delete(i);
+      }
+    }
+    for (let i = from; i <= to; i++) {
+      if (this.rendered.has(i)) continue;
+      const m = this.items[i];
+      if (!m) continue;
+      const el = this.tileFor(m, i);
+      this.rendered.set(i, el);
+      this.grid.append(el);
+    }
+    if (!this.ended && to >= this.items.length - this.cols * 4) void this.loadMore();
+  }
+
+  private tileFor(m: Moment, i: number): HTMLElement {
+    const row = Math.floor(i / this.cols);
+    const col = i % this.cols;
+    const img = m.thumb
+      ? h('img', { src: m.thumb, alt: m.caption || m.name || 'Photo', loading: 'lazy', decoding: 'async', width: this.tile, height: this.tile })
+      : h('div', { class: 'note-face' }, m.caption || 'Note');
+    const finished = m.readings.filter((r) => r.status === 'finished').length;
+    const state = m.pending
+      ? h('span', { class: 'pill waiting' }, 'Not sent yet')
+      : finished > 0
+        ? h('span', { class: 'pill' }, `${finished} reading${finished === 1 ? '' : 's'}`)
+        : m.readings.length > 0
+          ? h('span', { class: 'pill muted' }, 'Pippa is reading…')
+          : null;
+    const li = h(
+      'li',
+      { class: 'tile', style: `transform: translate(${GAP + col * (this.tile + GAP)}px, ${GAP + row * this.rowH}px); width: ${this.tile}px;` },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'tile-button',
+          'data-testid': 'moment-tile',
+          'data-moment': m.id,
+          'data-pending': m.pending ? 'true' : 'false',
+          'aria-label': `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${when(m.takenAt || m.createdAt)}${m.pending ? ', not sent yet' : ''}`,
+          onclick: () => void this.dialog.open(m),
+        },
+        h('div', { class: 'frame', style: `height: ${this.tile}px` }, img),
+        h('div', { class: 'tile-label' }, h('span', { class: 'date' }, when(m.takenAt || m.createdAt)), state),
+      ),
+    );
+    return li;
+  }
+
+  private replace(m: Moment): void {
+    const i = this.items.findIndex((x) => x.id === m.id);
+    if (i >= 0) {
+      this.items[i] = m;
+      const el = this.rendered.get(i);
+      if (el) {
+        el.remove();
+        this.rendered.delete(i);
+        this.render();
+      }
+    }
+  }
+
+  private drop(id: string): void {
+    this.items = this.items.filter((m) => m.id !== id);
+    this.invalidate();
+  }
+}

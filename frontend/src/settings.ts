@@ -1,0 +1,150 @@
+import { backend, type SettingsView } from './backend';
+import { h, clear, toast } from './dom';
+import type { Screen } from './main';
+
+/** SettingsScreen: which engine, Pippa for the local engine, data folder. */
+export class SettingsScreen implements Screen {
+  readonly el: HTMLElement;
+  private body = h('div', { class: 'settings-body' });
+
+  constructor(private readonly changed: () => void) {
+    this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
+  }
+
+  show(): void {
+    void this.load();
+  }
+
+  private async load(): Promise<void> {
+    try {
+      this.render(await backend.settings.get());
+    } catch (e) {
+      clear(this.body, h('p', { class: 'error-text' }, e instanceof Error ? e.message : String(e)));
+    }
+  }
+
+  private render(s: SettingsView): void {
+    const local = h('input', { type: 'radio', name: 'engine', id: 'engine-local', value: 'local' });
+    const remote = h('input', { type: 'radio', name: 'engine', id: 'engine-remote', value: 'remote' });
+    local.checked = s.engine !== 'remote';
+    remote.checked = s.engine === 'remote';
+    const url = h('input', { id: 'remote-url', type: 'url', placeholder: 'http://192.168.1.20:8787', autocomplete: 'off', spellcheck: 'false' });
+    const token = h('input', { id: 'remote-token', type: 'password', autocomplete: 'off', spellcheck: 'false' });
+    url.value = s.remoteURL;
+    token.value = s.remoteToken;
+    const result = h('p', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'test-result' });
+    const remoteFields = h(
+      'div',
+      { class: 'fields' },
+      h('label', { for: 'remote-url' }, 'Engine address'),
+      url,
+      h('label', { for: 'remote-token' }, 'Token'),
+      token,
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', onclick: () => void this.test(url.value, token.value, result) }, 'Test connection'),
+        h('button', { type: 'button', class: 'primary', 'data-testid': 'use-remote', onclick: () => void this.useRemote(url.value, token.value) }, 'Use this engine'),
+      ),
+      result,
+    );
+    const sync = () => {
+      remoteFields.hidden = !remote.checked;
+    };
+    sync();
+    local.addEventListener('change', () => {
+      sync();
+      if (local.checked && s.engine === 'remote') void this.useLocal();
+    });
+    remote.addEventListener('change', sync);
+
+    const pURL = h('input', { id: 'pippa-url', type: 'url', placeholder: s.ollamaURL, spellcheck: 'false' });
+    const pModel = h('input', { id: 'pippa-model', type: 'text', placeholder: 'llava', spellcheck: 'false' });
+    const pKey = h('input', { id: 'pippa-key', type: 'password', autocomplete: 'off', placeholder: 'Not needed for Ollama' });
+    pURL.value = s.pippa.url;
+    pModel.value = s.pippa.model;
+    pKey.value = s.pippa.key ?? '';
+
+    clear(
+      this.body,
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, 'Where your moments are kept'),
+        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, s.localURL ? ` (running at ${s.localURL})` : ''))),
+        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ' on another computer, shared by the family'))),
+        remoteFields,
+      ),
+      h(
+        'fieldset',
+        { disabled: s.engine === 'remote' },
+        h('legend', {}, 'Pippa, the reader (for this computer’s engine)'),
+        h('p', { class: 'muted' }, 'Pippa reads your photos through an OpenAI-compatible model server. Ollama on this computer works without the internet.'),
+        h('div', { class: 'fields' },
+          h('label', { for: 'pippa-url' }, 'Address'), pURL,
+          h('label', { for: 'pippa-model' }, 'Model'), pModel,
+          h('label', { for: 'pippa-key' }, 'Key'), pKey),
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', onclick: () => { pURL.value = s.ollamaURL; if (!pModel.value) pModel.value = 'llava'; pKey.value = ''; } }, 'Use Ollama on this computer'),
+          h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa'),
+        ),
+      ),
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, 'Your data'),
+        h('p', {}, 'Spark keeps everything in ', h('code', { 'data-testid': 'data-dir' }, s.dataDir), '.'),
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open data folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open log folder'),
+        ),
+      ),
+    );
+  }
+
+  private async test(url: string, token: string, out: HTMLElement): Promise<void> {
+    out.textContent = 'Testing…';
+    out.className = 'test-result';
+    try {
+      const r = await backend.settings.test(url, token);
+      out.textContent = r.message;
+      out.classList.add(r.ok ? 'ok' : 'bad');
+    } catch (e) {
+      out.textContent = e instanceof Error ? e.message : String(e);
+      out.classList.add('bad');
+    }
+  }
+
+  private async useRemote(url: string, token: string): Promise<void> {
+    try {
+      this.render(await backend.settings.useRemote(url, token));
+      toast('Spark now uses the family engine. Captures waiting here will go there.');
+      this.changed();
+    } catch (e) {
+      toast(e instanceof Error ? e.message : String(e), 'error');
+    }
+  }
+
+  private async useLocal(): Promise<void> {
+    try {
+      this.render(await backend.settings.useLocal());
+      toast('Spark now uses the engine on this computer.');
+      this.changed();
+    } catch (e) {
+      toast(e instanceof Error ? e.message : String(e), 'error');
+    }
+  }
+
+  private async savePippa(url: string, model: string, key: string): Promise<void> {
+    try {
+      this.render(await backend.settings.setPippa({ url, model, key }));
+      toast('Pippa saved.');
+    } catch (e) {
+      toast(e instanceof Error ? e.message : String(e), 'error');
+    }
+  }
+}
