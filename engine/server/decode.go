@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sparkfamily/spark/api"
 )
@@ -53,6 +55,11 @@ func jsonError(err error) *api.Error {
 		return api.Errorf(api.CodeBadJSON, "the body is not valid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
 	case errors.As(err, &typeErr):
 		field := typeErr.Field
+		// A field of an embedded request struct comes prefixed with the Go
+		// type's name, which means nothing to a JSON author.
+		if head, rest, ok := strings.Cut(field, "."); ok && head != "" && unicode.IsUpper(rune(head[0])) {
+			field = rest
+		}
 		if field == "" {
 			return api.Errorf(api.CodeBadJSON, "the body must be a JSON object, not a JSON %s", typeErr.Value)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
 )
 
 // Service is the subset of *engine.Engine that the HTTP face uses: one method
@@ -37,12 +38,11 @@ type Service interface {
 	Health(ctx context.Context) api.Health
 }
 
-// PutMedia is an upload handed to Service.PutMedia.
-type PutMedia struct {
-	ID, MomentID, Role, ContentType string
-	Body                            io.Reader
-	Digest                          []byte
-}
+// PutMedia is an upload handed to Service.PutMedia: the engine's own type,
+// so that *engine.Engine is a Service as it is.
+type PutMedia = engine.PutMedia
+
+var _ Service = (*engine.Engine)(nil)
 
 // TokenChecker says whose a bearer token is (*auth.Store is one).
 type TokenChecker interface {

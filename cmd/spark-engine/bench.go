@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sparkfamily/spark/version"
+)
+
+// The goals, each a figure against its peer on the same machine.
+const (
+	goalCreates1    = 0.70 // 1 client: at least 70% of the raw fsync rate
+	goalCreates32   = 0.50 // 32 clients: at least 50% of the bare handler
+	goalRebuild     = 0.50 // rebuild: at least 50% of a bare bulk insert
+	goalRebuildRSS  = 200 << 20
+	goalMedia       = 0.50 // media: at least 50% of a bare hashing handler
+	benchClientsLow = 16
+	benchClientsHi  = 32
+)
+
+type benchOptions struct {
+	dir         string
+	runs        int
+	duration    time.Duration
+	rebuildOps  int
+	rebuildRuns int
+	mediaMB     int
+	keep        bool
+}
+
+func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", stderr, "bench [--dir DIR] [--runs N] [--duration D] [--rebuild-ops N] [--media-mb N]")
+	var o benchOptions
+	fs.StringVar(&o.dir, "dir", "", "where to put the bench's data, on the disk to measure (default: a new directory in the system temp dir)")
+	fs.IntVar(&o.runs, "runs", 3, "runs of each short measurement; the table shows medians")
+	fs.DurationVar(&o.duration, "duration", 1500*time.Millisecond, "length of each fsync, handler and create run")
+	fs.IntVar(&o.rebuildOps, "rebuild-ops", 1_000_000, "ops in the log the rebuild folds")
+	fs.IntVar(&o.rebuildRuns, "rebuild-runs", 1, "runs of the rebuild and of its bulk-insert peer")
+	fs.IntVar(&o.mediaMB, "media-mb", 50, "size of the media upload in MB (MiB)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the bench's data directory afterwards")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("bench takes no arguments, got %q", pos)
+	}
+	if o.runs < 1 || o.rebuildRuns < 1 || o.rebuildOps < 1 || o.mediaMB < 1 || o.duration <= 0 {
+		return usagef("--runs, --rebuild-runs, --rebuild-ops, --media-mb and --duration must be positive")
+	}
+	root := o.dir
+	if root == "" {
+		if root, err = os.MkdirTemp("", "spark-bench-"); err != nil {
+			return fmt.Errorf("make the bench directory: %w", err)
+		}
+	} else {
+		if err := os.MkdirAll(root, 0o700); err != nil {
+			return fmt.Errorf("make the bench directory: %w", err)
+		}
+		if root, err = os.MkdirTemp(root, "spark-bench-"); err != nil {
+			return fmt.Errorf("make the bench directory: %w", err)
+		}
+	}
+	if !o.keep {
+		defer os.RemoveAll(root)
+	}
+	b := &bencher{opts: o, root: root, stderr: stderr}
+	t, err := b.run(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "spark-engine bench %s: %s, %s/%s, %d CPUs, data in %s\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), root)
+	fmt.Fprintf(stdout, "medians of %d runs of %s (rebuild: %d run(s) of %s ops; media: %d MB)\n\n", o.runs, o.duration, o.rebuildRuns, commas(int64(o.rebuildOps)), o.mediaMB)
+	t.print(stdout)
+	return nil
+}
+
+type bencher struct {
+	opts   benchOptions
+	root   string
+	stderr io.Writer
+	n      int
+}
+
+// phase runs one measurement in a child process (this same binary) and
+// returns what it printed.
+func (b *bencher) phase(ctx context.Context, name string, args ...string) (phaseResult, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return phaseResult{}, fmt.Errorf("find this program to run the bench phases: %w", err)
+	}
+	b.n++
+	dir := filepath.Join(b.root, fmt.Sprintf("%02d-%s", b.n, name))
+	if i := slices.Index(args, "--dir"); i >= 0 {
+		dir = args[i+1]
+		args = slices.Delete(slices.Clone(args), i, i+2)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return phaseResult{}, err
+	}
+	fmt.Fprintf(b.stderr, "bench: %s %s\n", name, strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, exe, append([]string{benchPhaseCmd, name, "--dir", dir}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return phaseResult{}, fmt.Errorf("bench phase %s: %w: %s", name, err, strings.TrimSpace(errb.String()))
+	}
+	var res phaseResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return phaseResult{}, fmt.Errorf("bench phase %s printed %q: %w", name, out.String(), err)
+	}
+	return res, nil
+}
+
+// median runs a phase several times and takes the median of each figure.
+func (b *bencher) median(ctx context.Context, runs int, name string, args ...string) (phaseResult, error) {
+	var rs []phaseResult
+	for range runs {
+		r, err := b.phase(ctx, name, args...)
+		if err != nil {
+			return phaseResult{}, err
+		}
+		rs = append(rs, r)
+	}
+	// The run of median rate stands for the rate; latencies and RSS take
+	// their own medians.
+	slices.SortFunc(rs, func(x, y phaseResult) int {
+		return cmpFloat(x.rate()*float64(max(x.Bytes, 1)), y.rate()*float64(max(y.Bytes, 1)))
+	})
+	m := rs[len(rs)/2]
+	m.P50 = medianOf(rs, func(r phaseResult) time.Duration { return r.P50 })
+	m.P99 = medianOf(rs, func(r phaseResult) time.Duration { return r.P99 })
+	m.PeakRSS = int64(medianOf(rs, func(r phaseResult) time.Duration { return time.Duration(r.PeakRSS) }))
+	return m, nil
+}
+
+func medianOf(rs []phaseResult, f func(phaseResult) time.Duration) time.Duration {
+	v := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (b *bencher) run(ctx context.Context) (*table, error) {
+	o := b.opts
+	d := o.duration.String()
+	runs := o.runs
+	fsync, err := b.median(ctx, runs, "fsync", "--duration", d)
+	if err != nil {
+		return nil, err
+	}
+	bare16, err := b.median(ctx, runs, "bare-json", "--duration", d, "--clients", strconv.Itoa(benchClientsLow))
+	if err != nil {
+		return nil, err
+	}
+	bare32, err := b.median(ctx, runs, "bare-json", "--duration", d, "--clients", strconv.Itoa(benchClientsHi))
+	if err != nil {
+		return nil, err
+	}
+	c1, err := b.median(ctx, runs, "creates", "--duration", d, "--clients", "1")
+	if err != nil {
+		return nil, err
+	}
+	c32, err := b.median(ctx, runs, "creates", "--duration", d, "--clients", strconv.Itoa(benchClientsHi))
+	if err != nil {
+		return nil, err
+	}
+
+	ops := strconv.Itoa(o.rebuildOps)
+	logDir := filepath.Join(b.root, "rebuild")
+	if _, err := b.phase(ctx, "rebuild-prep", "--dir", logDir, "--ops", ops); err != nil {
+		return nil, err
+	}
+	rebuild, err := b.median(ctx, o.rebuildRuns, "rebuild", "--dir", logDir, "--ops", ops)
+	if err != nil {
+		return nil, err
+	}
+	bulk, err := b.median(ctx, o.rebuildRuns, "bulk-insert", "--ops", ops)
+	if err != nil {
+		return nil, err
+	}
+
+	mb := strconv.Itoa(o.mediaMB)
+	media, err := b.median(ctx, runs, "media", "--mb", mb)
+	if err != nil {
+		return nil, err
+	}
+	bareMedia, err := b.median(ctx, runs, "bare-media", "--mb", mb)
+	if err != nil {
+		return nil, err
+	}
+
+	t := &table{}
+	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
+	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsLow), value: rate(bare16.rate(), "req/s"), note: latency(bare16)})
+	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsHi), value: rate(bare32.rate(), "req/s"), note: latency(bare32)})
+	t.add(row{what: "creates over HTTP, 1 client", value: rate(c1.rate(), "/s"), peer: "raw write+fsync",
+		ratio: c1.rate() / fsync.rate(), goal: goalCreates1, note: latency(c1)})
+	t.add(row{what: fmt.Sprintf("creates over HTTP, %d clients", benchClientsHi), value: rate(c32.rate(), "/s"), peer: fmt.Sprintf("bare JSON, %d clients", benchClientsHi),
+		ratio: c32.rate() / bare32.rate(), goal: goalCreates32, note: latency(c32)})
+	t.add(row{what: fmt.Sprintf("bare bulk insert, %s ops", commas(int64(o.rebuildOps))), value: rate(bulk.rate(), "ops/s"), note: "peak RSS " + mib(bulk.PeakRSS)})
+	rebuildRSSok := rebuild.PeakRSS > 0 && rebuild.PeakRSS < goalRebuildRSS
+	t.add(row{what: fmt.Sprintf("rebuild, %s ops", commas(int64(o.rebuildOps))), value: rate(rebuild.rate(), "ops/s"), peer: "bare bulk insert",
+		ratio: rebuild.rate() / bulk.rate(), goal: goalRebuild,
+		note: fmt.Sprintf("peak RSS %s (goal < %s: %s)", mib(rebuild.PeakRSS), mib(goalRebuildRSS), yesNo(rebuildRSSok))})
+	t.add(row{what: fmt.Sprintf("bare hashing handler, %d MB PUT", o.mediaMB), value: fmt.Sprintf("%.0f MB/s", bareMedia.mbps()), note: "peak RSS " + mib(bareMedia.PeakRSS)})
+	t.add(row{what: fmt.Sprintf("media PUT, %d MB", o.mediaMB), value: fmt.Sprintf("%.0f MB/s", media.mbps()), peer: "bare hashing handler",
+		ratio: media.mbps() / bareMedia.mbps(), goal: goalMedia, note: "peak RSS " + mib(media.PeakRSS)})
+	return t, nil
+}
+
+type row struct {
+	what, value, peer string
+	ratio, goal       float64
+	note              string
+}
+
+type table struct{ rows []row }
+
+func (t *table) add(r row) { t.rows = append(t.rows, r) }
+
+func (t *table) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIGURE\tMEASURED\tPEER\tOF PEER\tGOAL\tMET\tNOTES")
+	for _, r := range t.rows {
+		peer, of, goal, met := "-", "-", "-", "-"
+		if r.peer != "" {
+			peer = r.peer
+			of = fmt.Sprintf("%.0f%%", r.ratio*100)
+			goal = fmt.Sprintf(">= %.0f%%", r.goal*100)
+			met = yesNo(r.ratio >= r.goal)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.what, r.value, peer, of, goal, met, r.note)
+	}
+	tw.Flush()
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+func rate(v float64, unit string) string { return commas(int64(v+0.5)) + " " + unit }
+
+func latency(r phaseResult) string {
+	return fmt.Sprintf("p50 %s, p99 %s", ms(r.P50), ms(r.P99))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+
+func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

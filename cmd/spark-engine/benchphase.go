@@ -1,0 +1,436 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/engine/server"
+)
+
+// benchPhaseCmd is the hidden command the bench runs in a child process per
+// measurement, so that each one starts from a fresh heap and its peak RSS
+// (VmHWM) is its own.
+const benchPhaseCmd = "bench-phase"
+
+// phaseResult is what a phase prints, as JSON, for the parent.
+type phaseResult struct {
+	Count   int64         `json:"count"`
+	Elapsed time.Duration `json:"elapsed"`
+	P50     time.Duration `json:"p50,omitempty"`
+	P99     time.Duration `json:"p99,omitempty"`
+	Bytes   int64         `json:"bytes,omitempty"`
+	PeakRSS int64         `json:"peak_rss"`
+}
+
+func (r phaseResult) rate() float64 { return float64(r.Count) / r.Elapsed.Seconds() }
+func (r phaseResult) mbps() float64 { return float64(r.Bytes) / 1e6 / r.Elapsed.Seconds() }
+
+type phaseArgs struct {
+	dir      string
+	duration time.Duration
+	clients  int
+	ops      int
+	mb       int
+}
+
+var phases = map[string]func(context.Context, phaseArgs) (phaseResult, error){
+	"fsync":        phaseFsync,
+	"bare-json":    phaseBareJSON,
+	"creates":      phaseCreates,
+	"rebuild-prep": phaseRebuildPrep,
+	"rebuild":      phaseRebuild,
+	"bulk-insert":  phaseBulkInsert,
+	"media":        phaseMedia,
+	"bare-media":   phaseBareMedia,
+}
+
+func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("%s needs a phase name", benchPhaseCmd)
+	}
+	fn, ok := phases[args[0]]
+	if !ok {
+		return usagef("unknown bench phase %q", args[0])
+	}
+	fs := newFlagSet(benchPhaseCmd, io.Discard, benchPhaseCmd+" PHASE")
+	var a phaseArgs
+	fs.StringVar(&a.dir, "dir", "", "")
+	fs.DurationVar(&a.duration, "duration", time.Second, "")
+	fs.IntVar(&a.clients, "clients", 1, "")
+	fs.IntVar(&a.ops, "ops", 0, "")
+	fs.IntVar(&a.mb, "mb", 0, "")
+	if _, err := parseArgs(fs, args[1:]); err != nil {
+		return err
+	}
+	res, err := fn(ctx, a)
+	if err != nil {
+		return fmt.Errorf("bench phase %s: %w", args[0], err)
+	}
+	res.PeakRSS = peakRSS()
+	return json.NewEncoder(stdout).Encode(res)
+}
+
+// phaseFsync appends one small record and fsyncs it, over and over, in the
+// bench directory: the floor under every create.
+func phaseFsync(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	path := filepath.Join(a.dir, "fsync.dat")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC, 0o600)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer os.Remove(path)
+	defer f.Close()
+	rec := make([]byte, 128)
+	var n int64
+	start := time.Now()
+	for time.Since(start) < a.duration && ctx.Err() == nil {
+		if _, err := f.Write(rec); err != nil {
+			return phaseResult{}, err
+		}
+		if err := f.Sync(); err != nil {
+			return phaseResult{}, err
+		}
+		n++
+	}
+	return phaseResult{Count: n, Elapsed: time.Since(start)}, nil
+}
+
+// phaseBareJSON serves a bare net/http handler that decodes a create's JSON
+// and answers a moment's, with nothing behind it: the ceiling of a JSON
+// route over loopback.
+func phaseBareJSON(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req api.CreateMomentRequest
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, api.MaxJSONBody)).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		created := true
+		now := time.Now().UTC()
+		m := api.Moment{ID: req.ID, Kind: req.Kind, Caption: req.Caption, CreatedAt: now, UpdatedAt: now, Turns: []api.Turn{}}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(api.MomentResponse{Moment: &m, Created: &created})
+	})
+	url, stop, err := serveLoopback(h)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer stop()
+	return createLoad(ctx, url+"/v1/moments", "", a)
+}
+
+// phaseCreates runs the real engine behind the real server and creates
+// moments over loopback HTTP, each fsync'ed before its answer.
+func phaseCreates(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	eng, url, token, stop, err := startBenchEngine(ctx, a.dir, 0)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer stop()
+	res, err := createLoad(ctx, url+"/v1/moments", token, a)
+	if err != nil {
+		return res, err
+	}
+	// Every answered create must be in the log, or the figure means nothing.
+	if h := eng.Health(ctx); h.Seq < uint64(res.Count) {
+		return res, fmt.Errorf("the log has %d ops after %d answered creates", h.Seq, res.Count)
+	}
+	return res, nil
+}
+
+func createLoad(ctx context.Context, url, token string, a phaseArgs) (phaseResult, error) {
+	hc := benchClient(a.clients)
+	defer hc.CloseIdleConnections()
+	next := func(w, i int) (*http.Request, error) {
+		body := fmt.Sprintf(`{"id":%q,"client_request_id":"bench-%d-%d","kind":"note","caption":"a moment of the bench, number %d"}`, ulid.Make().String(), w, i, i)
+		return jsonPost(url, token, []byte(body))
+	}
+	l, err := runLoad(ctx, hc, a.clients, a.duration, http.StatusCreated, next)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: int64(l.Count), Elapsed: l.Elapsed, P50: l.P50, P99: l.P99}, nil
+}
+
+// startBenchEngine opens a real engine in dir, serves it on loopback and
+// returns its URL and a fresh token.
+func startBenchEngine(ctx context.Context, dir string, maxMedia int64) (*engine.Engine, string, string, func(), error) {
+	logger := slog.New(slog.DiscardHandler)
+	eng, err := engine.Open(ctx, engine.Config{Dir: dir, Logger: logger, MaxMediaSize: maxMedia})
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	token, err := eng.Tokens().Add("bench")
+	if err != nil {
+		eng.Close()
+		return nil, "", "", nil, err
+	}
+	h := server.New(eng, server.Options{Tokens: eng.Tokens(), Logger: logger})
+	url, stopHTTP, err := serveLoopback(h)
+	if err != nil {
+		eng.Close()
+		return nil, "", "", nil, err
+	}
+	stop := func() {
+		stopHTTP()
+		eng.Close()
+	}
+	return eng, url, token, stop, nil
+}
+
+// serveLoopback serves h on 127.0.0.1 at a free port.
+func serveLoopback(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}
+	return "http://" + ln.Addr().String(), stop, nil
+}
+
+// benchMoment is the n-th moment of the rebuild log, the same in the log
+// and in the bare bulk insert.
+func benchMoment(n int) (mirror.MomentCreate, string, time.Time) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Millisecond)
+	var entropy [10]byte
+	entropy[6], entropy[7], entropy[8], entropy[9] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	id := ulid.ULID{}
+	id.SetTime(ulid.Timestamp(at))
+	id.SetEntropy(entropy[:])
+	m := mirror.MomentCreate{ID: id.String(), Kind: api.KindNote, Caption: fmt.Sprintf("moment %d of the rebuild bench, a caption of ordinary length", n)}
+	return m, fmt.Sprintf("bench-rebuild-%d", n), at
+}
+
+// phaseRebuildPrep writes a log of a.ops moment.create ops for the rebuild
+// phase to fold.
+func phaseRebuildPrep(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	l, err := oplog.Open(filepath.Join(a.dir, engine.LogFile), oplog.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return phaseResult{}, err
+	}
+	start := time.Now()
+	const chunk = 10000
+	recs := make([]oplog.Record, 0, chunk)
+	for n := 0; n < a.ops; n++ {
+		m, rid, at := benchMoment(n)
+		data, err := json.Marshal(m)
+		if err != nil {
+			l.Close()
+			return phaseResult{}, err
+		}
+		recs = append(recs, oplog.Record{At: at, Op: api.OpMomentCreate, RequestID: rid, Data: data})
+		if len(recs) == chunk || n == a.ops-1 {
+			if _, err := l.Append(ctx, recs...); err != nil {
+				l.Close()
+				return phaseResult{}, err
+			}
+			recs = recs[:0]
+		}
+	}
+	if err := l.Close(); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: int64(a.ops), Elapsed: time.Since(start)}, nil
+}
+
+// phaseRebuild folds the prepared log into a fresh mirror.
+func phaseRebuild(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	start := time.Now()
+	if err := engine.Rebuild(ctx, a.dir, slog.New(slog.DiscardHandler)); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: int64(a.ops), Elapsed: time.Since(start)}, nil
+}
+
+// phaseBulkInsert inserts the rows the rebuild's fold makes (a moment and
+// its request memory per op) straight into a fresh mirror's schema, with
+// the same pragmas and one transaction per 10,000 ops: the ceiling for the
+// fold.
+func phaseBulkInsert(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	path := filepath.Join(a.dir, "bulk.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	m, err := mirror.Open(ctx, path, mirror.Options{Bulk: true})
+	if err != nil {
+		return phaseResult{}, err
+	}
+	if err := m.Close(); err != nil {
+		return phaseResult{}, err
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	start := time.Now()
+	const chunk = 10000
+	for lo := 0; lo < a.ops; lo += chunk {
+		if err := bulkChunk(ctx, db, lo, min(lo+chunk, a.ops)); err != nil {
+			return phaseResult{}, err
+		}
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: int64(a.ops), Elapsed: time.Since(start)}, nil
+}
+
+func bulkChunk(ctx context.Context, db *sql.DB, lo, hi int) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES (?, ?, ?, NULL, ?, ?, NULL, NULL, NULL, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	req, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO requests (id, kind, moment_id, turn_id, seq) VALUES (?, 'moment', ?, '', ?)`)
+	if err != nil {
+		return err
+	}
+	for n := lo; n < hi; n++ {
+		m, rid, at := benchMoment(n)
+		seq := n + 1
+		if _, err := ins.ExecContext(ctx, m.ID, m.Kind, m.Caption, at.UnixNano(), at.UnixNano(), rid, seq); err != nil {
+			return err
+		}
+		if _, err := req.ExecContext(ctx, rid, m.ID, seq); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE meta SET value = ? WHERE key = 'last_seq'", hi); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// mediaBlock is the repeated content of the media uploads.
+func mediaBlock() ([]byte, error) {
+	b := make([]byte, 1<<20)
+	_, err := rand.Read(b)
+	return b, err
+}
+
+// mediaDigest is the SHA-256 of the a.mb MB upload, computed before the
+// clock starts, so that the upload carries a Content-Digest as clients do.
+func mediaDigest(block []byte, size int64) []byte {
+	h := sha256.New()
+	io.Copy(h, &repeatReader{block: block, left: size})
+	return h.Sum(nil)
+}
+
+// phaseMedia PUTs a.mb MB to the real engine over loopback.
+func phaseMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	size := int64(a.mb) << 20
+	_, url, token, stop, err := startBenchEngine(ctx, a.dir, size+1)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer stop()
+	block, err := mediaBlock()
+	if err != nil {
+		return phaseResult{}, err
+	}
+	digest := mediaDigest(block, size)
+	hc := benchClient(1)
+	momentID := ulid.Make().String()
+	req, err := jsonPost(url+"/v1/moments", token, []byte(fmt.Sprintf(`{"id":%q,"kind":"photo"}`, momentID)))
+	if err != nil {
+		return phaseResult{}, err
+	}
+	if err := expect(hc, req, http.StatusCreated); err != nil {
+		return phaseResult{}, err
+	}
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, url+"/v1/media/"+ulid.Make().String()+"?moment="+momentID+"&role=original", &repeatReader{block: block, left: size})
+	if err != nil {
+		return phaseResult{}, err
+	}
+	put.ContentLength = size
+	put.Header.Set("Authorization", "Bearer "+token)
+	put.Header.Set("Content-Type", "image/jpeg")
+	put.Header.Set("Content-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(digest)+":")
+	start := time.Now()
+	if err := expect(hc, put, http.StatusCreated); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: 1, Bytes: size, Elapsed: time.Since(start)}, nil
+}
+
+// phaseBareMedia PUTs a.mb MB to a bare handler that only hashes the stream.
+func phaseBareMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	size := int64(a.mb) << 20
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sum := sha256.New()
+		n, err := io.Copy(sum, r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"sha256":%q,"size":%d}`, hex.EncodeToString(sum.Sum(nil)), n)
+	})
+	url, stop, err := serveLoopback(h)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer stop()
+	block, err := mediaBlock()
+	if err != nil {
+		return phaseResult{}, err
+	}
+	hc := benchClient(1)
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, url+"/upload", &repeatReader{block: block, left: size})
+	if err != nil {
+		return phaseResult{}, err
+	}
+	put.ContentLength = size
+	start := time.Now()
+	if err := expect(hc, put, http.StatusCreated); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: 1, Bytes: size, Elapsed: time.Since(start)}, nil
+}
+
+// expect sends req and checks the answer's status.
+func expect(hc *http.Client, req *http.Request, status int) error {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != status {
+		return fmt.Errorf("%s %s: status %d, want %d: %s", req.Method, req.URL.Path, resp.StatusCode, status, body)
+	}
+	return nil
+}

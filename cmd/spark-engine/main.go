@@ -1,0 +1,202 @@
+// Command spark-engine runs the Spark engine alone, for a family server, and
+// looks after its data directory.
+//
+//	spark-engine serve   --data DIR --listen ADDR   serve the v1 contract
+//	spark-engine token   add|list|revoke ...        manage bearer tokens
+//	spark-engine rebuild --data DIR                 rebuild the mirror from the log
+//	spark-engine fsck    --data DIR                 check log, mirror and media
+//	spark-engine bench   [--dir DIR]                measure it beside its peers
+//	spark-engine --version
+//
+// Exit codes: 0 success; 1 failure (for fsck: a check did not hold); 2 a
+// usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/sparkfamily/spark/version"
+)
+
+const usage = `spark-engine runs a Spark engine: the server every Spark client sends its
+moments to, with the op log, the media and Pippa's turns in one data directory.
+
+Usage:
+  spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES]
+  spark-engine token add NAME [--data DIR]    print a new token for NAME, alone on stdout
+  spark-engine token list [--data DIR]        list the names of the tokens
+  spark-engine token revoke NAME [--data DIR] revoke NAME's token
+  spark-engine rebuild [--data DIR]           rebuild the SQLite mirror from the op log
+  spark-engine fsck    [--data DIR]           check the log, the mirror and every media file
+  spark-engine bench   [--dir DIR] [flags]    measure the engine beside its peers
+  spark-engine --version
+
+The data directory defaults to %s.
+serve listens on 127.0.0.1:8787 unless told otherwise; put it behind a TLS
+reverse proxy to reach it from other machines (see docs/ENGINE.md).
+Pippa's first brain seat comes from SPARK_BRAIN_URL, SPARK_BRAIN_MODEL and
+SPARK_BRAIN_KEY.
+
+Exit codes: 0 success, 1 failure (fsck: a check did not hold), 2 usage error.
+Run "spark-engine COMMAND -h" for a command's flags.
+`
+
+// errUsage marks an error in how the command was called (exit code 2).
+var errUsage = errors.New("usage")
+
+// usageError is a usage mistake with a message for the person.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == errUsage }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process's exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "spark-engine: %v\nRun \"spark-engine -h\" for usage.\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "spark-engine: %v\n", err)
+		return 1
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usage, defaultDataDirText())
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(stdout, usage, defaultDataDirText())
+		return nil
+	case "--version", "-version", "version":
+		fmt.Fprintf(stdout, "spark-engine %s (%s, %s/%s)\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return nil
+	case "serve":
+		return serveCmd(ctx, rest, stderr)
+	case "token":
+		return tokenCmd(rest, stdout, stderr)
+	case "rebuild":
+		return rebuildCmd(ctx, rest, stderr)
+	case "fsck":
+		return fsckCmd(ctx, rest, stdout, stderr)
+	case "bench":
+		return benchCmd(ctx, rest, stdout, stderr)
+	case benchPhaseCmd:
+		return runBenchPhase(ctx, rest, stdout)
+	default:
+		return usagef("unknown command %q", cmd)
+	}
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: spark-engine %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses flags that may come before or after positional
+// arguments ("token add NAME --data DIR") and returns the positionals.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// dataFlag adds --data to fs.
+func dataFlag(fs *flag.FlagSet) *string {
+	return fs.String("data", "", "the engine's data directory (default "+defaultDataDirText()+")")
+}
+
+// dataDir resolves --data: the flag, else the OS user data directory.
+func dataDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return filepath.Abs(flagValue)
+	}
+	base, err := userDataDir()
+	if err != nil {
+		return "", fmt.Errorf("find the default data directory: %w; pass --data DIR", err)
+	}
+	return filepath.Join(base, "Spark", "engine"), nil
+}
+
+func defaultDataDirText() string {
+	base, err := userDataDir()
+	if err != nil {
+		return "<user data dir>/Spark/engine"
+	}
+	return filepath.Join(base, "Spark", "engine")
+}
+
+// userDataDir is where the OS keeps a user's application data:
+// %LocalAppData% on Windows, ~/Library/Application Support on macOS and
+// $XDG_DATA_HOME or ~/.local/share elsewhere.
+func userDataDir() (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return d, nil
+		}
+		return "", errors.New("%LocalAppData% is not set")
+	case "darwin", "ios":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, "Library", "Application Support"), nil
+	default:
+		if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+			return d, nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, ".local", "share"), nil
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/auth"
+)
+
+func tokenCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("token needs a subcommand: add NAME, list or revoke NAME")
+	}
+	sub, rest := args[0], args[1:]
+	var synopsis string
+	switch sub {
+	case "add", "revoke":
+		synopsis = "token " + sub + " NAME [--data DIR]"
+	case "list":
+		synopsis = "token list [--data DIR]"
+	default:
+		return usagef("unknown token subcommand %q; use add NAME, list or revoke NAME", sub)
+	}
+	fs := newFlagSet("token "+sub, stderr, synopsis)
+	data := dataFlag(fs)
+	pos, err := parseArgs(fs, rest)
+	if err != nil {
+		return err
+	}
+	dir, err := dataDir(*data)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		if len(pos) != 0 {
+			return usagef("token list takes no arguments, got %q", pos)
+		}
+	} else if len(pos) != 1 {
+		return usagef("token %s takes exactly one NAME, got %d arguments", sub, len(pos))
+	}
+
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create the data directory: %w", err)
+	}
+	store, err := auth.Open(filepath.Join(dir, engine.TokensFile))
+	if err != nil {
+		return fmt.Errorf("open the token store: %w", err)
+	}
+	switch sub {
+	case "add":
+		token, err := store.Add(pos[0])
+		if err != nil {
+			return fmt.Errorf("add a token for %q: %w", pos[0], err)
+		}
+		// The token alone on stdout, so that scripts can capture it; the
+		// advice goes to stderr.
+		fmt.Fprintln(stdout, token)
+		fmt.Fprintf(stderr, "Added a token for %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", pos[0])
+	case "list":
+		tokens, err := store.List()
+		if err != nil {
+			return fmt.Errorf("list tokens: %w", err)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tCREATED")
+		for _, t := range tokens {
+			fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.CreatedAt.UTC().Format(time.RFC3339))
+		}
+		tw.Flush()
+	case "revoke":
+		ok, err := store.Revoke(pos[0])
+		if err != nil {
+			return fmt.Errorf("revoke %q: %w", pos[0], err)
+		}
+		if !ok {
+			return fmt.Errorf("there is no token named %q; see spark-engine token list", pos[0])
+		}
+		fmt.Fprintf(stderr, "Revoked the token of %q.\n", pos[0])
+	}
+	return nil
+}

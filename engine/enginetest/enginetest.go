@@ -1,0 +1,184 @@
+// Package enginetest starts a real engine, served over loopback HTTP, for the
+// tests of the packages that talk to one (engine/server, client, outbox,
+// the app). Nothing is faked but Pippa's model server (pippatest).
+package enginetest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/engine/server"
+)
+
+// Engine is a running engine and its HTTP server.
+type Engine struct {
+	// URL is the server's base URL, without a trailing slash.
+	URL string
+	// Token is a valid bearer token.
+	Token string
+	// Engine is the engine itself.
+	Engine *engine.Engine
+	// Dir is the engine's data directory.
+	Dir string
+	// Pippa is the fake model server the engine's seat points at; nil with
+	// WithoutSeat.
+	Pippa *pippatest.Server
+	// Metrics are the server's collectors.
+	Metrics *server.Metrics
+
+	srv    *httptest.Server
+	closed bool
+}
+
+type config struct {
+	seat     bool
+	maxMedia int64
+	dir      string
+	loopback bool
+	engCfg   func(*engine.Config)
+}
+
+// Option changes how Start starts an engine.
+type Option func(*config)
+
+// WithoutSeat starts the engine with no brain seat: turns stay queued.
+func WithoutSeat() Option { return func(c *config) { c.seat = false } }
+
+// WithMaxMediaSize sets the engine's media size limit.
+func WithMaxMediaSize(n int64) Option { return func(c *config) { c.maxMedia = n } }
+
+// WithDir starts the engine on dir instead of a fresh temp dir, for example
+// to restart on an existing engine's data.
+func WithDir(dir string) Option { return func(c *config) { c.dir = dir } }
+
+// WithLoopbackHostsOnly turns on the server's DNS-rebinding guard.
+func WithLoopbackHostsOnly() Option { return func(c *config) { c.loopback = true } }
+
+// WithConfig lets a test change the engine's Config before Open (its Dir,
+// Seats and callbacks are already filled in).
+func WithConfig(f func(*engine.Config)) Option { return func(c *config) { c.engCfg = f } }
+
+// Start opens a real engine in tb.TempDir() (or WithDir), serves it on
+// 127.0.0.1 at a free port with a fresh token, and closes both at the end of
+// the test. Unless WithoutSeat, its one brain seat is a pippatest server.
+func Start(tb testing.TB, opts ...Option) *Engine {
+	tb.Helper()
+	c := config{seat: true}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.dir == "" {
+		c.dir = tb.TempDir()
+	}
+	// The engine reads SPARK_BRAIN_* itself; a test must not pick up a real
+	// model server from the developer's environment. (Only when set, since
+	// Setenv is refused in parallel tests.)
+	for _, v := range []string{"SPARK_BRAIN_URL", "SPARK_BRAIN_MODEL", "SPARK_BRAIN_KEY"} {
+		if os.Getenv(v) != "" {
+			tb.Setenv(v, "")
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(tbWriter{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	reg := prometheus.NewRegistry()
+	metrics := server.NewMetrics(reg)
+	cfg := engine.Config{
+		Dir:          c.dir,
+		MaxMediaSize: c.maxMedia,
+		Logger:       logger,
+		OnBatch:      metrics.ObserveBatch,
+		OnTurn:       metrics.ObserveTurn,
+		RetryBackoff: 10 * time.Millisecond,
+	}
+	e := &Engine{Dir: c.dir, Metrics: metrics}
+	if c.seat {
+		e.Pippa = pippatest.New(tb)
+		cfg.Seats = []pippa.Config{e.Pippa.Config()}
+	}
+	if c.engCfg != nil {
+		c.engCfg(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	eng, err := engine.Open(ctx, cfg)
+	if err != nil {
+		tb.Fatalf("enginetest: open the engine in %s: %v", c.dir, err)
+	}
+	e.Engine = eng
+	token, err := eng.Tokens().Add("enginetest")
+	if err != nil {
+		eng.Close()
+		tb.Fatalf("enginetest: add a token: %v", err)
+	}
+	e.Token = token
+	e.srv = httptest.NewServer(server.New(eng, server.Options{
+		Tokens:            eng.Tokens(),
+		LoopbackHostsOnly: c.loopback,
+		Logger:            logger,
+		Metrics:           metrics,
+		Registry:          reg,
+	}))
+	e.URL = e.srv.URL
+	tb.Cleanup(e.Close)
+	return e
+}
+
+// Close stops the server (in-flight requests finish) and closes the engine.
+// Tests may call it to restart on the same Dir; Cleanup calls it again
+// harmlessly.
+func (e *Engine) Close() {
+	if e.closed {
+		return
+	}
+	e.closed = true
+	e.srv.Close()
+	e.Engine.Close()
+}
+
+// Client returns an HTTP client for the server.
+func (e *Engine) Client() *http.Client { return e.srv.Client() }
+
+// OpCount returns how many ops named op the log holds, read through the
+// engine's own view of the log (GET /v1/ops's source). An empty op counts
+// them all.
+func (e *Engine) OpCount(tb testing.TB, op string) int {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := 0
+	var after uint64
+	for {
+		ops, next, err := e.Engine.Ops(ctx, after, api.MaxOpsLimit)
+		if err != nil {
+			tb.Fatalf("enginetest: read the log: %v", err)
+		}
+		for _, o := range ops {
+			if op == "" || o.Op == op {
+				n++
+			}
+		}
+		if next == nil || len(ops) == 0 {
+			return n
+		}
+		after = *next
+	}
+}
+
+// tbWriter sends the engine's warnings to the test's log.
+type tbWriter struct{ tb testing.TB }
+
+func (w tbWriter) Write(p []byte) (int, error) {
+	w.tb.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}

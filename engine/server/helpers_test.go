@@ -1,0 +1,115 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// answer is an HTTP answer read whole.
+type answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// call sends one request to the engine with its token (unless the headers
+// say otherwise) and reads the answer.
+func call(tb testing.TB, e *enginetest.Engine, method, path string, body any, header ...string) answer {
+	tb.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	case io.Reader:
+		r = b
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.URL+path, r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.Token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := e.Client().Do(req)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatalf("%s %s: read the answer: %v", method, path, err)
+	}
+	return answer{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// want checks the status and decodes the JSON answer into v (if not nil).
+func (a answer) want(tb testing.TB, status int, v any) {
+	tb.Helper()
+	if a.Status != status {
+		tb.Fatalf("status %d, want %d; body: %s", a.Status, status, a.Body)
+	}
+	if v == nil {
+		return
+	}
+	if ct := a.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		tb.Fatalf("Content-Type %q, want application/json", ct)
+	}
+	if err := json.Unmarshal(a.Body, v); err != nil {
+		tb.Fatalf("decode %s: %v", a.Body, err)
+	}
+}
+
+// wantError checks that the answer is the contract's error with status and code.
+func (a answer) wantError(tb testing.TB, status int, code string) *api.Error {
+	tb.Helper()
+	var eb struct {
+		Error *api.Error `json:"error"`
+	}
+	a.want(tb, status, &eb)
+	if eb.Error == nil || eb.Error.Code != code {
+		tb.Fatalf("error %s, want code %q", a.Body, code)
+	}
+	if eb.Error.Message == "" {
+		tb.Fatalf("error %s has no message", a.Body)
+	}
+	return eb.Error
+}
+
+// createMoment creates a note moment and returns it.
+func createMoment(tb testing.TB, e *enginetest.Engine, req api.CreateMomentRequest) *api.Moment {
+	tb.Helper()
+	if req.Kind == "" {
+		req.Kind = api.KindNote
+	}
+	var mr api.MomentResponse
+	call(tb, e, "POST", "/v1/moments", req).want(tb, http.StatusCreated, &mr)
+	return mr.Moment
+}

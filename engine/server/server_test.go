@@ -1,0 +1,132 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+func newID() string { return ulid.Make().String() }
+
+func TestHealth(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	createMoment(t, e, api.CreateMomentRequest{})
+	var h api.Health
+	// No token: health is the one open route.
+	call(t, e, "GET", "/v1/health", nil, "Authorization", "").want(t, http.StatusOK, &h)
+	if !h.OK || h.Version == "" || h.Seq != 1 {
+		t.Fatalf("health %+v, want ok, a version and seq 1", h)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	for _, tc := range []struct {
+		name, method, path, auth string
+	}{
+		{"NoToken", "GET", "/v1/moments", ""},
+		{"WrongToken", "GET", "/v1/moments", "Bearer not-a-token"},
+		{"WrongScheme", "GET", "/v1/moments", "Basic " + e.Token},
+		{"EmptyBearer", "GET", "/v1/moments", "Bearer "},
+		{"Write", "POST", "/v1/moments", ""},
+		{"Metrics", "GET", "/metrics", ""},
+		{"UnknownRoute", "GET", "/v1/nothing", ""},
+		{"HealthWrongMethod", "POST", "/v1/health", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := call(t, e, tc.method, tc.path, `{"kind":"note"}`, "Authorization", tc.auth)
+			err := a.wantError(t, http.StatusUnauthorized, api.CodeUnauthorized)
+			if !strings.Contains(err.Message, "spark-engine token add") {
+				t.Errorf("message %q does not say how to get a token", err.Message)
+			}
+			if got := a.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+				t.Errorf("WWW-Authenticate %q, want Bearer", got)
+			}
+		})
+	}
+	t.Run("BearerCaseInsensitive", func(t *testing.T) {
+		call(t, e, "GET", "/v1/moments", nil, "Authorization", "bearer "+e.Token).want(t, http.StatusOK, nil)
+	})
+	if n := e.OpCount(t, ""); n != 0 {
+		t.Fatalf("%d ops written by unauthorized requests, want 0", n)
+	}
+}
+
+func TestLoopbackHostsOnly(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat(), enginetest.WithLoopbackHostsOnly())
+	for _, host := range []string{"127.0.0.1", "127.0.0.1:8787", "localhost", "LOCALHOST:1", "[::1]", "[::1]:8787"} {
+		t.Run("OK/"+host, func(t *testing.T) {
+			call(t, e, "GET", "/v1/moments", nil, "Host", host).want(t, http.StatusOK, nil)
+		})
+	}
+	for _, host := range []string{"evil.example", "evil.example:8787", "127.0.0.2", "localhost.evil.example", "10.0.0.1:8787"} {
+		t.Run("Refused/"+host, func(t *testing.T) {
+			call(t, e, "POST", "/v1/moments", `{"kind":"note"}`, "Host", host).wantError(t, http.StatusForbidden, api.CodeBadHost)
+			// The guard comes before auth and covers health too.
+			call(t, e, "GET", "/v1/health", nil, "Host", host, "Authorization", "").wantError(t, http.StatusForbidden, api.CodeBadHost)
+		})
+	}
+	if n := e.OpCount(t, ""); n != 0 {
+		t.Fatalf("%d ops written by refused hosts, want 0", n)
+	}
+
+	t.Run("OffByDefault", func(t *testing.T) {
+		e := enginetest.Start(t, enginetest.WithoutSeat())
+		call(t, e, "GET", "/v1/moments", nil, "Host", "spark.example.org").want(t, http.StatusOK, nil)
+	})
+}
+
+func TestUnknownRouteAndMethod(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	for _, path := range []string{"/", "/v1", "/v1/nothing", "/v2/moments", "/v1/moments/" + newID() + "/nothing"} {
+		t.Run("NotFound"+path, func(t *testing.T) {
+			call(t, e, "GET", path, nil).wantError(t, http.StatusNotFound, api.CodeNotFound)
+		})
+	}
+	for _, tc := range []struct{ method, path, allow string }{
+		{"PUT", "/v1/moments", "GET, HEAD, POST"},
+		{"POST", "/v1/moments/" + newID(), "DELETE, GET, HEAD, PATCH"},
+		{"DELETE", "/v1/media/" + newID(), "GET, HEAD, PUT"},
+		{"GET", "/v1/recalls", "POST"},
+		{"POST", "/v1/ops", "GET, HEAD"},
+		{"PUT", "/v1/phrases/keep:x", "DELETE"},
+	} {
+		t.Run("MethodNotAllowed/"+tc.method+tc.path, func(t *testing.T) {
+			a := call(t, e, tc.method, tc.path, "{}")
+			a.wantError(t, http.StatusMethodNotAllowed, api.CodeMethodNotAllowed)
+			if got := a.Header.Get("Allow"); got != tc.allow {
+				t.Errorf("Allow %q, want %q", got, tc.allow)
+			}
+		})
+	}
+	if n := e.OpCount(t, ""); n != 0 {
+		t.Fatalf("%d ops written, want 0", n)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	createMoment(t, e, api.CreateMomentRequest{})
+	call(t, e, "GET", "/v1/nothing", nil)
+	a := call(t, e, "GET", "/metrics", nil)
+	a.want(t, http.StatusOK, nil)
+	body := string(a.Body)
+	for _, want := range []string{
+		"spark_engine_ops_appended_total 1",
+		"spark_engine_fsync_batches_total 1",
+		"spark_engine_fsync_batch_records_bucket",
+		"spark_engine_fsync_seconds_bucket",
+		`spark_engine_http_request_duration_seconds_count{route="POST /v1/moments",status="201"} 1`,
+		`spark_engine_http_request_duration_seconds_count{route="unmatched",status="404"} 1`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
