@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+)
+
+// photoMoment creates a photo moment with a small copy.
+func photoMoment(tb testing.TB, e *Engine, caption string) *api.Moment {
+	tb.Helper()
+	mo := mustCreate(tb, e, api.CreateMomentRequest{ID: newULID(), Caption: caption})
+	mustPut(tb, e, newULID(), mo.ID, api.RoleCopy, smallJPEG(tb, 4))
+	return mo
+}
+
+func TestStartTurn_SamePracticalRequestTwice(t *testing.T) {
+	p := pippatest.New(t)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	mo := photoMoment(t, e, "water bill")
+	req := api.StartTurnRequest{ClientRequestID: "turn-1", Mode: api.ModePractical}
+	first, created, err := e.StartTurn(ctxT(t), mo.ID, req)
+	if err != nil || !created {
+		t.Fatalf("first start: created=%v err=%v", created, err)
+	}
+	done := waitTurn(t, e, first.ID)
+	if done.Status != api.TurnFinished || done.Text == "" || done.Seat != "pippatest" || done.FinishedAt == nil || done.ClientRequestID != "turn-1" {
+		t.Fatalf("finished turn = %+v", done)
+	}
+	again, created, err := e.StartTurn(ctxT(t), mo.ID, req)
+	if err != nil || created {
+		t.Fatalf("repeat: created=%v err=%v, want false, nil", created, err)
+	}
+	if again.ID != first.ID || again.Text != done.Text {
+		t.Errorf("repeat = %+v, want the first turn %+v", again, done)
+	}
+	// Give a wrongly started second ask time to show.
+	time.Sleep(50 * time.Millisecond)
+	if n := p.Calls(); n != 1 {
+		t.Errorf("Pippa was asked %d times, want exactly 1", n)
+	}
+	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
+
+	// The seat was shown the small copy and the caption.
+	reqs := p.Requests()
+	if len(reqs) != 1 || len(reqs[0].Images()) != 1 || !strings.HasPrefix(reqs[0].Images()[0], "data:image/jpeg;base64,") {
+		t.Fatalf("seat requests = %+v, want one with the small copy", reqs)
+	}
+	img, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(reqs[0].Images()[0], "data:image/jpeg;base64,"))
+	if err != nil || string(img) != string(smallJPEG(t, 4)) {
+		t.Errorf("the image sent is not the small copy (err %v)", err)
+	}
+	if !strings.Contains(reqs[0].UserText(), "water bill") {
+		t.Errorf("the caption is not in the prompt: %q", reqs[0].UserText())
+	}
+	mo2, err := e.Moment(ctxT(t), mo.ID)
+	if err != nil || len(mo2.Turns) != 1 || mo2.Turns[0].ID != first.ID {
+		t.Errorf("moment turns = %+v, %v", mo2.Turns, err)
+	}
+}
+
+func TestTurn_TransientFailureRetried(t *testing.T) {
+	p := pippatest.New(t)
+	p.FailNext(2, 503)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitTurn(t, e, turn.ID)
+	if done.Status != api.TurnFinished || done.Error != "" {
+		t.Errorf("turn = %+v, want finished after the retries", done)
+	}
+	if n := p.Calls(); n != 3 {
+		t.Errorf("Pippa was asked %d times, want 3 (2 failures, 1 answer)", n)
+	}
+	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
+}
+
+func TestTurn_TransientFailuresExhausted(t *testing.T) {
+	p := pippatest.New(t)
+	p.FailNext(10, 503)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()), func(c *Config) { c.RetryAttempts = 3 })
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitTurn(t, e, turn.ID)
+	if done.Status != api.TurnFailed || !strings.Contains(done.Error, "did not answer after 3 attempts") {
+		t.Errorf("turn = %+v, want failed after 3 attempts", done)
+	}
+	if n := p.Calls(); n != 3 {
+		t.Errorf("Pippa was asked %d times, want 3", n)
+	}
+}
+
+func TestTurn_PermanentFailure(t *testing.T) {
+	p := pippatest.New(t)
+	p.FailNext(1, 401)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitTurn(t, e, turn.ID)
+	if done.Status != api.TurnFailed || !strings.Contains(done.Error, "check the seat's URL, model and key") || done.Text != "" {
+		t.Errorf("turn = %+v, want failed with an actionable error", done)
+	}
+	if n := p.Calls(); n != 1 {
+		t.Errorf("Pippa was asked %d times, want 1 (a 401 is not retried)", n)
+	}
+	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
+}
+
+func TestTurn_NoSeatQueuedThenSetSeats(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngine(t, dir)
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got, _ := e.Turn(ctxT(t), turn.ID); got.Status != api.TurnQueued {
+		t.Fatalf("turn with no seat = %+v, want queued", got)
+	}
+	if err := e.SetSeats(ctxT(t), []pippa.Config{{URL: "ftp://x"}}); err == nil || !isBadSeat(err) {
+		t.Fatalf("SetSeats with a bad URL: %v, want ErrBadSeat", err)
+	}
+	p := pippatest.New(t)
+	if err := e.SetSeats(ctxT(t), []pippa.Config{p.Config()}); err != nil {
+		t.Fatal(err)
+	}
+	if done := waitTurn(t, e, turn.ID); done.Status != api.TurnFinished {
+		t.Errorf("turn = %+v, want finished once a seat is set", done)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil {
+		t.Fatalf("engine.json was not written: %v", err)
+	}
+	e.Close()
+
+	// The seat is remembered across a restart.
+	e2 := openEngine(t, dir)
+	if seats := e2.Seats(); len(seats) != 1 || seats[0].URL != p.URL() || seats[0].Model != pippatest.Model {
+		t.Errorf("seats after restart = %+v", seats)
+	}
+}
+
+func isBadSeat(err error) bool { return err != nil && strings.Contains(err.Error(), ErrBadSeat.Error()) }
+
+// TestTurn_CrashMidTurnAskedAgain stops the engine while Pippa is thinking:
+// turn.start is in the log, turn.finish is not. The next Open asks again.
+func TestTurn_CrashMidTurnAskedAgain(t *testing.T) {
+	dir := t.TempDir()
+	p := pippatest.New(t)
+	p.SetDelay(time.Minute)
+	e := openEngine(t, dir, withSeats(p.Config()))
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "Pippa to be asked", func() bool { return p.Calls() == 1 })
+	if got, _ := e.Turn(ctxT(t), turn.ID); got.Status != api.TurnRunning || got.Seat != "pippatest" {
+		t.Errorf("turn while Pippa thinks = %+v, want running on pippatest", got)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.SetDelay(0)
+	e2 := openEngine(t, dir, withSeats(p.Config()))
+	wantOps(t, e2, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1})
+	if done := waitTurn(t, e2, turn.ID); done.Status != api.TurnFinished {
+		t.Errorf("turn after restart = %+v, want finished", done)
+	}
+	if n := p.Calls(); n != 2 {
+		t.Errorf("Pippa was asked %d times, want 2 (once before the crash, once after)", n)
+	}
+	wantOps(t, e2, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
+}
+
+func TestStartRecall(t *testing.T) {
+	p := pippatest.New(t)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	for _, text := range []string{"one", "two", "three", "four", "five", "six", "seven"} {
+		if _, _, err := e.KeepPhrase(ctxT(t), api.KeepPhraseRequest{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mo, turn, created, err := e.StartRecall(ctxT(t), "recall-1")
+	if err != nil || !created {
+		t.Fatalf("recall: created=%v err=%v", created, err)
+	}
+	if mo.Kind != api.KindRecall || mo.Caption != "one\ntwo\nthree\nfour\nfive" || turn.ID != "recall-1:turn" || turn.MomentID != mo.ID || turn.Mode != api.ModeRecall {
+		t.Fatalf("recall = %+v, turn %+v", mo, turn)
+	}
+	again, turn2, created, err := e.StartRecall(ctxT(t), "recall-1")
+	if err != nil || created || again.ID != mo.ID || turn2.ID != turn.ID {
+		t.Fatalf("repeat = %+v %+v created=%v err=%v, want the same moment and turn", again, turn2, created, err)
+	}
+	if done := waitTurn(t, e, turn.ID); done.Status != api.TurnFinished {
+		t.Errorf("recall turn = %+v", done)
+	}
+	if reqs := p.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].UserText(), "five") {
+		t.Errorf("seat requests = %+v, want one naming the phrases", reqs)
+	}
+	wantOps(t, e, map[string]int{api.OpPhraseKeep: 7, api.OpMomentCreate: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
+
+	// The next recall starts with the phrases least recently recalled.
+	mo3, _, _, err := e.StartRecall(ctxT(t), "recall-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mo3.Caption != "six\nseven\none\ntwo\nthree" {
+		t.Errorf("second recall caption = %q, want the phrases not recalled first", mo3.Caption)
+	}
+	ps, err := e.Phrases(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].LastRecalledAt == nil || !ps[0].LastRecalledAt.Equal(mo3.CreatedAt) || !ps[3].LastRecalledAt.Equal(mo.CreatedAt) {
+		t.Errorf("last_recalled_at not set from the recalls: %+v", ps)
+	}
+}
+
+func TestStartJob(t *testing.T) {
+	a, b := pippatest.New(t), pippatest.New(t)
+	ca, cb := a.Config(), b.Config()
+	ca.Name, cb.Name = "small", "large"
+	e := openEngine(t, t.TempDir(), withSeats(ca, cb))
+	mo := photoMoment(t, e, "")
+	turns, created, err := e.StartJob(ctxT(t), mo.ID, "job-1")
+	if err != nil || !created {
+		t.Fatalf("job: created=%v err=%v", created, err)
+	}
+	if len(turns) != 2 || turns[0].ID != "job-1:0" || turns[1].ID != "job-1:1" || turns[0].Mode != api.ModeCareful {
+		t.Fatalf("job turns = %+v", turns)
+	}
+	again, created, err := e.StartJob(ctxT(t), mo.ID, "job-1")
+	if err != nil || created || len(again) != 2 || again[0].ID != "job-1:0" {
+		t.Fatalf("repeat = %+v created=%v err=%v, want the same turns", again, created, err)
+	}
+	for i, seat := range []string{"small", "large"} {
+		done := waitTurn(t, e, turns[i].ID)
+		if done.Status != api.TurnFinished || done.Seat != seat {
+			t.Errorf("turn %d = %+v, want finished by %s", i, done, seat)
+		}
+	}
+	if a.Calls() != 1 || b.Calls() != 1 {
+		t.Errorf("seat calls = %d, %d; want one each", a.Calls(), b.Calls())
+	}
+	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 2, api.OpTurnFinish: 2})
+}
+
+func TestStartJob_NoSeat(t *testing.T) {
+	e := openEngine(t, t.TempDir())
+	mo := photoMoment(t, e, "")
+	turns, _, err := e.StartJob(ctxT(t), mo.ID, "job-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turns) != 1 || turns[0].ID != "job-1:0" || turns[0].Status != api.TurnQueued {
+		t.Errorf("job turns with no seat = %+v, want one queued", turns)
+	}
+}
