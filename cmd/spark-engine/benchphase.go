@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -38,6 +39,7 @@ type phaseResult struct {
 	P50     time.Duration `json:"p50,omitempty"`
 	P99     time.Duration `json:"p99,omitempty"`
 	Bytes   int64         `json:"bytes,omitempty"`
+	Batches int64         `json:"batches,omitempty"` // log fsync batches during the run
 	PeakRSS int64         `json:"peak_rss"`
 }
 
@@ -142,15 +144,18 @@ func phaseBareJSON(ctx context.Context, a phaseArgs) (phaseResult, error) {
 // phaseCreates runs the real engine behind the real server and creates
 // moments over loopback HTTP, each fsync'ed before its answer.
 func phaseCreates(ctx context.Context, a phaseArgs) (phaseResult, error) {
-	eng, url, token, stop, err := startBenchEngine(ctx, a.dir, 0)
+	var batches atomic.Int64
+	eng, url, token, stop, err := startBenchEngine(ctx, a.dir, 0, func(int, time.Duration) { batches.Add(1) })
 	if err != nil {
 		return phaseResult{}, err
 	}
 	defer stop()
+	before := batches.Load()
 	res, err := createLoad(ctx, url+"/v1/moments", token, a)
 	if err != nil {
 		return res, err
 	}
+	res.Batches = batches.Load() - before
 	// Every answered create must be in the log, or the figure means nothing.
 	if h := eng.Health(ctx); h.Seq < uint64(res.Count) {
 		return res, fmt.Errorf("the log has %d ops after %d answered creates", h.Seq, res.Count)
@@ -174,9 +179,9 @@ func createLoad(ctx context.Context, url, token string, a phaseArgs) (phaseResul
 
 // startBenchEngine opens a real engine in dir, serves it on loopback and
 // returns its URL and a fresh token.
-func startBenchEngine(ctx context.Context, dir string, maxMedia int64) (*engine.Engine, string, string, func(), error) {
+func startBenchEngine(ctx context.Context, dir string, maxMedia int64, onBatch func(int, time.Duration)) (*engine.Engine, string, string, func(), error) {
 	logger := slog.New(slog.DiscardHandler)
-	eng, err := engine.Open(ctx, engine.Config{Dir: dir, Logger: logger, MaxMediaSize: maxMedia})
+	eng, err := engine.Open(ctx, engine.Config{Dir: dir, Logger: logger, MaxMediaSize: maxMedia, OnBatch: onBatch})
 	if err != nil {
 		return nil, "", "", nil, err
 	}
@@ -351,7 +356,7 @@ func mediaDigest(block []byte, size int64) []byte {
 // phaseMedia PUTs a.mb MB to the real engine over loopback.
 func phaseMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	size := int64(a.mb) << 20
-	_, url, token, stop, err := startBenchEngine(ctx, a.dir, size+1)
+	_, url, token, stop, err := startBenchEngine(ctx, a.dir, size+1, nil)
 	if err != nil {
 		return phaseResult{}, err
 	}
