@@ -1,0 +1,327 @@
+// Package app holds the Spark desktop app's bound methods: what the
+// TypeScript UI calls through Wails. Each bound struct covers one area
+// (Capture, Moments, Phrases, Outbox, Settings) and each method is a few
+// lines over the outbox and an engine client, returning (T, error); the
+// error reaches the UI as {code, message} through FormatError.
+//
+// App owns the lifetime: Startup opens the data folder, starts the
+// embedded engine on 127.0.0.1 (or points at a family engine), opens the
+// outbox and starts its drain; Shutdown stops the drain between steps and
+// closes the engine so its log is synced. main.go only wires App into
+// Wails; the end-to-end harness wires the very same App into a browser.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/outbox"
+	"github.com/sparkfamily/spark/version"
+)
+
+// Options configure New.
+type Options struct {
+	// DataDir is Spark's data folder; "" is outbox.DefaultDataDir().
+	DataDir string
+	// Logger, if set, receives the app's log as well as DATA/logs/spark.log.
+	Logger *slog.Logger
+	// HTTPClient talks to the engine; nil is a client with sane timeouts.
+	HTTPClient *http.Client
+}
+
+// App is the desktop app. Its exported fields are the bound structs.
+type App struct {
+	Capture  *Capture
+	Moments  *Moments
+	Phrases  *Phrases
+	Outbox   *Outbox
+	Settings *Settings
+
+	opts Options
+	hc   *http.Client
+
+	mu      sync.Mutex
+	log     *slog.Logger
+	logFile *os.File
+	shell   Shell
+	dataDir string
+	prefs   prefs
+	problem string         // why Spark could not start, in words
+	local   *LocalEngine   // the embedded engine, when it runs
+	cl      *client.Client // the current engine
+	ob      *outbox.Outbox // nil until opened
+	stop    context.CancelFunc
+	drained chan struct{} // closed when the drain has returned
+	events  func()        // stops forwarding outbox events
+
+	progress progressTable
+}
+
+// New makes an App; nothing starts until Startup.
+func New(opts Options) *App {
+	a := &App{opts: opts, hc: opts.HTTPClient, log: slog.New(slog.DiscardHandler)}
+	if a.hc == nil {
+		a.hc = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if opts.Logger != nil {
+		a.log = opts.Logger
+	}
+	a.Capture = &Capture{a}
+	a.Moments = &Moments{a}
+	a.Phrases = &Phrases{a}
+	a.Outbox = &Outbox{a}
+	a.Settings = &Settings{a}
+	return a
+}
+
+// Bind lists the structs whose methods the UI calls.
+func (a *App) Bind() []any {
+	return []any{a.Capture, a.Moments, a.Phrases, a.Outbox, a.Settings}
+}
+
+// Startup opens the data folder, the engine and the outbox and starts the
+// drain. A failure does not stop the window: Status then carries a message
+// saying what to do, which the UI shows.
+func (a *App) Startup(ctx context.Context, shell Shell) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.shell = shell
+	if err := a.start(ctx); err != nil {
+		a.problem = err.Error()
+		a.log.Error("Spark could not start", "err", err)
+	}
+}
+
+func (a *App) start(ctx context.Context) error {
+	dir := a.opts.DataDir
+	if dir == "" {
+		d, err := outbox.DefaultDataDir()
+		if err != nil {
+			return err
+		}
+		dir = d
+	}
+	a.dataDir = dir
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o700); err != nil {
+		return fmt.Errorf("Spark can't create its data folder %s (%v). Check that the disk is not full and that you may write there.", dir, err)
+	}
+	if err := a.openLog(); err != nil {
+		return err
+	}
+	a.log.Info("Spark starting", "version", version.Version, "data", dir)
+	p, err := loadPrefs(dir)
+	if err != nil {
+		return err
+	}
+	a.prefs = p
+
+	ob, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), outbox.Options{Logger: a.log.With("part", "outbox")})
+	if err != nil {
+		return outboxProblem(filepath.Join(dir, "outbox"), err)
+	}
+	a.ob = ob
+
+	if err := a.connect(ctx); err != nil {
+		return err
+	}
+	a.startDrain()
+	return nil
+}
+
+// outboxProblem words a failure to open the outbox. The outbox holds
+// photos that may exist nowhere else, so Spark never wipes it: it says
+// where it is and what to do.
+func outboxProblem(dir string, err error) error {
+	return fmt.Errorf("Spark can't open its outbox at %s: %v. Your photos in it are kept as they are; Spark will not change or delete them. "+
+		"Quit Spark, copy that folder somewhere safe (it holds photos not yet sent), and ask for help: the outbox can be repaired or its photos imported again from the copy.", dir, err)
+}
+
+func (a *App) openLog() error {
+	p := filepath.Join(a.dataDir, "logs", "spark.log")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("Spark can't write its log %s (%v). Check that the disk is not full.", p, err)
+	}
+	a.logFile = f
+	var w io.Writer = f
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if a.opts.Logger != nil {
+		a.log = slog.New(teeHandler{h, a.opts.Logger.Handler()})
+	} else {
+		a.log = slog.New(h)
+	}
+	return nil
+}
+
+// connect starts the embedded engine or points at the family engine, as
+// the prefs say, and aims the outbox at it. Called with a.mu held.
+func (a *App) connect(ctx context.Context) error {
+	if a.prefs.Engine == EngineRemote {
+		a.stopLocal()
+		a.cl = client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, a.hc)
+		a.ob.SetTarget(outbox.Target{URL: a.prefs.RemoteURL, Token: a.prefs.RemoteToken})
+		a.log.Info("using the family engine", "url", a.prefs.RemoteURL)
+		return nil
+	}
+	if a.local == nil {
+		le, err := StartLocalEngine(ctx, LocalConfig{
+			Dir:    filepath.Join(a.dataDir, "engine"),
+			Addr:   "127.0.0.1:0",
+			Token:  a.prefs.LocalToken,
+			Pippa:  a.prefs.Pippa,
+			Logger: a.log.With("part", "engine"),
+		})
+		if err != nil {
+			return fmt.Errorf("Spark can't start its engine in %s: %v", filepath.Join(a.dataDir, "engine"), err)
+		}
+		a.local = le
+		if le.Token != a.prefs.LocalToken {
+			a.prefs.LocalToken = le.Token
+			if err := savePrefs(a.dataDir, a.prefs); err != nil {
+				return err
+			}
+		}
+		if err := writeFileAtomic(filepath.Join(a.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	a.cl = client.New(a.local.URL, a.local.Token, a.hc)
+	a.ob.SetTarget(outbox.Target{URL: a.local.URL, Token: a.local.Token})
+	a.log.Info("using the engine on this computer", "url", a.local.URL)
+	return nil
+}
+
+// stopLocal closes the embedded engine, if it runs. Called with a.mu held.
+func (a *App) stopLocal() {
+	if a.local == nil {
+		return
+	}
+	if err := a.local.Close(); err != nil {
+		a.log.Error("close the engine", "err", err)
+	}
+	a.local = nil
+	_ = os.Remove(filepath.Join(a.dataDir, "engine-address"))
+}
+
+// startDrain runs the outbox's drain and forwards its events to the UI.
+// Called with a.mu held.
+func (a *App) startDrain() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stop = cancel
+	a.drained = make(chan struct{})
+	ob, done := a.ob, a.drained
+	go func() {
+		defer close(done)
+		if err := ob.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			a.log.Error("the drain stopped", "err", err)
+		}
+	}()
+	a.events = a.forwardEvents(ob)
+}
+
+// Shutdown stops the drain between steps, closes the outbox and the engine
+// (its log synced). Wails calls it when the window closes.
+func (a *App) Shutdown() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stop != nil {
+		a.stop()
+		<-a.drained
+		a.stop = nil
+	}
+	if a.events != nil {
+		a.events()
+		a.events = nil
+	}
+	if a.ob != nil {
+		if err := a.ob.Close(); err != nil {
+			a.log.Error("close the outbox", "err", err)
+		}
+		a.ob = nil
+	}
+	a.stopLocal()
+	a.log.Info("Spark stopped")
+	if a.logFile != nil {
+		a.logFile.Close()
+		a.logFile = nil
+	}
+}
+
+// client returns the current engine's client, or ErrNotReady.
+func (a *App) client() (*client.Client, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cl == nil {
+		return nil, ErrNotReady
+	}
+	return a.cl, nil
+}
+
+// queue returns the outbox, or ErrNotReady.
+func (a *App) queue() (*outbox.Outbox, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ob == nil {
+		return nil, ErrNotReady
+	}
+	return a.ob, nil
+}
+
+// token is the current engine's bearer token.
+func (a *App) token() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.prefs.Engine == EngineRemote {
+		return a.prefs.RemoteToken
+	}
+	if a.local != nil {
+		return a.local.Token
+	}
+	return ""
+}
+
+func (a *App) emit(event string, data any) {
+	a.mu.Lock()
+	sh := a.shell
+	a.mu.Unlock()
+	if sh != nil {
+		sh.Emit(event, data)
+	}
+}
+
+// teeHandler sends each record to two handlers.
+type teeHandler struct{ a, b slog.Handler }
+
+func (t teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return t.a.Enabled(ctx, l) || t.b.Enabled(ctx, l)
+}
+
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	var err error
+	if t.a.Enabled(ctx, r.Level) {
+		err = t.a.Handle(ctx, r.Clone())
+	}
+	if t.b.Enabled(ctx, r.Level) {
+		err = errors.Join(err, t.b.Handle(ctx, r))
+	}
+	return err
+}
+
+func (t teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return teeHandler{t.a.WithAttrs(as), t.b.WithAttrs(as)}
+}
+
+func (t teeHandler) WithGroup(n string) slog.Handler {
+	return teeHandler{t.a.WithGroup(n), t.b.WithGroup(n)}
+}
+
+func baseName(p string) string { return filepath.Base(p) }

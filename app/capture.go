@@ -1,0 +1,160 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sparkfamily/spark/outbox"
+)
+
+// Capture makes photos safe in the outbox: dropped, chosen, imported from a
+// folder or pasted. Each file's result is sent on the "capture" event as
+// soon as it is safe, so its card shows at once; the call returns them all.
+type Capture struct{ a *App }
+
+// Files captures the given files (a drop on the window; the end-to-end
+// tests use it too). batch names the batch in the "capture" events.
+func (c *Capture) Files(batch string, paths []string) ([]CaptureResult, error) {
+	return c.a.capture(batch, paths, false)
+}
+
+// FilesAgain captures files even if the outbox has seen the same bytes.
+func (c *Capture) FilesAgain(batch string, paths []string) ([]CaptureResult, error) {
+	return c.a.capture(batch, paths, true)
+}
+
+// ChoosePhotos opens the system's file dialog and captures what is chosen.
+func (c *Capture) ChoosePhotos(batch string) ([]CaptureResult, error) {
+	sh, err := c.a.getShell()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := sh.OpenFiles("Choose photos to add to Spark")
+	if err != nil {
+		return nil, fmt.Errorf("open the file dialog: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, ErrCanceled
+	}
+	return c.a.capture(batch, paths, false)
+}
+
+// ImportFolder asks for a folder and captures every photo in it and in its
+// subfolders.
+func (c *Capture) ImportFolder(batch string) ([]CaptureResult, error) {
+	sh, err := c.a.getShell()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := sh.OpenFolder("Choose a folder of photos to import")
+	if err != nil {
+		return nil, fmt.Errorf("open the folder dialog: %w", err)
+	}
+	if dir == "" {
+		return nil, ErrCanceled
+	}
+	paths, err := photosIn(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, badInput("There are no photos (JPEG, PNG, WebP or HEIC) in %s.", dir)
+	}
+	return c.a.capture(batch, paths, false)
+}
+
+// Paste captures an image from the clipboard, given as base64 with its
+// MIME type: it is saved to a temp file first, since the outbox captures
+// files.
+func (c *Capture) Paste(batch, mimeType, data string) ([]CaptureResult, error) {
+	ext, ok := map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/heic": ".heic"}[mimeType]
+	if !ok {
+		return nil, badInput("The clipboard holds %s, which Spark can't keep. Copy a JPEG, PNG, WebP or HEIC picture.", mimeType)
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, badInput("The pasted picture could not be read.")
+	}
+	dir, err := os.MkdirTemp("", "spark-paste-")
+	if err != nil {
+		return nil, fmt.Errorf("save the pasted picture: %w", err)
+	}
+	defer os.RemoveAll(dir) // the outbox has its own copy once captured
+	p := filepath.Join(dir, "Pasted picture"+ext)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		return nil, fmt.Errorf("save the pasted picture: %w", err)
+	}
+	return c.a.capture(batch, []string{p}, true)
+}
+
+// capture runs the outbox's capture, reporting each file on "capture".
+func (a *App) capture(batch string, paths []string, force bool) ([]CaptureResult, error) {
+	ob, err := a.queue()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	a.emit("capture", CaptureEvent{Batch: batch, Kind: "start", Total: len(paths), Names: names})
+	done := 0
+	res := ob.Capture(context.Background(), paths, outbox.CaptureOptions{
+		Force: force,
+		OnResult: func(r outbox.CaptureResult) {
+			done++
+			v := captureView(r)
+			a.emit("capture", CaptureEvent{Batch: batch, Kind: "result", Total: len(paths), Done: done, Result: &v})
+		},
+	})
+	out := make([]CaptureResult, len(res))
+	for i, r := range res {
+		out[i] = captureView(r)
+	}
+	a.emit("capture", CaptureEvent{Batch: batch, Kind: "done", Total: len(paths), Done: len(paths)})
+	ob.Kick()
+	return out, nil
+}
+
+// photoExts are the file names a folder import picks up.
+var photoExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".webp": true, ".heic": true, ".heif": true}
+
+// photosIn lists the photos under dir, sorted, skipping hidden files.
+func photosIn(dir string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable subfolder does not stop the import
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && photoExts[strings.ToLower(filepath.Ext(p))] {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the folder %s: %w", dir, err)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+func (a *App) getShell() (Shell, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.shell == nil {
+		return nil, ErrNotReady
+	}
+	return a.shell, nil
+}

@@ -1,0 +1,92 @@
+package app
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// URL prefixes the webview loads images from; MediaHandler serves them.
+const (
+	mediaPrefix      = "/media/"
+	outboxCopyPrefix = "/outbox-copy/"
+)
+
+func mediaURL(id string) string { return mediaPrefix + url.PathEscape(id) }
+
+func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEscape(entryID) }
+
+// MediaHandler serves the images the UI shows with plain <img src>, so they
+// load lazily and the browser caches them: /media/<id> is fetched from the
+// current engine with the app's token (the webview never sees the token),
+// /outbox-copy/<entry id> is the small copy kept in the outbox. main.go
+// gives it to Wails' asset server, which calls it for every path that is
+// not a file of the built UI.
+func (a *App) MediaHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method != http.MethodGet && r.Method != http.MethodHead:
+			http.Error(w, "only GET", http.StatusMethodNotAllowed)
+		case strings.HasPrefix(r.URL.Path, mediaPrefix):
+			a.serveMedia(w, r, strings.TrimPrefix(r.URL.Path, mediaPrefix))
+		case strings.HasPrefix(r.URL.Path, outboxCopyPrefix):
+			a.serveOutboxCopy(w, r, strings.TrimPrefix(r.URL.Path, outboxCopyPrefix))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
+	cl, err := a.client()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, cl.MediaURL(id), nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token())
+	for _, h := range []string{"Range", "If-None-Match", "If-Range"} {
+		if v := r.Header.Get(h); v != "" {
+			req.Header.Set(h, v)
+		}
+	}
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		http.Error(w, "the engine can't be reached", http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for _, h := range []string{"Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified"} {
+		if v := resp.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	if resp.StatusCode == http.StatusOK {
+		// A media id names fixed bytes (the engine refuses different bytes
+		// under the same id), so the webview may keep it for good.
+		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, entryID string) {
+	ob, err := a.queue()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	p, err := ob.SmallCopyPath(entryID)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	w.Header().Set("Content-Type", "image/jpeg")
+	http.ServeFile(w, r, p)
+}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Engine choices in prefs.Engine.
+const (
+	EngineLocal  = "local"  // the engine embedded in the app, on 127.0.0.1
+	EngineRemote = "remote" // a family engine elsewhere, by URL and token
+)
+
+// OllamaURL is the Pippa preset for Ollama running on this computer.
+const OllamaURL = "http://127.0.0.1:11434/v1"
+
+// prefs are the app's own choices, kept as JSON in DATA/settings.json
+// (mode 0600, since it holds tokens and Pippa's key). The file is written
+// whole to a temp file, synced and renamed, so a crash never leaves half
+// of it.
+type prefs struct {
+	// Engine is EngineLocal or EngineRemote.
+	Engine string `json:"engine"`
+	// RemoteURL and RemoteToken reach the family engine.
+	RemoteURL   string `json:"remote_url,omitempty"`
+	RemoteToken string `json:"remote_token,omitempty"`
+	// LocalToken is the embedded engine's bearer token, minted at first run.
+	LocalToken string `json:"local_token,omitempty"`
+	// Pippa is the brain seat the embedded engine asks for readings.
+	Pippa Pippa `json:"pippa"`
+}
+
+// Pippa is an OpenAI-compatible chat-completions endpoint.
+type Pippa struct {
+	URL   string `json:"url"`
+	Model string `json:"model"`
+	Key   string `json:"key,omitempty"`
+}
+
+const settingsFile = "settings.json"
+
+// loadPrefs reads DIR/settings.json; a missing file gives the defaults
+// (the local engine, no Pippa yet).
+func loadPrefs(dir string) (prefs, error) {
+	s := prefs{Engine: EngineLocal}
+	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read settings: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("the settings file %s is damaged (%v): move it aside and start Spark again to get the defaults", filepath.Join(dir, settingsFile), err)
+	}
+	if s.Engine != EngineRemote {
+		s.Engine = EngineLocal
+	}
+	return s, nil
+}
+
+// savePrefs writes s to DIR/settings.json atomically with mode 0600.
+func savePrefs(dir string, s prefs) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode settings: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(dir, settingsFile), append(b, '\n'), 0o600)
+}
+
+// writeFileAtomic writes data to a temp file beside path, syncs it, renames
+// it over path and syncs the directory.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		// Directory sync is not supported everywhere (Windows); the rename
+		// is already done, so a failure here only weakens durability.
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package app
+
+import (
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+)
+
+// The view types below are what the bound methods return to the UI. Times
+// are RFC 3339 strings so the generated TypeScript types stay exact (Wails
+// would type a time.Time as any).
+
+// Status is what the status bar shows.
+type Status struct {
+	// Ready is false while starting, or when Spark could not start; then
+	// Problem says why and what to do.
+	Ready   bool   `json:"ready"`
+	Problem string `json:"problem"`
+	// Engine is "local" or "remote"; EngineURL is where it is.
+	Engine    string `json:"engine"`
+	EngineURL string `json:"engineURL"`
+	// Reachable tells whether the engine answered its last health check;
+	// Reason says in plain words why not.
+	Reachable bool   `json:"reachable"`
+	Reason    string `json:"reason"`
+	// Waiting counts captures not yet delivered and not parked; Parked
+	// counts those waiting for the user.
+	Waiting int    `json:"waiting"`
+	Parked  int    `json:"parked"`
+	Refused bool   `json:"refused"` // the engine refused the token (401/403)
+	Version string `json:"version"`
+}
+
+// CaptureResult is the outcome of capturing one file.
+type CaptureResult struct {
+	Path      string   `json:"path"`
+	Name      string   `json:"name"`
+	EntryID   string   `json:"entryID"`
+	MomentID  string   `json:"momentID"`
+	Thumb     string   `json:"thumb"` // URL of the small copy, "" on error
+	Duplicate bool     `json:"duplicate"`
+	Error     *UIError `json:"error"`
+}
+
+// CaptureEvent reports a batch's progress on the "capture" event.
+type CaptureEvent struct {
+	Batch  string         `json:"batch"`
+	Kind   string         `json:"kind"` // "start", "result" or "done"
+	Total  int            `json:"total"`
+	Done   int            `json:"done"`
+	Names  []string       `json:"names"`
+	Result *CaptureResult `json:"result"`
+}
+
+// Media is a stored file of a moment.
+type Media struct {
+	ID          string `json:"id"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"contentType"`
+	URL         string `json:"url"` // served to the webview by the app
+}
+
+// Reading is one of Pippa's readings (a turn).
+type Reading struct {
+	ID         string `json:"id"`
+	Mode       string `json:"mode"`
+	Seat       string `json:"seat"`
+	Status     string `json:"status"` // queued, running, finished, failed
+	Text       string `json:"text"`
+	Error      string `json:"error"`
+	StartedAt  string `json:"startedAt"`
+	FinishedAt string `json:"finishedAt"`
+}
+
+// Moment is a moment as the UI shows it: from the engine, or (Pending)
+// still in the outbox.
+type Moment struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind"`
+	Caption   string    `json:"caption"`
+	TakenAt   string    `json:"takenAt"`
+	CreatedAt string    `json:"createdAt"`
+	Thumb     string    `json:"thumb"`
+	Copy      *Media    `json:"copy"`
+	Original  *Media    `json:"original"`
+	Readings  []Reading `json:"readings"`
+	// Pending is true for a capture the engine does not have yet; EntryID
+	// is its outbox entry.
+	Pending bool   `json:"pending"`
+	EntryID string `json:"entryID"`
+	Name    string `json:"name"`
+}
+
+// Page is one page of moments, newest first; Next is the cursor of the
+// following page, "" at the end.
+type Page struct {
+	Moments []Moment `json:"moments"`
+	Next    string   `json:"next"`
+}
+
+// Phrase is a kept phrase.
+type Phrase struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	MomentID string `json:"momentID"`
+	KeptAt   string `json:"keptAt"`
+}
+
+// Recall is a quick recall: its moment and its reading.
+type Recall struct {
+	MomentID string  `json:"momentID"`
+	Reading  Reading `json:"reading"`
+}
+
+// Step is one of an outbox entry's four steps.
+type Step struct {
+	Name  string `json:"name"`  // create, copy, turn, original
+	Label string `json:"label"` // in words
+	Done  bool   `json:"done"`
+}
+
+// Entry is an outbox entry as the Outbox screen shows it.
+type Entry struct {
+	ID         string `json:"id"`
+	MomentID   string `json:"momentID"`
+	Name       string `json:"name"`
+	Thumb      string `json:"thumb"`
+	State      string `json:"state"` // pending, parked, done
+	Steps      []Step `json:"steps"`
+	BytesSent  int64  `json:"bytesSent"`
+	BytesTotal int64  `json:"bytesTotal"`
+	Attempts   int    `json:"attempts"`
+	Reason     string `json:"reason"`  // why it waits, in words
+	NextTry    string `json:"nextTry"` // RFC 3339, "" when not waiting
+	Code       string `json:"code"`    // the engine's code when parked
+	Message    string `json:"message"` // the engine's message when parked
+	Refused    bool   `json:"refused"` // waiting because the engine refused the token
+	CapturedAt string `json:"capturedAt"`
+}
+
+// OutboxEvent is forwarded to the UI on the "outbox" event.
+type OutboxEvent struct {
+	Kind      string `json:"kind"`
+	EntryID   string `json:"entryID"`
+	Step      string `json:"step"`
+	BytesSent int64  `json:"bytesSent"`
+	Reason    string `json:"reason"`
+	NextTry   string `json:"nextTry"`
+}
+
+// SettingsView is what the Settings screen shows.
+type SettingsView struct {
+	Engine      string `json:"engine"`
+	RemoteURL   string `json:"remoteURL"`
+	RemoteToken string `json:"remoteToken"`
+	LocalURL    string `json:"localURL"`
+	Pippa       Pippa  `json:"pippa"`
+	OllamaURL   string `json:"ollamaURL"`
+	DataDir     string `json:"dataDir"`
+	LogDir      string `json:"logDir"`
+}
+
+// TestResult is the answer of Test connection.
+type TestResult struct {
+	OK      bool   `json:"ok"`
+	Version string `json:"version"`
+	Message string `json:"message"`
+}
+
+func timeString(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func mediaView(m *api.Media) *Media {
+	if m == nil {
+		return nil
+	}
+	return &Media{ID: m.ID, Size: m.Size, ContentType: m.ContentType, URL: mediaURL(m.ID)}
+}
+
+func readingView(t api.Turn) Reading {
+	return Reading{ID: t.ID, Mode: t.Mode, Seat: t.Seat, Status: t.Status, Text: t.Text, Error: t.Error,
+		StartedAt: timeString(t.StartedAt), FinishedAt: timeString(t.FinishedAt)}
+}
+
+func momentView(m *api.Moment) Moment {
+	v := Moment{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: timeString(m.TakenAt),
+		CreatedAt: timeString(&m.CreatedAt), Copy: mediaView(m.Copy), Original: mediaView(m.Original),
+		Readings: make([]Reading, 0, len(m.Turns))}
+	if v.Copy != nil {
+		v.Thumb = v.Copy.URL
+	}
+	for _, t := range m.Turns {
+		v.Readings = append(v.Readings, readingView(t))
+	}
+	return v
+}
+
+func phraseView(p api.Phrase) Phrase {
+	return Phrase{ID: p.ID, Text: p.Text, MomentID: p.MomentID, KeptAt: timeString(&p.KeptAt)}
+}

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/app"
+	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine"
+)
+
+// testAPI holds the test-only routes.
+type testAPI struct {
+	shell  *shell
+	app    *app.App
+	dir    string // the harness's temp folder
+	data   string // the app's data folder
+	pippa  string
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	gen    int
+	remote *app.LocalEngine
+	addr   string // the family engine's address, fixed once prepared
+	token  string
+}
+
+func (t *testAPI) routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /test/dialog", t.dialog)
+	mux.HandleFunc("POST /test/generate", t.generate)
+	mux.HandleFunc("POST /test/remote/prepare", t.prepareRemote)
+	mux.HandleFunc("POST /test/remote/start", t.startRemote)
+	mux.HandleFunc("POST /test/remote/stop", func(w http.ResponseWriter, r *http.Request) {
+		t.stopRemote()
+		reply(w, map[string]bool{"stopped": true})
+	})
+	mux.HandleFunc("POST /test/seed", t.seed)
+	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
+		t.shell.mu.Lock()
+		defer t.shell.mu.Unlock()
+		reply(w, t.shell.revealed)
+	})
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, err error) {
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+// dialog queues what the next file or folder dialog answers.
+func (t *testAPI) dialog(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Files  []string `json:"files"`
+		Folder string   `json:"folder"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t.shell.mu.Lock()
+	if in.Files != nil {
+		t.shell.files = append(t.shell.files, in.Files)
+	}
+	if in.Folder != "" {
+		t.shell.folders = append(t.shell.folders, in.Folder)
+	}
+	t.shell.mu.Unlock()
+	reply(w, map[string]bool{"queued": true})
+}
+
+// generate writes n new JPEG photos (each different) and returns their
+// paths; big ones are noisy 12 MP files of several MB.
+func (t *testAPI) generate(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		N   int  `json:"n"`
+		Big bool `json:"big"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.N < 1 || in.N > 1000 {
+		http.Error(w, "give n between 1 and 1000", http.StatusBadRequest)
+		return
+	}
+	dir := filepath.Join(t.dir, "photos")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(w, err)
+		return
+	}
+	var paths []string
+	for range in.N {
+		t.mu.Lock()
+		t.gen++
+		n := t.gen
+		t.mu.Unlock()
+		p := filepath.Join(dir, fmt.Sprintf("garden-%03d.jpg", n))
+		wd, ht, q := 1600, 1200, 85
+		if in.Big {
+			wd, ht, q = 4000, 3000, 97
+		}
+		if err := os.WriteFile(p, photo(n, wd, ht, q, in.Big), 0o644); err != nil {
+			fail(w, err)
+			return
+		}
+		paths = append(paths, p)
+	}
+	reply(w, map[string][]string{"paths": paths})
+}
+
+// photo draws a simple landscape (sky, sun, hills) in colours picked by
+// seed, with grain when noisy so it does not compress much.
+func photo(seed, w, h, quality int, noisy bool) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	rnd := rand.New(rand.NewPCG(uint64(seed), 7))
+	hue := rnd.Float64()
+	sunX, sunY, sunR := float64(w)*(0.2+0.6*rnd.Float64()), float64(h)*0.3, float64(h)*0.1
+	for y := range h {
+		for x := range w {
+			fy := float64(y) / float64(h)
+			hill := 0.62 + 0.08*math.Sin(float64(x)/float64(w)*6+hue*10)
+			var c color.RGBA
+			switch {
+			case math.Hypot(float64(x)-sunX, float64(y)-sunY) < sunR:
+				c = color.RGBA{255, 214, 102, 255}
+			case fy < hill:
+				c = color.RGBA{uint8(90 + 100*fy), uint8(150 + 80*fy), uint8(200 + 40*hue), 255}
+			default:
+				c = color.RGBA{uint8(60 + 80*hue), uint8(120 + 60*(1-fy)), 70, 255}
+			}
+			if noisy {
+				n := uint8(rnd.IntN(48))
+				c.R, c.G, c.B = c.R^n, c.G^n, c.B^n
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, &jpeg.Options{Quality: quality})
+	return b.Bytes()
+}
+
+// prepareRemote makes the family engine's data folder and token and picks
+// its port, without starting it: Settings can point at it while it is
+// still unreachable.
+func (t *testAPI) prepareRemote(w http.ResponseWriter, r *http.Request) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.addr == "" {
+		eng, err := engine.Open(r.Context(), engine.Config{Dir: t.remoteDir(), Logger: t.logger})
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		tok, err := eng.Tokens().Add("family-e2e")
+		eng.Close()
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		t.addr = ln.Addr().String()
+		ln.Close()
+		t.token = tok
+	}
+	reply(w, map[string]string{"url": "http://" + t.addr, "token": t.token})
+}
+
+func (t *testAPI) remoteDir() string { return filepath.Join(t.dir, "family-engine") }
+
+// startRemote starts the family engine on its prepared port (restarting it
+// when it runs), optionally with a small media limit so uploads park.
+func (t *testAPI) startRemote(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		MaxMediaSize int64 `json:"maxMediaSize"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t.stopRemote()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.addr == "" {
+		http.Error(w, "prepare the family engine first", http.StatusConflict)
+		return
+	}
+	le, err := app.StartLocalEngine(context.Background(), app.LocalConfig{
+		Dir: t.remoteDir(), Addr: t.addr, Token: t.token, MaxMediaSize: in.MaxMediaSize,
+		Pippa: app.Pippa{URL: t.pippa, Model: "fake-pippa"}, Logger: t.logger,
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	t.remote = le
+	reply(w, map[string]string{"url": le.URL})
+}
+
+func (t *testAPI) stopRemote() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.remote != nil {
+		t.remote.Close()
+		t.remote = nil
+	}
+}
+
+// seed puts n photo moments (each with its own small copy record) straight
+// into the app's own engine, for the performance figures.
+func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		N int `json:"n"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.N < 1 || in.N > 100000 {
+		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
+		return
+	}
+	addr, err := os.ReadFile(filepath.Join(t.data, "engine-address"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var prefs struct {
+		LocalToken string `json:"local_token"`
+	}
+	b, err := os.ReadFile(filepath.Join(t.data, "settings.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &prefs)
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	cl := client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil)
+	thumbs := make([][]byte, 8)
+	for i := range thumbs {
+		thumbs[i] = photo(1000+i, 320, 320, 80, false)
+	}
+	ids := make(chan int)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ids {
+				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)]); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := range in.N {
+		ids <- i
+	}
+	close(ids)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		fail(w, err)
+	default:
+		reply(w, map[string]int{"seeded": in.N})
+	}
+}
+
+func seedOne(ctx context.Context, cl *client.Client, thumb []byte) error {
+	mid, cid := ulid.Make().String(), ulid.Make().String()
+	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto, Caption: "Seeded moment"}); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(thumb)
+	_, _, err := cl.PutMedia(ctx, client.PutMedia{ID: cid, MomentID: mid, Role: api.RoleCopy, ContentType: "image/jpeg",
+		Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]})
+	return err
+}

@@ -1,0 +1,57 @@
+// Command spark is the Spark desktop app: a Wails window with the
+// TypeScript UI of frontend/, over the bound methods of package app. This
+// file only wires them together.
+package main
+
+import (
+	"context"
+	"embed"
+	"log"
+	"log/slog"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/options/mac"
+	"github.com/wailsapp/wails/v2/pkg/options/windows"
+
+	"github.com/sparkfamily/spark/app"
+	"github.com/sparkfamily/spark/version"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
+
+func main() {
+	a := app.New(app.Options{
+		DataDir: os.Getenv("SPARK_DATA"),
+		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
+	err := wails.Run(&options.App{
+		Title:            "Spark",
+		Width:            1180,
+		Height:           800,
+		MinWidth:         640,
+		MinHeight:        480,
+		BackgroundColour: options.NewRGB(250, 246, 240),
+		AssetServer:      &assetserver.Options{Assets: assets, Handler: a.MediaHandler()},
+		OnStartup:        func(ctx context.Context) { a.Startup(ctx, app.WailsShell(ctx)) },
+		OnShutdown:       func(ctx context.Context) { a.Shutdown() },
+		Bind:             a.Bind(),
+		ErrorFormatter:   app.FormatError,
+		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		Linux:            &linux.Options{Icon: icon, ProgramName: "spark", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+		Windows:          &windows.Options{Theme: windows.SystemDefault},
+		Mac: &mac.Options{
+			About: &mac.AboutInfo{Title: "Spark " + version.Version, Message: "Your family's moments, and Pippa's readings of them.", Icon: icon},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}
