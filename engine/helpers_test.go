@@ -203,8 +203,6 @@ func blobPath(tb testing.TB, e *Engine, sha string) string {
 	return p
 }
 
-
-
 // walkFiles calls fn for every regular file under dir.
 func walkFiles(dir string, fn func(string)) error {
 	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,7 +157,7 @@ func TestTurn_NoSeatQueuedThenSetSeats(t *testing.T) {
 	}
 }
 
-func isBadSeat(err error) bool { return err != nil && strings.Contains(err.Error(), ErrBadSeat.Error()) }
+func isBadSeat(err error) bool { return errors.Is(err, ErrBadSeat) }
 
 // TestTurn_CrashMidTurnAskedAgain stops the engine while Pippa is thinking:
 // turn.start is in the log, turn.finish is not. The next Open asks again.
