@@ -97,6 +97,9 @@ func CheckPhraseID(id string) error {
 	if !strings.HasPrefix(id, PhraseIDPrefix) {
 		return badID("a phrase id starts with %q", PhraseIDPrefix)
 	}
+	if len(id) == len(PhraseIDPrefix) {
+		return badID("the phrase id %q has no phrase after %q", id, PhraseIDPrefix)
+	}
 	if len(id) > MaxPhraseIDLen {
 		return badID("a phrase id is at most %d bytes, got %d", MaxPhraseIDLen, len(id))
 	}
