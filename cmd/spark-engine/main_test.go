@@ -355,14 +355,14 @@ func TestBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the bench runs child processes for a few seconds")
 	}
-	out, errOut, code := spark(t, "bench", "--dir", t.TempDir(), "--runs", "1", "--duration", "200ms", "--rebuild-ops", "2000", "--media-mb", "2")
+	out, errOut, code := spark(t, "bench", "--dir", t.TempDir(), "--runs", "1", "--duration", "100ms", "--rebuild-ops", "1000", "--media-mb", "1")
 	if code != 0 {
 		t.Fatalf("bench: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
 		"raw write+fsync", "bare JSON handler, 16 clients", "bare JSON handler, 32 clients",
-		"creates over HTTP, 1 client", "creates over HTTP, 32 clients", "bare bulk insert, 2,000 ops",
-		"rebuild, 2,000 ops", "bare hashing handler, 2 MB PUT", "media PUT, 2 MB", "peak RSS", "p99",
+		"creates over HTTP, 1 client", "creates over HTTP, 32 clients", "bare bulk insert, 1,000 ops",
+		"rebuild, 1,000 ops", "bare hashing handler, 1 MB PUT", "media PUT, 1 MB", "peak RSS", "p99",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)

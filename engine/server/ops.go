@@ -5,11 +5,8 @@ import (
 	"strconv"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
 )
-
-// defaultOpsLimit is the page size of GET /v1/ops without ?limit=: the
-// largest the contract allows, since a reader of the log wants all of it.
-const defaultOpsLimit = api.MaxOpsLimit
 
 func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
 	var after uint64
@@ -21,7 +18,7 @@ func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
-	limit, err := queryLimit(r, defaultOpsLimit, api.MaxOpsLimit)
+	limit, err := queryLimit(r, engine.DefaultOpsLimit, api.MaxOpsLimit)
 	if err != nil {
 		s.Error(w, r, err)
 		return
