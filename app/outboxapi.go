@@ -250,7 +250,7 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 			switch ev.Kind {
 			case outbox.EventProgress:
 				a.progress.set(ev.EntryID, progress{ev.Sent, ev.Total})
-			case outbox.EventDone, outbox.EventRemoved, outbox.EventStepDone:
+			case outbox.EventDone, outbox.EventRemoved, outbox.EventStepDone, outbox.EventParked, outbox.EventWaiting:
 				a.progress.drop(ev.EntryID)
 			}
 			a.emit("outbox", OutboxEvent{Kind: string(ev.Kind), EntryID: ev.EntryID, Step: ev.Step,

@@ -6,6 +6,7 @@ import type { Screen } from './main';
 type Go = (t: 'outbox' | 'moments' | 'settings') => void;
 
 interface Card {
+  name: string;
   el: HTMLElement;
   state: HTMLElement;
   thumb: HTMLElement;
@@ -82,8 +83,12 @@ export class CaptureScreen implements Screen {
       this.pending.set(e.batch, placeholders);
       this.bar.hidden = e.total < 2;
     } else if (e.kind === 'result' && e.result) {
-      const slot = this.pending.get(e.batch)?.shift() ?? this.addCard(e.result.name);
-      this.fill(slot, e.result);
+      // Results come in the order they finish: fill the placeholder of the
+      // same file.
+      const slots = this.pending.get(e.batch) ?? [];
+      const at = slots.findIndex((c) => c.name === e.result?.name);
+      const slot = at >= 0 ? slots.splice(at, 1)[0] : slots.shift();
+      this.fill(slot ?? this.addCard(e.result.name), e.result);
     } else if (e.kind === 'done') {
       for (const c of this.pending.get(e.batch) ?? []) c.el.remove();
       this.pending.delete(e.batch);
@@ -101,7 +106,7 @@ export class CaptureScreen implements Screen {
     const state = h('p', { class: 'state' }, 'Saving on this computer…');
     const el = h('li', { class: 'card', 'data-testid': 'card' }, thumb, h('p', { class: 'name', title: name }, name), state);
     this.cards.prepend(el);
-    return { el, state, thumb, steps: 0 };
+    return { name, el, state, thumb, steps: 0 };
   }
 
   private fill(c: Card, r: CaptureResult): void {

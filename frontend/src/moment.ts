@@ -146,7 +146,8 @@ export class MomentDialog {
     clear(
       this.keepBar,
       h('span', {}, `“${short}”`),
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'keep-phrase', onclick: () => void this.keep(text, momentID) }, 'Keep this phrase'),
+      // Pressing the button must not drop the selection it is about.
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'keep-phrase', onmousedown: (e: Event) => e.preventDefault(), onclick: () => void this.keep(text, momentID) }, 'Keep this phrase'),
     );
     this.keepBar.hidden = false;
   }

@@ -190,8 +190,8 @@ export class MomentsScreen implements Screen {
           'aria-label': `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${when(m.takenAt || m.createdAt)}${m.pending ? ', not sent yet' : ''}`,
           onclick: () => void this.dialog.open(m),
         },
-        h('div', { class: 'frame', style: `height: ${this.tile}px` }, img),
-        h('div', { class: 'tile-label' }, h('span', { class: 'date' }, when(m.takenAt || m.createdAt)), state),
+        h('div', { class: 'frame', style: `height: ${this.tile}px` }, img, state),
+        h('div', { class: 'tile-label' }, m.caption || when(m.takenAt || m.createdAt)),
       ),
     );
     return li;

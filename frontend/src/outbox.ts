@@ -55,7 +55,11 @@ export class OutboxScreen implements Screen {
     const parked = es.filter((e) => e.state === 'parked').length;
     this.retryAll.hidden = parked === 0;
     this.summary.textContent =
-      es.length === 0 ? 'Everything is sent. Nothing is waiting.' : `${plural(es.length - parked, 'capture is', 'captures are')} on the way${parked ? `, ${parked} need${parked === 1 ? 's' : ''} you` : ''}.`;
+      es.length === 0
+        ? 'Everything is sent. Nothing is waiting.'
+        : [es.length > parked ? `${plural(es.length - parked, 'capture is', 'captures are')} on the way.` : '', parked ? `${plural(parked, 'capture needs', 'captures need')} you.` : '']
+            .filter(Boolean)
+            .join(' ');
     clear(this.list, ...es.map((e) => this.item(e)));
   }
 
@@ -69,7 +73,7 @@ export class OutboxScreen implements Screen {
         return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${s.label}`);
       }),
     );
-    const uploading = e.bytesSent > 0 && e.bytesSent < e.bytesTotal;
+    const uploading = e.state === 'pending' && !e.reason && e.bytesSent > 0 && e.bytesSent < e.bytesTotal;
     let why: HTMLElement | null = null;
     if (e.state === 'parked') {
       why = h('p', { class: 'error-text', 'data-testid': 'parked-message' }, `The engine refused it: ${e.message || e.code}`);

@@ -1,0 +1,151 @@
+// End-to-end tests of the Spark desktop UI in Chromium against the real app
+// layer (harness: real engine, real outbox, fake Pippa). They run in order
+// in one window, as a person would use the app.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { launch, harness, choose, tab, shot, until, url } from './lib.mjs';
+
+const photos = join(import.meta.dirname, '..', '..', '..', 'shared', 'photos');
+let context;
+let page;
+
+before(async () => {
+  assert.ok(url, 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  ({ context, page } = await launch());
+  await page.getByTestId('engine-state').filter({ hasText: 'This computer: connected' }).waitFor();
+});
+
+after(async () => {
+  await context?.close();
+});
+
+async function cardsSent(n) {
+  await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= n, `${n} cards sent`);
+}
+
+async function openNewestMoment() {
+  await tab(page, 'Moments');
+  const tile = page.locator('[data-testid=moment-tile][data-pending=false]').first();
+  await tile.click();
+  await page.getByTestId('moment-dialog').waitFor();
+}
+
+test('three generated photos: cards show at once, then the moments and Pippa’s readings', async () => {
+  const { paths } = await harness('/test/generate', { n: 3 });
+  await choose(page, paths);
+  await until(async () => (await page.getByTestId('card').count()) >= 3, 'three cards');
+  const imgs = page.locator('[data-testid=card] img');
+  await until(async () => (await imgs.evaluateAll((els) => els.filter((e) => e.complete && e.naturalWidth > 0).length)) >= 3, 'three small copies drawn');
+  await cardsSent(3);
+  await shot(page, 'capture');
+
+  await tab(page, 'Moments');
+  await until(async () => (await page.locator('[data-testid=moment-tile][data-pending=false]').count()) >= 3, 'three moments from the engine');
+  await shot(page, 'moments');
+  await openNewestMoment();
+  const reading = page.locator('[data-testid=reading][data-status=finished]').first();
+  await reading.waitFor();
+  assert.match(await reading.innerText(), /red door/);
+  await shot(page, 'moment');
+  await page.getByRole('button', { name: 'Close' }).click();
+});
+
+test('real photos, one HEIC: small copies drawn upright and read by Pippa', async (t) => {
+  if (!existsSync(photos)) {
+    t.skip(`no test photos at ${photos}`);
+    return;
+  }
+  const names = ['iphone13promax_4032x3024_orient6.heic', 'canon_sx60_2048x1536_orient6.jpg', 'olympus_ep3_4032x3024.jpg'];
+  const before = await page.locator('[data-testid=card][data-state=sent]').count();
+  await choose(page, names.map((n) => join(photos, n)));
+  await cardsSent(before + 3);
+  const sizes = await page.locator('[data-testid=card] img').evaluateAll((els) => els.slice(0, 3).map((e) => [e.naturalWidth, e.naturalHeight]));
+  // Newest first: the olympus (landscape), the canon and the HEIC, both
+  // orientation 6, so portrait once upright.
+  assert.ok(sizes.every(([w, h]) => w > 0 && h > 0), `drawn: ${JSON.stringify(sizes)}`);
+  const portraits = sizes.filter(([w, h]) => h > w).length;
+  assert.equal(portraits, 2, `the two rotated photos come out portrait: ${JSON.stringify(sizes)}`);
+  await shot(page, 'capture-real');
+  await openNewestMoment();
+  await page.locator('[data-testid=reading][data-status=finished]').first().waitFor();
+  await page.getByRole('button', { name: 'Close' }).click();
+});
+
+test('keep a phrase selected in a reading', async () => {
+  await openNewestMoment();
+  const text = page.locator('[data-testid=moment-dialog] [data-testid=reading-text]').first();
+  await text.waitFor();
+  await text.evaluate((el) => {
+    const node = el.firstChild;
+    const at = node.textContent.indexOf('red door');
+    const r = document.createRange();
+    r.setStart(node, at);
+    r.setEnd(node, at + 'red door'.length);
+    const sel = document.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(r);
+  });
+  await page.getByTestId('keep-phrase').click();
+  await page.getByText('Kept “red door”').waitFor();
+  await page.getByRole('button', { name: 'Close' }).click();
+  await tab(page, 'Phrases');
+  await page.getByTestId('phrase').filter({ hasText: 'red door' }).waitFor();
+});
+
+test('a quick recall shows its reading', async () => {
+  await tab(page, 'Phrases');
+  await page.getByTestId('start-recall').click();
+  await page.getByTestId('recall-status').filter({ hasText: 'Finished' }).waitFor();
+  assert.match(await page.getByTestId('recall-text').innerText(), /Remembering together/);
+  await shot(page, 'phrases');
+});
+
+test('an unreachable family engine: calm banner, captures wait, then send on their own when it is up', async () => {
+  const remote = await harness('/test/remote/prepare');
+  await tab(page, 'Settings');
+  await page.getByLabel('Family engine').check();
+  await page.getByLabel('Engine address').fill(remote.url);
+  await page.getByLabel('Token').fill(remote.token);
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  await page.getByTestId('test-result').filter({ hasText: 'No engine answers' }).waitFor();
+  await page.getByTestId('use-remote').click();
+  await page.getByTestId('engine-state').filter({ hasText: 'Family engine: offline' }).waitFor();
+  const banner = page.locator('.banner');
+  await banner.waitFor();
+
+  const { paths } = await harness('/test/generate', { n: 2 });
+  await choose(page, paths);
+  await until(async () => /2 captures are waiting/.test(await banner.innerText()), 'the banner counts two waiting captures');
+  await tab(page, 'Outbox');
+  await until(async () => (await page.locator('[data-testid=entry][data-state=pending]').count()) === 2, 'two waiting entries');
+  await page.getByText("The engine can't be reached").first().waitFor();
+  await shot(page, 'offline');
+
+  await harness('/test/remote/start', {});
+  await page.getByRole('button', { name: 'Send now' }).click();
+  await until(async () => (await page.getByTestId('entry').count()) === 0, 'the outbox empties');
+  await page.getByTestId('engine-state').filter({ hasText: 'Family engine: connected' }).waitFor();
+  await until(async () => !(await banner.isVisible()), 'the banner goes away');
+  await tab(page, 'Moments');
+  await until(async () => (await page.locator('[data-testid=moment-tile][data-pending=false]').count()) >= 2, 'the family engine has them');
+});
+
+test('a parked entry shows the engine’s message, is retried and sent', async () => {
+  await harness('/test/remote/start', { maxMediaSize: 1_000_000 });
+  const { paths } = await harness('/test/generate', { n: 1, big: true });
+  await choose(page, paths);
+  await tab(page, 'Outbox');
+  const parked = page.locator('[data-testid=entry][data-state=parked]');
+  await parked.waitFor({ timeout: 60_000 });
+  const msg = await parked.getByTestId('parked-message').innerText();
+  assert.match(msg, /refused/);
+  await page.getByTestId('parked').filter({ hasText: '1 need you' }).waitFor();
+  await shot(page, 'parked');
+
+  await harness('/test/remote/start', {});
+  await parked.getByTestId('retry').click();
+  await until(async () => (await page.getByTestId('entry').count()) === 0, 'the retried entry is sent');
+  await page.getByTestId('parked').filter({ hasText: '0 need you' }).waitFor();
+});

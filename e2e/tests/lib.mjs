@@ -1,0 +1,69 @@
+// Helpers shared by the end-to-end tests: Debian's Chromium through
+// playwright-core (never a downloaded browser), the harness's test routes,
+// and screenshots.
+import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// playwright-core is installed with the frontend's packages.
+const require = createRequire(join(import.meta.dirname, '..', '..', 'frontend', 'package.json'));
+const { chromium } = require('playwright-core');
+
+export const url = process.env.SPARK_HARNESS_URL ?? '';
+export const shots = process.env.SPARK_SCREENSHOTS ?? join(tmpdir(), 'spark-screenshots');
+mkdirSync(shots, { recursive: true });
+
+export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** launch starts Chromium with a fresh profile and opens the app. */
+export async function launch({ width = 1180, height = 800, colorScheme = 'light' } = {}) {
+  const profile = mkdtempSync(join(tmpdir(), 'spark-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumArgs,
+    viewport: { width, height },
+    colorScheme,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  await page.goto(url);
+  return { context, page };
+}
+
+/** harness calls a test route of the harness. */
+export async function harness(path, body = {}) {
+  const r = await fetch(url + path, { method: 'POST', body: JSON.stringify(body) });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+/** choose captures files through the real "Choose photos…" button: the
+ * harness's file dialog answers with paths. */
+export async function choose(page, paths) {
+  await harness('/test/dialog', { files: paths });
+  await page.getByRole('button', { name: 'Add photos' }).click();
+  await page.getByRole('button', { name: 'Choose photos…' }).click();
+}
+
+export async function tab(page, name) {
+  await page.locator('nav.tabs').getByRole('button', { name }).click();
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+/** until polls fn (in the test) until it returns a truthy value. */
+export async function until(fn, what, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
