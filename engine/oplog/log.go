@@ -304,6 +304,10 @@ func (l *Log) commit(batch []*request) {
 	for _, r := range live {
 		r.res <- result{recs: r.recs}
 	}
+	if cap(l.buf) > 2*maxBatchBytes {
+		// One huge Append should not pin its buffer for the life of the log.
+		l.buf = nil
+	}
 }
 
 // writeSync writes l.buf at the end of the file and fsyncs it.

@@ -195,6 +195,7 @@ func TestLog_AppendInvalid(t *testing.T) {
 		{"RequestIDTooLong", rec("a", strings.Repeat("r", MaxRequestIDLen+1), "")},
 		{"RequestIDBadUTF8", rec("a", "\xff", "")},
 		{"DataNotJSON", rec("a", "", "{")},
+		{"TimeOutOfRange", Record{Op: "a", At: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}},
 		{"TooLarge", Record{Op: "a", Data: json.RawMessage(`"` + strings.Repeat("x", MaxRecordSize) + `"`)}},
 	}
 	for _, tt := range tests {

@@ -80,6 +80,9 @@ func validate(r *Record) error {
 			return fmt.Errorf("%w: the op name %q has %q at position %d", ErrInvalid, r.Op, c, i)
 		}
 	}
+	if !r.At.IsZero() && (r.At.Year() < 1678 || r.At.Year() > 2261) {
+		return fmt.Errorf("%w: the time %v cannot be stored (years 1678 to 2261 fit)", ErrInvalid, r.At)
+	}
 	if len(r.RequestID) > MaxRequestIDLen {
 		return fmt.Errorf("%w: the request id has %d bytes, at most %d fit", ErrInvalid, len(r.RequestID), MaxRequestIDLen)
 	}
