@@ -5,54 +5,33 @@
 // killed after E2E_TIMEOUT seconds (default 300).
 //
 // Run from frontend/ with `npm run e2e` after `npm run build`.
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startHarness, out } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const frontend = join(root, 'frontend');
-const out = join(frontend, 'test-results');
-mkdirSync(out, { recursive: true });
 const limit = Number(process.env.E2E_TIMEOUT || 300) * 1000;
 
-if (!existsSync(join(frontend, 'dist', 'assets'))) {
-  console.log('e2e: building the UI first (npm run build)');
-  execFileSync('npm', ['run', 'build'], { cwd: frontend, stdio: 'inherit' });
+let harness;
+try {
+  harness = await startHarness();
+} catch (e) {
+  console.error(`e2e: ${e.message}`);
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
 }
-console.log('e2e: building the harness');
-const bin = join(out, 'spark-harness');
-execFileSync('go', ['build', '-o', bin, './e2e/harness'], { cwd: root, stdio: 'inherit' });
-
-const urlFile = join(out, 'harness.url');
-rmSync(urlFile, { force: true });
-const harness = spawn(bin, ['-dist', join(frontend, 'dist'), '-url-file', urlFile], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-const stop = () => {
-  if (harness.exitCode === null) harness.kill('SIGTERM');
-};
-process.on('exit', stop);
+const { url, stop } = harness;
 const killer = setTimeout(() => {
   console.error(`e2e: still running after ${limit / 1000}s: stopping`);
   stop();
   process.exit(1);
 }, limit);
 
-let url = '';
-for (let i = 0; i < 200 && !url; i++) {
-  if (harness.exitCode !== null) break;
-  if (existsSync(urlFile)) url = readFileSync(urlFile, 'utf8').trim();
-  else await new Promise((r) => setTimeout(r, 100));
-}
-if (!url) {
-  console.error('e2e: the harness did not start');
-  stop();
-  process.exit(1);
-}
-
 const files = readdirSync(join(here, 'tests')).filter((f) => f.endsWith('.test.mjs')).map((f) => join(here, 'tests', f));
 const tests = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
-  cwd: root,
+  cwd: join(here, '..'),
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, SPARK_HARNESS_URL: url, SPARK_SCREENSHOTS: join(out, 'screenshots') },
 });

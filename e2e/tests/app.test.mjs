@@ -12,7 +12,7 @@ let context;
 let page;
 
 before(async () => {
-  assert.ok(url, 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
   ({ context, page } = await launch());
   await page.getByTestId('engine-state').filter({ hasText: 'This computer: connected' }).waitFor();
 });

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 const require = createRequire(join(import.meta.dirname, '..', '..', 'frontend', 'package.json'));
 const { chromium } = require('playwright-core');
 
-export const url = process.env.SPARK_HARNESS_URL ?? '';
+/** url is the harness's address, read when used (perf.mjs sets it late). */
+export const url = () => process.env.SPARK_HARNESS_URL ?? '';
 export const shots = process.env.SPARK_SCREENSHOTS ?? join(tmpdir(), 'spark-screenshots');
 mkdirSync(shots, { recursive: true });
 
@@ -29,13 +30,13 @@ export async function launch({ width = 1180, height = 800, colorScheme = 'light'
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
-  await page.goto(url);
+  await page.goto(url());
   return { context, page };
 }
 
 /** harness calls a test route of the harness. */
 export async function harness(path, body = {}) {
-  const r = await fetch(url + path, { method: 'POST', body: JSON.stringify(body) });
+  const r = await fetch(url() + path, { method: 'POST', body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }
