@@ -89,11 +89,11 @@ func validate(r *Record) error {
 	if !utf8.ValidString(r.RequestID) {
 		return fmt.Errorf("%w: the request id %q is not valid UTF-8", ErrInvalid, r.RequestID)
 	}
-	if len(r.Data) > 0 && !json.Valid(r.Data) {
-		return fmt.Errorf("%w: the data of op %s is not valid JSON", ErrInvalid, r.Op)
-	}
 	if n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data); n > MaxRecordSize {
 		return fmt.Errorf("%w: op %s is %d bytes, at most %d fit in a record", ErrInvalid, r.Op, n, MaxRecordSize)
+	}
+	if len(r.Data) > 0 && !json.Valid(r.Data) {
+		return fmt.Errorf("%w: the data of op %s is not valid JSON", ErrInvalid, r.Op)
 	}
 	return nil
 }
