@@ -50,6 +50,9 @@ type config struct {
 	engCfg   func(*engine.Config)
 }
 
+// tokenName names the token Start adds.
+const tokenName = "enginetest"
+
 // Option changes how Start starts an engine.
 type Option func(*config)
 
@@ -116,7 +119,12 @@ func Start(tb testing.TB, opts ...Option) *Engine {
 		tb.Fatalf("enginetest: open the engine in %s: %v", c.dir, err)
 	}
 	e.Engine = eng
-	token, err := eng.Tokens().Add("enginetest")
+	// On a restart (WithDir) the previous run's token is replaced by a fresh one.
+	if _, err := eng.Tokens().Revoke(tokenName); err != nil {
+		eng.Close()
+		tb.Fatalf("enginetest: replace the token: %v", err)
+	}
+	token, err := eng.Tokens().Add(tokenName)
 	if err != nil {
 		eng.Close()
 		tb.Fatalf("enginetest: add a token: %v", err)
