@@ -52,6 +52,8 @@ that fails the checks is one of two things:
     record's offset and synced) and a warning is logged with the offset and
     the number of bytes cut. Those records were never fsync'ed, so no writer
     was ever told that they were stored.
+    At offset 0 this holds only if the bytes begin with the magic or are
+    all zeros: a file that does not look like a log is never cut.
   - corruption: some valid record follows it, or its checksum matches but
     its content is impossible (a bad seq, an invalid field). Open then fails
     with a *CorruptError that names the file and the byte offset of the bad

@@ -175,6 +175,44 @@ func TestOpen_Corrupt(t *testing.T) {
 	}
 }
 
+func TestOpen_FirstRecord(t *testing.T) {
+	one, _ := encodeAll(seqRecs(1)...)
+	tests := []struct {
+		name    string
+		file    []byte
+		corrupt bool
+	}{
+		{"TornFirstAppend", one[:len(one)-3], false},
+		{"MagicOnly", magic[:2], false},
+		{"Zeros", make([]byte, 8192), false},
+		{"NotALog", []byte("hello, this is somebody's notes file\n"), true},
+		{"FirstRecordBadChecksum", append(append([]byte(nil), one[:len(one)-1]...), one[len(one)-1]^1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, tt.file)
+			l, err := Open(path, testOptions(t))
+			if tt.corrupt {
+				var ce *CorruptError
+				if !errors.As(err, &ce) || ce.Offset != 0 || ce.Tail || !strings.Contains(err.Error(), "does not look like an op log") {
+					t.Fatalf("Open = %v, want a *CorruptError saying it is not a log", err)
+				}
+				if got := fileSize(t, path); got != int64(len(tt.file)) {
+					t.Errorf("Open cut a file that is not a log to %d bytes", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if l.LastSeq() != 0 || fileSize(t, path) != 0 {
+				t.Errorf("LastSeq %d, size %d; want an empty log", l.LastSeq(), fileSize(t, path))
+			}
+		})
+	}
+}
+
 func TestScan_FileDamagedWhileOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ops.log")
 	l := openLog(t, path, testOptions(t))

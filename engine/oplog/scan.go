@@ -156,6 +156,19 @@ func scanFile(ctx context.Context, path string, f *os.File, size int64, fn func(
 					return fmt.Errorf("oplog: %s: %w", path, err)
 				}
 				ce.Tail = !more
+				if ce.Tail && bad.off == 0 {
+					// A file whose very first bytes are bad is a torn
+					// first append only if they look like one; anything
+					// else is not a log, and must not be cut to nothing.
+					ok, err := startsLikeLog(f, size)
+					if err != nil {
+						return fmt.Errorf("oplog: %s: %w", path, err)
+					}
+					if !ok {
+						ce.Tail = false
+						ce.Reason += "; the file does not look like an op log"
+					}
+				}
 			}
 			return ce
 		}
@@ -238,4 +251,30 @@ func (l *Log) Scan(ctx context.Context, after uint64, fn func(Record) error) err
 			return err
 		}
 	}
+}
+
+// startsLikeLog reports whether a file of the given size begins like the
+// remains of a first append: the start of the magic, or zero bytes only (a
+// crash can leave a file extended with zeros).
+func startsLikeLog(f io.ReaderAt, size int64) (bool, error) {
+	head := make([]byte, min(size, int64(len(magic))))
+	if _, err := f.ReadAt(head, 0); err != nil && err != io.EOF {
+		return false, fmt.Errorf("read at offset 0: %w", err)
+	}
+	if bytes.Equal(head, magic[:len(head)]) {
+		return true, nil
+	}
+	buf := make([]byte, 64<<10)
+	for pos := int64(0); pos < size; pos += int64(len(buf)) {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
+		if err != nil && err != io.EOF {
+			return false, fmt.Errorf("read at offset %d: %w", pos, err)
+		}
+		for _, c := range buf[:n] {
+			if c != 0 {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
