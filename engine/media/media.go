@@ -184,6 +184,11 @@ func (st *Staged) Commit() error {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	if err := os.Rename(st.temp, final); err != nil {
+		// A concurrent Commit of the same bytes may have won (Windows
+		// refuses to rename over a file in use); the blob is there.
+		if _, serr := os.Stat(final); serr == nil {
+			return st.Discard()
+		}
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	st.temp = ""
