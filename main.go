@@ -9,6 +9,9 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -16,6 +19,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/options/mac"
 	"github.com/wailsapp/wails/v2/pkg/options/windows"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/sparkfamily/spark/app"
 	"github.com/sparkfamily/spark/version"
@@ -28,10 +32,9 @@ var assets embed.FS
 var icon []byte
 
 func main() {
-	a := app.New(app.Options{
-		DataDir: os.Getenv("SPARK_DATA"),
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	})
+	start := time.Now()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	a := app.New(app.Options{DataDir: os.Getenv("SPARK_DATA"), Logger: logger})
 	err := wails.Run(&options.App{
 		Title:            "Spark",
 		Width:            1180,
@@ -40,13 +43,19 @@ func main() {
 		MinHeight:        480,
 		BackgroundColour: options.NewRGB(250, 246, 240),
 		AssetServer:      &assetserver.Options{Assets: assets, Handler: a.MediaHandler()},
-		OnStartup:        func(ctx context.Context) { a.Startup(ctx, app.WailsShell(ctx)) },
-		OnShutdown:       func(ctx context.Context) { a.Shutdown() },
-		Bind:             a.Bind(),
-		ErrorFormatter:   app.FormatError,
-		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
-		Linux:            &linux.Options{Icon: icon, ProgramName: "spark", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
-		Windows:          &windows.Options{Theme: windows.SystemDefault},
+		OnStartup: func(ctx context.Context) {
+			a.Startup(ctx, app.WailsShell(ctx))
+			go quitOnSignal(ctx)
+		},
+		OnDomReady: func(ctx context.Context) {
+			logger.Info("window ready", "since_start", time.Since(start).Round(time.Millisecond))
+		},
+		OnShutdown:     func(ctx context.Context) { a.Shutdown() },
+		Bind:           a.Bind(),
+		ErrorFormatter: app.FormatError,
+		DragAndDrop:    &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		Linux:          &linux.Options{Icon: icon, ProgramName: "spark", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+		Windows:        &windows.Options{Theme: windows.SystemDefault},
 		Mac: &mac.Options{
 			About: &mac.AboutInfo{Title: "Spark " + version.Version, Message: "Your family's moments, and Pippa's readings of them.", Icon: icon},
 		},
@@ -54,4 +63,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// quitOnSignal closes the window on SIGINT or SIGTERM (a logout, a service
+// manager), so the drain stops between steps and the engine's log is synced
+// as when the user closes it.
+func quitOnSignal(ctx context.Context) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	runtime.Quit(ctx)
 }
