@@ -246,6 +246,12 @@ func (e *Engine) apply(batch []oplog.Record) error {
 // folded into the mirror.
 func (e *Engine) appendOps(ctx context.Context, recs ...oplog.Record) error {
 	if _, err := e.log.Append(ctx, recs...); err != nil {
+		if broken := e.broken.Load(); broken != nil {
+			return api.Errorf(api.CodeUnavailable, "the engine stopped taking writes after an internal error (%v)", *broken)
+		}
+		if errors.Is(err, oplog.ErrClosed) {
+			return api.Errorf(api.CodeUnavailable, "the engine is shutting down; try again in a moment")
+		}
 		return fmt.Errorf("engine: append %s: %w", recs[0].Op, err)
 	}
 	return nil
