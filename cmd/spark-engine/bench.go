@@ -214,6 +214,10 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
+	disk, err := b.median(ctx, runs, "disk-write", "--mb", mb)
+	if err != nil {
+		return nil, err
+	}
 
 	t := &table{}
 	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
@@ -229,6 +233,7 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 		ratio: rebuild.rate() / bulk.rate(), goal: goalRebuild,
 		note: fmt.Sprintf("peak RSS %s (goal < %s: %s)", mib(rebuild.PeakRSS), mib(goalRebuildRSS), yesNo(rebuildRSSok))})
 	t.add(row{what: fmt.Sprintf("bare hashing handler, %d MB PUT", o.mediaMB), value: fmt.Sprintf("%.0f MB/s", bareMedia.mbps()), note: "peak RSS " + mib(bareMedia.PeakRSS)})
+	t.add(row{what: fmt.Sprintf("raw write+fsync, %d MB file", o.mediaMB), value: fmt.Sprintf("%.0f MB/s", disk.mbps()), note: "the disk's bound on a durable upload"})
 	t.add(row{what: fmt.Sprintf("media PUT, %d MB", o.mediaMB), value: fmt.Sprintf("%.0f MB/s", media.mbps()), peer: "bare hashing handler",
 		ratio: media.mbps() / bareMedia.mbps(), goal: goalMedia, note: "peak RSS " + mib(media.PeakRSS)})
 	return t, nil

@@ -63,6 +63,7 @@ var phases = map[string]func(context.Context, phaseArgs) (phaseResult, error){
 	"bulk-insert":  phaseBulkInsert,
 	"media":        phaseMedia,
 	"bare-media":   phaseBareMedia,
+	"disk-write":   phaseDiskWrite,
 }
 
 func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
@@ -421,6 +422,31 @@ func phaseBareMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	put.ContentLength = size
 	start := time.Now()
 	if err := expect(hc, put, http.StatusCreated); err != nil {
+		return phaseResult{}, err
+	}
+	return phaseResult{Count: 1, Bytes: size, Elapsed: time.Since(start)}, nil
+}
+
+// phaseDiskWrite writes a.mb MB to a file and fsyncs it: what the disk
+// allows any upload that must be durable before its answer.
+func phaseDiskWrite(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	size := int64(a.mb) << 20
+	block, err := mediaBlock()
+	if err != nil {
+		return phaseResult{}, err
+	}
+	path := filepath.Join(a.dir, "disk-write.dat")
+	defer os.Remove(path)
+	start := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer f.Close()
+	if _, err := io.CopyBuffer(f, &repeatReader{block: block, left: size}, make([]byte, 256<<10)); err != nil {
+		return phaseResult{}, err
+	}
+	if err := f.Sync(); err != nil {
 		return phaseResult{}, err
 	}
 	return phaseResult{Count: 1, Bytes: size, Elapsed: time.Since(start)}, nil
