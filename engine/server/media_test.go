@@ -7,9 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -165,4 +169,30 @@ func TestGetMedia(t *testing.T) {
 	t.Run("NotFound", func(t *testing.T) {
 		call(t, e, "GET", "/v1/media/"+newID(), nil).wantError(t, http.StatusNotFound, api.CodeNotFound)
 	})
+}
+
+// TestInternalError makes the engine fail for real (a media blob gone from
+// the disk) and checks the answer: 500 internal, with a generic message that
+// leaks nothing of the machine.
+func TestInternalError(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	m := createMoment(t, e, api.CreateMomentRequest{Kind: api.KindPhoto})
+	id := newID()
+	call(t, e, "PUT", mediaPath(id, m.ID, "copy"), randomBytes(t, 100)).want(t, http.StatusCreated, nil)
+	removed := 0
+	filepath.WalkDir(filepath.Join(e.Dir, engine.MediaDir), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if os.Remove(path) == nil {
+				removed++
+			}
+		}
+		return nil
+	})
+	if removed == 0 {
+		t.Fatal("no blob to remove")
+	}
+	err := call(t, e, "GET", "/v1/media/"+id, nil).wantError(t, http.StatusInternalServerError, api.CodeInternal)
+	if strings.Contains(err.Message, e.Dir) || strings.Contains(err.Message, "blob") {
+		t.Fatalf("the 500 message leaks the detail: %q", err.Message)
+	}
 }
