@@ -245,16 +245,24 @@ func (e *Engine) apply(batch []oplog.Record) error {
 // appendOps writes records to the log; it returns once they are fsync'ed and
 // folded into the mirror.
 func (e *Engine) appendOps(ctx context.Context, recs ...oplog.Record) error {
-	if _, err := e.log.Append(ctx, recs...); err != nil {
+	_, err := e.appendRecords(ctx, recs...)
+	return err
+}
+
+// appendRecords is appendOps returning the records as logged (with Seq and
+// At).
+func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]oplog.Record, error) {
+	out, err := e.log.Append(ctx, recs...)
+	if err != nil {
 		if broken := e.broken.Load(); broken != nil {
-			return api.Errorf(api.CodeUnavailable, "the engine stopped taking writes after an internal error (%v)", *broken)
+			return nil, api.Errorf(api.CodeUnavailable, "the engine stopped taking writes after an internal error (%v)", *broken)
 		}
 		if errors.Is(err, oplog.ErrClosed) {
-			return api.Errorf(api.CodeUnavailable, "the engine is shutting down; try again in a moment")
+			return nil, api.Errorf(api.CodeUnavailable, "the engine is shutting down; try again in a moment")
 		}
-		return fmt.Errorf("engine: append %s: %w", recs[0].Op, err)
+		return nil, fmt.Errorf("engine: append %s: %w", recs[0].Op, err)
 	}
-	return nil
+	return out, nil
 }
 
 // record makes a log record of op with data as its JSON.

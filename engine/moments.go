@@ -108,18 +108,24 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 			return nil, false, err
 		}
 	}
-	caption := req.Caption
 	rec, err := record(api.OpMomentCreate, req.ClientRequestID, mirror.MomentCreate{
-		ID: id, Kind: req.Kind, Caption: caption, TakenAt: req.TakenAt, CopyID: copyID, OriginalID: originalID,
+		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt, CopyID: copyID, OriginalID: originalID,
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	if err := e.appendOps(ctx, rec); err != nil {
+	recs, err := e.appendRecords(ctx, rec)
+	if err != nil {
 		return nil, false, err
 	}
-	mo, err := e.Moment(ctx, id)
-	return mo, true, err
+	// A new moment is exactly what the fold made of the op: no media yet
+	// (its ids were checked free above) and no turns. Building it here
+	// saves reading it back.
+	at := recs[0].At
+	return &api.Moment{
+		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt,
+		CreatedAt: at, UpdatedAt: at, Turns: []api.Turn{},
+	}, true, nil
 }
 
 // checkMediaFree refuses a media id that another moment already names.

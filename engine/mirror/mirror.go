@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"sync"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -58,6 +59,8 @@ type DB struct {
 	w    *sql.DB
 	r    *sql.DB
 	fold folder
+	// reads caches the prepared read statements, by query text.
+	reads sync.Map
 }
 
 func dsn(path string, bulk, readOnly bool) string {
@@ -174,6 +177,10 @@ func (m *DB) Checkpoint(ctx context.Context) error {
 // Close closes the mirror.
 func (m *DB) Close() error {
 	var errs []error
+	m.reads.Range(func(_, st any) bool {
+		errs = append(errs, st.(*sql.Stmt).Close())
+		return true
+	})
 	for _, st := range m.fold.stmts {
 		errs = append(errs, st.Close())
 	}

@@ -63,6 +63,52 @@ func takenAt(s sql.NullString) (*time.Time, error) {
 	return &t, nil
 }
 
+// stmt returns the read statement for q, prepared once: parsing the SQL
+// costs more than running these small queries.
+func (m *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := m.reads.Load(q); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := m.r.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := m.reads.LoadOrStore(q, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+func (m *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := m.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// row is a single-row result whose error may come from preparing.
+type row struct {
+	r   *sql.Row
+	err error
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.r.Scan(dest...)
+}
+
+func (m *DB) queryRow(ctx context.Context, q string, args ...any) row {
+	st, err := m.stmt(ctx, q)
+	if err != nil {
+		return row{err: err}
+	}
+	return row{r: st.QueryRowContext(ctx, args...)}
+}
+
 func (m *DB) wrap(what string, err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
@@ -73,7 +119,7 @@ func (m *DB) wrap(what string, err error) error {
 // Request returns what the request id id produced, or ErrNotFound.
 func (m *DB) Request(ctx context.Context, id string) (Request, error) {
 	r := Request{ID: id}
-	err := m.r.QueryRowContext(ctx, "SELECT kind, moment_id, turn_id FROM requests WHERE id = ?", id).
+	err := m.queryRow(ctx, "SELECT kind, moment_id, turn_id FROM requests WHERE id = ?", id).
 		Scan(&r.Kind, &r.MomentID, &r.TurnID)
 	if err != nil {
 		return Request{}, m.wrap("read request", err)
@@ -86,7 +132,7 @@ func (m *DB) Request(ctx context.Context, id string) (Request, error) {
 func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
 	var deleted sql.NullInt64
 	var copyID, originalID sql.NullString
-	err := m.r.QueryRowContext(ctx, "SELECT deleted_at, copy_id, original_id FROM moments WHERE id = ?", id).
+	err := m.queryRow(ctx, "SELECT deleted_at, copy_id, original_id FROM moments WHERE id = ?", id).
 		Scan(&deleted, &copyID, &originalID)
 	if err != nil {
 		return Refs{}, m.wrap("read moment", err)
@@ -97,7 +143,7 @@ func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
 // MediaOwner returns the moment and role that name media id id as their copy
 // or original (reserved at create or set by a put), or ErrNotFound.
 func (m *DB) MediaOwner(ctx context.Context, id string) (momentID, role string, err error) {
-	err = m.r.QueryRowContext(ctx, `SELECT id, 'copy' FROM moments WHERE copy_id = ?1
+	err = m.queryRow(ctx, `SELECT id, 'copy' FROM moments WHERE copy_id = ?1
 		UNION ALL SELECT id, 'original' FROM moments WHERE original_id = ?1 LIMIT 1`, id).Scan(&momentID, &role)
 	if err != nil {
 		return "", "", m.wrap("read media owner", err)
@@ -131,7 +177,7 @@ func scanMoment(s scanner) (*api.Moment, string, string, error) {
 // Moment returns moment id with its media and turns (deleted ones too), or
 // ErrNotFound.
 func (m *DB) Moment(ctx context.Context, id string) (*api.Moment, error) {
-	mo, copyID, originalID, err := scanMoment(m.r.QueryRowContext(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ?", id))
+	mo, copyID, originalID, err := scanMoment(m.queryRow(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ?", id))
 	if err != nil {
 		return nil, m.wrap("read moment", err)
 	}
@@ -176,7 +222,7 @@ func (m *DB) Moments(ctx context.Context, limit int, before string) (moments []a
 	}
 	q += " ORDER BY id DESC LIMIT ?"
 	args = append(args, limit+1)
-	rows, err := m.r.QueryContext(ctx, q, args...)
+	rows, err := m.query(ctx, q, args...)
 	if err != nil {
 		return nil, false, m.wrap("list moments", err)
 	}
@@ -212,7 +258,7 @@ func (m *DB) Moments(ctx context.Context, limit int, before string) (moments []a
 // Media returns media record id, or ErrNotFound.
 func (m *DB) Media(ctx context.Context, id string) (*api.Media, error) {
 	var md api.Media
-	err := m.r.QueryRowContext(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media WHERE id = ?", id).
+	err := m.queryRow(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media WHERE id = ?", id).
 		Scan(&md.ID, &md.MomentID, &md.Role, &md.SHA256, &md.Size, &md.ContentType)
 	if err != nil {
 		return nil, m.wrap("read media", err)
@@ -223,7 +269,7 @@ func (m *DB) Media(ctx context.Context, id string) (*api.Media, error) {
 const turnCols = "id, moment_id, mode, seat, status, text, error, request_id, job_id, job_index, recall_id, started_at, finished_at"
 
 func (m *DB) queryTurns(ctx context.Context, where string, args ...any) ([]Turn, error) {
-	rows, err := m.r.QueryContext(ctx, "SELECT "+turnCols+" FROM turns "+where, args...)
+	rows, err := m.query(ctx, "SELECT "+turnCols+" FROM turns "+where, args...)
 	if err != nil {
 		return nil, m.wrap("read turns", err)
 	}
@@ -269,7 +315,7 @@ func (m *DB) JobTurns(ctx context.Context, id string) ([]Turn, error) {
 // OpenTurns returns the ids of the turns started and not finished, oldest
 // first: the turns the engine's workers have to ask.
 func (m *DB) OpenTurns(ctx context.Context) ([]string, error) {
-	rows, err := m.r.QueryContext(ctx, "SELECT id FROM turns WHERE finished_at IS NULL ORDER BY seq")
+	rows, err := m.query(ctx, "SELECT id FROM turns WHERE finished_at IS NULL ORDER BY seq")
 	if err != nil {
 		return nil, m.wrap("read open turns", err)
 	}
@@ -292,7 +338,7 @@ func (m *DB) OpenTurns(ctx context.Context) ([]string, error) {
 func (m *DB) Recall(ctx context.Context, id string) (*Recall, error) {
 	r := Recall{ID: id}
 	var phrases string
-	err := m.r.QueryRowContext(ctx, "SELECT moment_id, turn_id, phrases FROM recalls WHERE id = ?", id).
+	err := m.queryRow(ctx, "SELECT moment_id, turn_id, phrases FROM recalls WHERE id = ?", id).
 		Scan(&r.MomentID, &r.TurnID, &phrases)
 	if err != nil {
 		return nil, m.wrap("read recall", err)
@@ -306,7 +352,7 @@ func (m *DB) Recall(ctx context.Context, id string) (*Recall, error) {
 const phraseCols = "id, text, moment_id, kept_at, last_recalled_at"
 
 func (m *DB) queryPhrases(ctx context.Context, q string, args ...any) ([]api.Phrase, error) {
-	rows, err := m.r.QueryContext(ctx, "SELECT "+phraseCols+" FROM phrases "+q, args...)
+	rows, err := m.query(ctx, "SELECT "+phraseCols+" FROM phrases "+q, args...)
 	if err != nil {
 		return nil, m.wrap("read phrases", err)
 	}
@@ -355,7 +401,7 @@ func (m *DB) LeastRecalled(ctx context.Context, n int) ([]api.Phrase, error) {
 // EachMedia calls fn for every media record, in id order (fsck re-hashes
 // their blobs).
 func (m *DB) EachMedia(ctx context.Context, fn func(api.Media) error) error {
-	rows, err := m.r.QueryContext(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media ORDER BY id")
+	rows, err := m.query(ctx, "SELECT id, moment_id, role, sha256, size, content_type FROM media ORDER BY id")
 	if err != nil {
 		return m.wrap("list media", err)
 	}
