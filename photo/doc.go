@@ -11,7 +11,7 @@
 //
 // The shrink works on the decoded planes themselves (Y, Cb and Cr for JPEG
 // and HEIC) instead of converting a full-size picture to RGBA: an integer
-// box pre-shrink brings each plane to no less than twice the target, then a
+// box pre-shrink brings each plane to no less than the target size, then a
 // Lanczos-3 filter makes the exact size. The orientation is applied last, on
 // the small planes, which keeps the peak memory close to the decoded image
 // alone. PSNR measures how close that comes to a single-pass Lanczos resize

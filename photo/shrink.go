@@ -112,7 +112,7 @@ func shrinkRGB(img image.Image, w, h, orientation int) image.Image {
 	b := src.Bounds()
 	sw, sh := b.Dx(), b.Dy()
 	// Pre-shrink while splitting, so the full-size planes never exist.
-	k := max(min(sw/(2*w), sh/(2*h)), 1)
+	k := max(min(sw/w, sh/h), 1)
 	r, g, bl := splitNRGBA(src, k)
 	var out [3]plane
 	parallel(

@@ -174,6 +174,9 @@ func decode(format string, f *os.File) (img image.Image, err error) {
 			return nil, fmt.Errorf("%w: the HEIC decoder cannot start (%v)", ErrUnsupported, werr)
 		}
 		img, err = heic.Decode(br)
+		if err == nil && heic.Dynamic() != nil {
+			repairHEICCorner(img)
+		}
 	}
 	if err == nil {
 		return img, nil
@@ -191,6 +194,21 @@ func decode(format string, f *os.File) (img image.Image, err error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return nil, fmt.Errorf("%w: cannot decode the %s data (%v); the file may be cut short or damaged, so copy it again from its source", ErrCorrupt, formatName(format), err)
+}
+
+// repairHEICCorner undoes a flaw of gen2brain/heic v0.4.5's WebAssembly
+// path: it frees the module's output buffer before handing out the planes
+// that alias it, and the allocator writes its bookkeeping over the first
+// bytes, the leftmost pixels of the top row of Y. Those pixels take the
+// values of the row below, which no one can tell apart.
+func repairHEICCorner(img image.Image) {
+	const clobbered = 32
+	m, ok := img.(*image.YCbCr)
+	if !ok || m.Rect.Dy() < 2 {
+		return
+	}
+	n := min(clobbered, m.Rect.Dx())
+	copy(m.Y[:n], m.Y[m.YStride:m.YStride+n])
 }
 
 // osReader marks the file's own read errors, so that a failing disk is
