@@ -1,14 +1,20 @@
 package server_test
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/engine/server"
 )
 
 func newID() string { return ulid.Make().String() }
@@ -110,15 +116,19 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
-	e := enginetest.Start(t, enginetest.WithoutSeat())
-	createMoment(t, e, api.CreateMomentRequest{})
+	e := enginetest.Start(t)
+	m := createMoment(t, e, api.CreateMomentRequest{})
+	var tr api.TurnResponse
+	call(t, e, "POST", "/v1/moments/"+m.ID+"/turns", `{"client_request_id":"t","mode":"practical"}`).want(t, http.StatusAccepted, &tr)
+	waitTurn(t, e, tr.Turn.ID)
 	call(t, e, "GET", "/v1/nothing", nil)
 	a := call(t, e, "GET", "/metrics", nil)
 	a.want(t, http.StatusOK, nil)
 	body := string(a.Body)
 	for _, want := range []string{
-		"spark_engine_ops_appended_total 1",
-		"spark_engine_fsync_batches_total 1",
+		"spark_engine_ops_appended_total 3", // create, turn.start, turn.finish
+		"spark_engine_fsync_batches_total 3",
+		`spark_engine_turns_total{status="finished"} 1`,
 		"spark_engine_fsync_batch_records_bucket",
 		"spark_engine_fsync_seconds_bucket",
 		`spark_engine_http_request_duration_seconds_count{route="POST /v1/moments",status="201"} 1`,
@@ -129,4 +139,50 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
+}
+
+func TestAccessLog(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	srv := httptest.NewServer(server.New(e.Engine, server.Options{Tokens: e.Engine.Tokens(), Logger: logger}))
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/moments", strings.NewReader(`{"kind":"note"}`))
+	req.Header.Set("Authorization", "Bearer "+e.Token)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// The line is written as the handler returns, which may be a moment
+	// after the client has the answer.
+	var line string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if line = buf.String(); strings.Contains(line, "msg=http") {
+			break
+		}
+	}
+	for _, want := range []string{"msg=http", "method=POST", `route="POST /v1/moments"`, "status=201", "duration=", "client=enginetest"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("access log %q lacks %q", line, want)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
