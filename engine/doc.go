@@ -39,6 +39,11 @@
 // when none is). Practical and recall turns go to the first seat; job turn
 // i goes to the seat it was started for.
 //
+// A deleted moment still takes uploads and turns: a client's outbox may
+// deliver a capture after the moment was deleted elsewhere, and refusing
+// would park the capture for nothing. Editing a deleted moment is refused
+// (moment_deleted).
+//
 // Workers (Config.Workers) take queued turns oldest first. A seat's
 // transient errors (pippa.IsTransient) are retried with exponential
 // back-off, up to Config.RetryAttempts attempts; then, or at once for a

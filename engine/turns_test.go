@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,4 +274,41 @@ func TestStartJob_NoSeat(t *testing.T) {
 	if len(turns) != 1 || turns[0].ID != "job-1:0" || turns[0].Status != api.TurnQueued {
 		t.Errorf("job turns with no seat = %+v, want one queued", turns)
 	}
+}
+
+// TestStartTurn_Concurrent fires 30 identical turn starts at once: one
+// turn.start line, one turn, and Pippa asked once.
+func TestStartTurn_Concurrent(t *testing.T) {
+	p := pippatest.New(t)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	mo := photoMoment(t, e, "")
+	const n = 30
+	ids := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "same", Mode: api.ModePractical})
+			errs[i] = err
+			if turn != nil {
+				ids[i] = turn.ID
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || ids[i] != ids[0] {
+			t.Fatalf("start %d: turn %s err %v; start 0 got %s", i, ids[i], errs[i], ids[0])
+		}
+	}
+	waitTurn(t, e, ids[0])
+	if c := p.Calls(); c != 1 {
+		t.Errorf("Pippa was asked %d times, want 1", c)
+	}
+	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
 }
