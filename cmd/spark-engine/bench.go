@@ -134,16 +134,14 @@ func (b *bencher) median(ctx context.Context, runs int, name string, args ...str
 		}
 		rs = append(rs, r)
 	}
-	// The run of median rate stands for the rate; latencies and RSS take
-	// their own medians.
-	slices.SortFunc(rs, func(x, y phaseResult) int {
-		return cmpFloat(x.rate()*float64(max(x.Bytes, 1)), y.rate()*float64(max(y.Bytes, 1)))
-	})
+	// The run of median throughput (ops/s, or bytes/s for an upload)
+	// stands for the throughput, with its own count of fsync batches;
+	// latencies and RSS take their own medians.
+	slices.SortFunc(rs, func(x, y phaseResult) int { return cmpFloat(x.throughput(), y.throughput()) })
 	m := rs[len(rs)/2]
 	m.P50 = medianOf(rs, func(r phaseResult) time.Duration { return r.P50 })
 	m.P99 = medianOf(rs, func(r phaseResult) time.Duration { return r.P99 })
 	m.PeakRSS = int64(medianOf(rs, func(r phaseResult) time.Duration { return time.Duration(r.PeakRSS) }))
-	// Creates per fsync is a ratio; keep the median run's pair.
 	return m, nil
 }
 

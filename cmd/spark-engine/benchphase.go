@@ -46,6 +46,14 @@ type phaseResult struct {
 func (r phaseResult) rate() float64 { return float64(r.Count) / r.Elapsed.Seconds() }
 func (r phaseResult) mbps() float64 { return float64(r.Bytes) / 1e6 / r.Elapsed.Seconds() }
 
+// throughput is what a run is ranked by: bytes/s for an upload, else ops/s.
+func (r phaseResult) throughput() float64 {
+	if r.Bytes > 0 {
+		return r.mbps()
+	}
+	return r.rate()
+}
+
 type phaseArgs struct {
 	dir      string
 	duration time.Duration
