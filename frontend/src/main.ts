@@ -60,6 +60,7 @@ class App {
     }
     clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, this.problem, this.banner, this.main, this.statusBar);
     this.go('capture');
+    void this.home();
     backend.onOutbox((e) => {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
@@ -77,6 +78,17 @@ class App {
       s.el.hidden = k !== t;
     }
     this.screens[t].show();
+  }
+
+  /** home opens Moments instead when there already are some: the
+   * timeline is what a returning person wants to see first. */
+  private async home(): Promise<void> {
+    try {
+      const page = await backend.moments.page('', 1);
+      if (page.moments.length > 0 && this.tabs.get('capture')?.getAttribute('aria-current') === 'page') this.go('moments');
+    } catch {
+      // Offline or not started: stay on Add photos.
+    }
   }
 
   private timer = 0;
