@@ -197,7 +197,7 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	}
 	last := e.log.LastSeq()
 	if have > last {
-		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d; the log was cut or replaced: rebuild the mirror with `spark-engine rebuild --data %s`",
+		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d; the log was cut or replaced: restore the log from a backup, or rebuild the mirror from the log as it is with `spark-engine rebuild --data %s`",
 			e.mirror.Path(), have, e.log.Path(), last, e.dir)
 	}
 	if have == last {
