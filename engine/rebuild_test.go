@@ -274,3 +274,17 @@ func TestFsck(t *testing.T) {
 		}
 	})
 }
+
+func TestOpen_MirrorAheadOfLogRefused(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngine(t, dir)
+	mustCreate(t, e, api.CreateMomentRequest{})
+	e.Close()
+	if err := os.Remove(filepath.Join(dir, LogFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tryOpen(t, dir)
+	if err == nil || !strings.Contains(err.Error(), "restore the log from a backup") {
+		t.Fatalf("Open with a log behind the mirror: %v; want a refusal naming the way out", err)
+	}
+}
