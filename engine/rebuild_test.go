@@ -185,7 +185,7 @@ func TestOpen_StaleSchemaRefused(t *testing.T) {
 // sqlExec runs statements on a mirror file behind the engine's back.
 func sqlExec(tb testing.TB, path string, stmts ...string) {
 	tb.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		tb.Fatal(err)
 	}

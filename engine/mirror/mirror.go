@@ -86,7 +86,9 @@ func dsn(path string, bulk, readOnly bool) string {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	// A plain file name (no "file:" URI) reaches SQLite as it is, so a
+	// Windows path with backslashes or a path with "%" needs no escaping.
+	return path + "?" + q.Encode()
 }
 
 // Open opens the mirror at path, creating it with the current schema when
