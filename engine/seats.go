@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"syscall"
 
 	"github.com/sparkfamily/spark/engine/pippa"
 )
@@ -77,16 +79,19 @@ func writeSeatsFile(path string, seats []pippa.Config) error {
 	return syncDir(dir)
 }
 
+// syncDir fsyncs a directory so that a rename in it is durable. Windows
+// cannot sync a directory; there the rename is as durable as it makes it.
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		// Some systems (Windows) cannot sync a directory; the rename is
-		// then as durable as they make it.
-		return err
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }
