@@ -149,3 +149,43 @@ test('a parked entry shows the engine’s message, is retried and sent', async (
   await until(async () => (await page.getByTestId('entry').count()) === 0, 'the retried entry is sent');
   await page.getByTestId('parked').filter({ hasText: '0 need you' }).waitFor();
 });
+
+test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off', async () => {
+  // 200% zoom of a 1180x800 window: half the CSS pixels, each drawn twice.
+  const zoomed = await launch({ width: 590, height: 400, colorScheme: 'dark' });
+  const p = zoomed.page;
+  try {
+    await p.getByTestId('engine-state').waitFor();
+    // Tab from the top reaches the tabs and the main actions, with a visible focus ring.
+    const seen = [];
+    for (let i = 0; i < 12; i++) {
+      await p.keyboard.press('Tab');
+      seen.push(
+        await p.evaluate(() => {
+          const el = document.activeElement;
+          const style = el ? getComputedStyle(el) : null;
+          return { text: el?.textContent?.trim() ?? '', outline: style ? style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 : false };
+        }),
+      );
+    }
+    for (const name of ['Moments', 'Settings', 'Choose photos…', 'Import a folder…']) {
+      const hit = seen.find((s) => s.text.startsWith(name));
+      assert.ok(hit, `Tab reaches “${name}” (saw ${seen.map((s) => s.text).join(' | ')})`);
+      assert.ok(hit.outline, `“${name}” shows a focus ring`);
+    }
+    for (const name of ['Add photos', 'Moments', 'Outbox', 'Settings']) {
+      await p.locator('nav.tabs').getByRole('button', { name }).click();
+      const overflow = await p.evaluate(() => {
+        const m = document.querySelector('main .screen:not([hidden])');
+        return Math.max(document.documentElement.scrollWidth - document.documentElement.clientWidth, m ? m.scrollWidth - m.clientWidth : 0);
+      });
+      assert.ok(overflow <= 1, `${name} fits the width at 200% zoom (overflow ${overflow}px)`);
+    }
+    await p.locator('nav.tabs').getByRole('button', { name: 'Moments' }).click();
+    await p.getByTestId('moment-tile').first().waitFor();
+    await p.keyboard.press('Tab');
+    await shot(p, 'zoom200-dark');
+  } finally {
+    await zoomed.context.close();
+  }
+});

@@ -173,9 +173,11 @@ export class MomentsScreen implements Screen {
       ? h('span', { class: 'pill waiting' }, 'Not sent yet')
       : finished > 0
         ? h('span', { class: 'pill' }, `${finished} reading${finished === 1 ? '' : 's'}`)
-        : m.readings.length > 0
+        : m.readings.some((r) => r.status === 'running')
           ? h('span', { class: 'pill muted' }, 'Pippa is reading…')
-          : null;
+          : m.readings.some((r) => r.status === 'queued')
+            ? h('span', { class: 'pill muted' }, 'Waiting for Pippa')
+            : null;
     const li = h(
       'li',
       { class: 'tile', style: `transform: translate(${GAP + col * (this.tile + GAP)}px, ${GAP + row * this.rowH}px); width: ${this.tile}px;` },
