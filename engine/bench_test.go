@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -9,10 +12,23 @@ import (
 )
 
 // BenchmarkCreateMoment measures creates through the engine (no HTTP),
-// each fsync'ed and folded before it returns, from concurrent callers.
+// each fsync'ed and folded before it returns, from one caller and from
+// many concurrent ones; BenchmarkFsync is the disk's raw rate beside it.
 func BenchmarkCreateMoment(b *testing.B) {
-	for _, par := range []int{1, 32} {
-		b.Run(fmt.Sprintf("Callers%d", par), func(b *testing.B) {
+	b.Run("Callers1", func(b *testing.B) {
+		e := openEngine(b, b.TempDir())
+		b.ResetTimer()
+		for i := range b.N {
+			_, _, err := e.CreateMoment(ctxT(b), api.CreateMomentRequest{
+				ID: newULID(), ClientRequestID: fmt.Sprintf("bench-%d", i), Kind: api.KindPhoto, Caption: "a moment",
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, par := range []int{16} {
+		b.Run(fmt.Sprintf("Callers%d", par*runtime.GOMAXPROCS(0)), func(b *testing.B) {
 			e := openEngine(b, b.TempDir())
 			var n atomic.Int64
 			b.SetParallelism(par)
@@ -29,5 +45,25 @@ func BenchmarkCreateMoment(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkFsync is one small write and fsync, the ceiling of one caller's
+// creates.
+func BenchmarkFsync(b *testing.B) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "f"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rec := make([]byte, 200)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := f.Write(rec); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

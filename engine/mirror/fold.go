@@ -91,6 +91,8 @@ func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
 	if len(batch) == 0 {
 		return nil
 	}
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
 	if err := m.prepare(ctx); err != nil {
 		return err
 	}
@@ -105,11 +107,10 @@ func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
 			st.Close()
 		}
 	}()
-	var last int64
-	if err := sqltx.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'last_seq'").Scan(&last); err != nil {
-		return fmt.Errorf("mirror %s: read last seq: %w", m.path, err)
-	}
-	applied := uint64(last)
+	// Only Apply writes the mirror, one call at a time, so the last seq
+	// it stored is known without reading it back.
+	last := m.lastSeq.Load()
+	applied := last
 	for i := range batch {
 		r := &batch[i]
 		if r.Seq <= applied {
@@ -123,7 +124,7 @@ func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
 		}
 		applied = r.Seq
 	}
-	if applied == uint64(last) {
+	if applied == last {
 		return nil
 	}
 	if _, err := t.exec(sqlLastSeq, int64(applied)); err != nil {
@@ -132,6 +133,7 @@ func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
 	if err := sqltx.Commit(); err != nil {
 		return fmt.Errorf("mirror %s: commit fold: %w", m.path, err)
 	}
+	m.lastSeq.Store(applied)
 	return nil
 }
 

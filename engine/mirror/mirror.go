@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -61,6 +62,10 @@ type DB struct {
 	fold folder
 	// reads caches the prepared read statements, by query text.
 	reads sync.Map
+	// applyMu makes Apply calls one at a time; lastSeq is the seq Apply
+	// last stored (read from the file at Open).
+	applyMu sync.Mutex
+	lastSeq atomic.Uint64
 }
 
 func dsn(path string, bulk, readOnly bool) string {
@@ -108,6 +113,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
+	var last int64
+	if err := w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'last_seq'").Scan(&last); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("mirror %s: read last seq: %w", path, err)
+	}
+	m.lastSeq.Store(uint64(last))
 	r, err := sql.Open("sqlite", dsn(path, opts.Bulk, true))
 	if err != nil {
 		w.Close()
@@ -160,11 +171,7 @@ func (m *DB) Path() string { return m.path }
 // LastSeq returns the seq of the last op folded into the mirror (0 for a new
 // mirror).
 func (m *DB) LastSeq(ctx context.Context) (uint64, error) {
-	var seq int64
-	if err := m.w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'last_seq'").Scan(&seq); err != nil {
-		return 0, fmt.Errorf("mirror %s: read last seq: %w", m.path, err)
-	}
-	return uint64(seq), nil
+	return m.lastSeq.Load(), nil
 }
 
 // Checkpoint copies the WAL into the database file and syncs it, so the
