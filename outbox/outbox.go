@@ -175,7 +175,9 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open outbox database %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(4)
+	// One connection: the process's writers queue in Go instead of SQLite's
+	// busy handler, which sleeps in steps of many milliseconds.
+	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open outbox database %s: %w", path, diskFull(err, 0))
