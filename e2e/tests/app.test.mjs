@@ -156,7 +156,11 @@ test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off',
   const p = zoomed.page;
   try {
     await p.getByTestId('engine-state').waitFor();
-    // Tab from the top reaches the tabs and the main actions, with a visible focus ring.
+    // With moments the app opens on Moments; start over on Add photos, and
+    // from the top of the page Tab reaches the tabs and the main actions,
+    // each with a visible focus ring.
+    await p.locator('nav.tabs').getByRole('button', { name: 'Add photos' }).click();
+    await p.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
     const seen = [];
     for (let i = 0; i < 12; i++) {
       await p.keyboard.press('Tab');
@@ -168,7 +172,7 @@ test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off',
         }),
       );
     }
-    for (const name of ['Moments', 'Settings', 'Choose photos…', 'Import a folder…']) {
+    for (const name of ['Add photos', 'Settings', 'Choose photos…', 'Import a folder…']) {
       const hit = seen.find((s) => s.text.startsWith(name));
       assert.ok(hit, `Tab reaches “${name}” (saw ${seen.map((s) => s.text).join(' | ')})`);
       assert.ok(hit.outline, `“${name}” shows a focus ring`);
