@@ -162,18 +162,8 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	}
 	fmt.Fprintf(w, "ok   log %s: %d records, checksums good, last seq %d\n", logPath, records, last)
 
-	livePath := filepath.Join(dir, MirrorFile)
-	live, err := mirror.Open(ctx, livePath, mirror.Options{})
-	if err != nil {
-		fail("mirror: %v", err)
-	} else {
-		defer live.Close()
-		if err := fsckMirror(ctx, dir, live, last, w, fail); err != nil {
-			return false, err
-		}
-		if err := fsckMedia(ctx, dir, live, w, fail); err != nil {
-			return false, err
-		}
+	if err := fsckFold(ctx, dir, last, w, fail); err != nil {
+		return false, err
 	}
 	if problems > 0 {
 		fmt.Fprintf(w, "fsck: %d problem(s) found\n", problems)
@@ -183,27 +173,38 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	return true, nil
 }
 
-// fsckMirror compares the live mirror with a fresh fold of the log up to
-// the live mirror's last seq. A mirror behind the log is not a fault (the
-// engine catches it up when it opens); one ahead of it is.
-func fsckMirror(ctx context.Context, dir string, live *mirror.DB, last uint64, w io.Writer, fail func(string, ...any)) error {
-	have, err := live.LastSeq(ctx)
-	if err != nil {
-		fail("mirror: %v", err)
-		return nil
+// fsckFold folds the log into a temporary mirror, up to the live mirror's
+// last seq, compares the two table by table, and re-hashes the blob of
+// every media record of the fold (the log's, not the mirror's). A mirror
+// behind the log, or none at all, is not a fault: the engine folds the rest
+// when it opens. One ahead of the log is.
+func fsckFold(ctx context.Context, dir string, last uint64, w io.Writer, fail func(string, ...any)) error {
+	livePath := filepath.Join(dir, MirrorFile)
+	upTo := last
+	var live *mirror.DB
+	if _, err := os.Stat(livePath); errors.Is(err, os.ErrNotExist) {
+		// Opening would create one, and fsck changes nothing.
+		fmt.Fprintf(w, "note no mirror %s; the engine folds the log into a new one when it opens\n", livePath)
+	} else {
+		live, err = mirror.Open(ctx, livePath, mirror.Options{})
+		if err != nil {
+			fail("mirror: %v", err)
+		} else {
+			defer live.Close()
+			have, _ := live.LastSeq(ctx)
+			if have > last {
+				fail("mirror %s has folded ops up to seq %d but the log ends at seq %d; restore the log from a backup, or rebuild the mirror with `spark-engine rebuild --data %s`", livePath, have, last, dir)
+				return nil
+			}
+			if have < last {
+				fmt.Fprintf(w, "note mirror %s is behind the log (seq %d of %d); the engine folds the rest when it opens\n", livePath, have, last)
+			}
+			upTo = have
+		}
 	}
-	if have > last {
-		fail("mirror %s has folded ops up to seq %d but the log ends at seq %d; rebuild it with `spark-engine rebuild --data %s`", live.Path(), have, last, dir)
-		return nil
-	}
-	if have < last {
-		fmt.Fprintf(w, "note mirror %s is behind the log (seq %d of %d); the engine folds the rest when it opens\n", live.Path(), have, last)
-	}
-	if have == 0 {
-		fmt.Fprintf(w, "ok   mirror %s: empty, as the fold of no ops\n", live.Path())
-		return nil
-	}
-	l, err := oplog.Open(filepath.Join(dir, LogFile), oplog.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l, err := oplog.Open(filepath.Join(dir, LogFile), oplog.Options{Logger: quiet})
 	if err != nil {
 		fail("log: %v", err)
 		return nil
@@ -215,7 +216,15 @@ func fsckMirror(ctx context.Context, dir string, live *mirror.DB, last uint64, w
 	}
 	defer os.RemoveAll(tmpDir)
 	foldPath := filepath.Join(tmpDir, MirrorFile)
-	if err := foldInto(ctx, l, foldPath, have); err != nil {
+	if upTo == 0 {
+		// An empty fold is a fresh mirror; foldInto would read the log to
+		// its end.
+		m, err := mirror.Open(ctx, foldPath, mirror.Options{})
+		if err != nil {
+			return fmt.Errorf("fsck: %w", err)
+		}
+		m.Close()
+	} else if err := foldInto(ctx, l, foldPath, upTo); err != nil {
 		fail("fold of the log: %v", err)
 		return nil
 	}
@@ -224,30 +233,33 @@ func fsckMirror(ctx context.Context, dir string, live *mirror.DB, last uint64, w
 		return fmt.Errorf("fsck: %w", err)
 	}
 	defer fold.Close()
-	diffs, err := mirror.Diff(ctx, fold, live, maxFsckDiffs)
-	if err != nil {
-		return fmt.Errorf("fsck: %w", err)
+
+	if live != nil {
+		diffs, err := mirror.Diff(ctx, fold, live, maxFsckDiffs)
+		if err != nil {
+			return fmt.Errorf("fsck: %w", err)
+		}
+		if len(diffs) == 0 {
+			fmt.Fprintf(w, "ok   mirror %s equals the fold of the log up to seq %d, table by table\n", livePath, upTo)
+		} else {
+			fail("mirror %s differs from the fold of the log (first: the fold, second: the mirror); rebuild it with `spark-engine rebuild --data %s`:", livePath, dir)
+			for _, d := range diffs {
+				fmt.Fprintf(w, "     %s\n", d)
+			}
+		}
 	}
-	if len(diffs) == 0 {
-		fmt.Fprintf(w, "ok   mirror %s equals the fold of the log up to seq %d, table by table\n", live.Path(), have)
-		return nil
-	}
-	fail("mirror %s differs from the fold of the log (first: the fold, second: the mirror); rebuild it with `spark-engine rebuild --data %s`:", live.Path(), dir)
-	for _, d := range diffs {
-		fmt.Fprintf(w, "     %s\n", d)
-	}
-	return nil
+	return fsckMedia(ctx, dir, fold, w, fail)
 }
 
-// fsckMedia re-hashes the blob of every media record.
-func fsckMedia(ctx context.Context, dir string, live *mirror.DB, w io.Writer, fail func(string, ...any)) error {
+// fsckMedia re-hashes the blob of every media record of m.
+func fsckMedia(ctx context.Context, dir string, m *mirror.DB, w io.Writer, fail func(string, ...any)) error {
 	store, err := media.Open(filepath.Join(dir, MediaDir), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		fail("media: %v", err)
 		return nil
 	}
 	n, bad := 0, 0
-	err = live.EachMedia(ctx, func(md api.Media) error {
+	err = m.EachMedia(ctx, func(md api.Media) error {
 		n++
 		verr := store.Verify(ctx, md.SHA256)
 		if ctx.Err() != nil {

@@ -257,6 +257,19 @@ func TestFsck(t *testing.T) {
 			t.Errorf("fsck with a mirror that disagrees: ok=%v\n%s", ok, out)
 		}
 	})
+	t.Run("NoMirror", func(t *testing.T) {
+		dir, _ := setup(t)
+		if err := removeDB(filepath.Join(dir, MirrorFile)); err != nil {
+			t.Fatal(err)
+		}
+		ok, out := fsck(t, dir)
+		if !ok || !strings.Contains(out, "no mirror") {
+			t.Errorf("fsck with no mirror: ok=%v\n%s", ok, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, MirrorFile)); !os.IsNotExist(err) {
+			t.Errorf("fsck created a mirror (stat: %v)", err)
+		}
+	})
 	t.Run("CorruptLog", func(t *testing.T) {
 		dir, _ := setup(t)
 		path := filepath.Join(dir, LogFile)
