@@ -77,11 +77,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer os.RemoveAll(root)
 	}
 	b := &bencher{opts: o, root: root, stderr: stderr}
+	loadBefore := loadAverage()
 	t, err := b.run(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "spark-engine bench %s: %s, %s/%s, %d CPUs, data in %s\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), root)
+	if loadBefore != "" {
+		// Other work on the machine skews every figure; say how busy it was.
+		fmt.Fprintf(stdout, "load average (1, 5, 15 min): %s before, %s after\n", loadBefore, loadAverage())
+	}
 	fmt.Fprintf(stdout, "medians of %d runs of %s (rebuild: %d run(s) of %s ops; media: %d MB)\n\n", o.runs, o.duration, o.rebuildRuns, commas(int64(o.rebuildOps)), o.mediaMB)
 	t.print(stdout)
 	return nil
@@ -283,6 +288,20 @@ func latency(r phaseResult) string {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
+
+// loadAverage reads the system's load averages from /proc/loadavg; "" where
+// there is no /proc.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
 
 // commas writes n with thousands separators.
 func commas(n int64) string {
