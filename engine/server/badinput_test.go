@@ -136,3 +136,37 @@ func TestBadInput_Messages(t *testing.T) {
 		t.Errorf("message %q does not name the field", err.Message)
 	}
 }
+
+// TestRefusedWrites covers the refusals that depend on what the engine
+// holds, each answered with its code and writing nothing.
+func TestRefusedWrites(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	live := createMoment(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, CopyID: newID()})
+	gone := createMoment(t, e, api.CreateMomentRequest{})
+	call(t, e, "DELETE", "/v1/moments/"+gone.ID, nil).want(t, http.StatusOK, nil)
+	before := e.OpCount(t, "")
+
+	same := newID()
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		code                     string
+	}{
+		{"CopyIsOriginal", "POST", "/v1/moments", fmt.Sprintf(`{"kind":"photo","copy_id":%q,"original_id":%q}`, same, same), 400, api.CodeBadMediaRef},
+		{"EditDeleted", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"too late"}`, 409, api.CodeMomentDeleted},
+		{"PhraseUnknownMoment", "POST", "/v1/phrases", fmt.Sprintf(`{"text":"hello","moment_id":%q}`, newID()), 404, api.CodeUnknownMoment},
+		{"MediaOtherRole", "PUT", mediaPath(newID(), live.ID, "copy"), "bytes", 409, api.CodeMediaConflict},
+		{"DeleteNeverSeen", "DELETE", "/v1/moments/" + newID(), "", 404, api.CodeNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var body any
+			if c.body != "" {
+				body = c.body
+			}
+			call(t, e, c.method, c.path, body).wantError(t, c.status, c.code)
+		})
+	}
+	if after := e.OpCount(t, ""); after != before {
+		t.Fatalf("the log went from %d to %d ops; want nothing written", before, after)
+	}
+}
