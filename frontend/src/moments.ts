@@ -3,7 +3,7 @@ import { h, toast, when } from './dom';
 import { MomentDialog } from './moment';
 import type { Screen } from './main';
 
-const PAGE = 100;
+const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
 const MIN_TILE = 168; // px: tiles are at least this wide
 const LABEL = 52; // px under the image for the date and state
@@ -104,7 +104,9 @@ export class MomentsScreen implements Screen {
       this.items.push(...page.moments.filter((m) => !have.has(m.id)));
       this.next = page.next;
       this.ended = page.next === '';
-      this.invalidate();
+      // Appending moves no tile: keep the ones drawn, only grow the list.
+      this.counted();
+      this.layout();
     } catch (e) {
       toast(e instanceof Error ? e.message : String(e), 'error');
       this.ended = false;
@@ -116,9 +118,13 @@ export class MomentsScreen implements Screen {
   private invalidate(): void {
     for (const el of this.rendered.values()) el.remove();
     this.rendered.clear();
+    this.counted();
+    this.layout();
+  }
+
+  private counted(): void {
     this.empty.hidden = this.items.length > 0;
     this.count.textContent = this.items.length === 0 ? '' : `${this.items.length}${this.ended ? '' : '+'} moments`;
-    this.layout();
   }
 
   private layout(): void {
