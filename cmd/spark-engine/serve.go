@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -95,7 +97,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("stopping: finishing in-flight requests", "grace", shutdownGrace)
+	// A second signal now stops the process at once, the default behaviour.
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	shutErr := srv.Shutdown(sctx)
