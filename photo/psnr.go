@@ -3,6 +3,7 @@ package photo
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 
 	"github.com/disintegration/imaging"
@@ -14,26 +15,37 @@ import (
 // show that Shrink keeps the look of a single-pass Lanczos resize. It
 // returns +Inf for identical pictures and NaN when the sizes differ.
 func PSNR(a, b image.Image) float64 {
-	ab, bb := a.Bounds(), b.Bounds()
-	if ab.Size() != bb.Size() || ab.Empty() {
+	if a.Bounds().Size() != b.Bounds().Size() || a.Bounds().Empty() {
 		return math.NaN()
 	}
+	pa, pb := toNRGBA(a), toNRGBA(b)
 	var sum float64
-	for y := 0; y < ab.Dy(); y++ {
-		for x := 0; x < ab.Dx(); x++ {
-			ca := color.NRGBAModel.Convert(a.At(ab.Min.X+x, ab.Min.Y+y)).(color.NRGBA)
-			cb := color.NRGBAModel.Convert(b.At(bb.Min.X+x, bb.Min.Y+y)).(color.NRGBA)
-			dr := float64(ca.R) - float64(cb.R)
-			dg := float64(ca.G) - float64(cb.G)
-			db := float64(ca.B) - float64(cb.B)
-			sum += dr*dr + dg*dg + db*db
+	for y := 0; y < pa.Rect.Dy(); y++ {
+		ra := pa.Pix[y*pa.Stride : y*pa.Stride+4*pa.Rect.Dx()]
+		rb := pb.Pix[y*pb.Stride : y*pb.Stride+4*pb.Rect.Dx()]
+		for i := 0; i < len(ra); i += 4 {
+			for c := 0; c < 3; c++ {
+				d := float64(ra[i+c]) - float64(rb[i+c])
+				sum += d * d
+			}
 		}
 	}
-	mse := sum / float64(3*ab.Dx()*ab.Dy())
+	mse := sum / float64(3*pa.Rect.Dx()*pa.Rect.Dy())
 	if mse == 0 {
 		return math.Inf(1)
 	}
 	return 10 * math.Log10(255*255/mse)
+}
+
+// toNRGBA converts m with draw's fast paths.
+func toNRGBA(m image.Image) *image.NRGBA {
+	if n, ok := m.(*image.NRGBA); ok {
+		return n
+	}
+	b := m.Bounds()
+	n := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(n, n.Rect, m, b.Min, draw.Src)
+	return n
 }
 
 // Reference returns the small picture made the plain way, for comparison:
@@ -67,34 +79,32 @@ func Reference(img image.Image, orientation, maxEdge int) image.Image {
 // to420 converts m to 4:2:0 YCbCr, each chroma sample the mean of its 2x2
 // block, as image/jpeg's encoder subsamples.
 func to420(m *image.NRGBA) *image.YCbCr {
-	b := m.Bounds()
-	out := image.NewYCbCr(b, image.YCbCrSubsampleRatio420)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := m.NRGBAAt(x, y)
-			yy, _, _ := color.RGBToYCbCr(c.R, c.G, c.B)
-			out.Y[out.YOffset(x, y)] = yy
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	out := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	cw := (w + 1) / 2
+	sb := make([]int, cw)
+	sr := make([]int, cw)
+	n := make([]int, cw)
+	for y := 0; y < h; y++ {
+		if y%2 == 0 {
+			clear(sb)
+			clear(sr)
+			clear(n)
 		}
-	}
-	for cy := 0; cy < (b.Dy()+1)/2; cy++ {
-		for cx := 0; cx < (b.Dx()+1)/2; cx++ {
-			var sb, sr, n int
-			for dy := 0; dy < 2; dy++ {
-				for dx := 0; dx < 2; dx++ {
-					x, y := b.Min.X+2*cx+dx, b.Min.Y+2*cy+dy
-					if x >= b.Max.X || y >= b.Max.Y {
-						continue
-					}
-					c := m.NRGBAAt(x, y)
-					_, cb, cr := color.RGBToYCbCr(c.R, c.G, c.B)
-					sb += int(cb)
-					sr += int(cr)
-					n++
-				}
+		row := m.Pix[y*m.Stride : y*m.Stride+4*w]
+		for x := 0; x < w; x++ {
+			yy, cb, cr := color.RGBToYCbCr(row[4*x], row[4*x+1], row[4*x+2])
+			out.Y[y*out.YStride+x] = yy
+			sb[x/2] += int(cb)
+			sr[x/2] += int(cr)
+			n[x/2]++
+		}
+		if y%2 == 1 || y == h-1 {
+			for cx := 0; cx < cw; cx++ {
+				i := (y/2)*out.CStride + cx
+				out.Cb[i] = uint8((sb[cx] + n[cx]/2) / n[cx])
+				out.Cr[i] = uint8((sr[cx] + n[cx]/2) / n[cx])
 			}
-			i := out.COffset(b.Min.X+2*cx, b.Min.Y+2*cy)
-			out.Cb[i] = uint8((sb + n/2) / n)
-			out.Cr[i] = uint8((sr + n/2) / n)
 		}
 	}
 	return out

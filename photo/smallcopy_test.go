@@ -229,10 +229,10 @@ func TestSmallCopy_Canceled(t *testing.T) {
 // TestShrink_Quality shows the two-stage resize keeps the look of one
 // Lanczos pass over the full picture.
 func TestShrink_Quality(t *testing.T) {
-	src := noisy(1200, 900)
+	src := noisy(720, 540)
 	for _, o := range []int{1, 6} {
-		got := Shrink(src, o, 400)
-		want := Reference(src, o, 400)
+		got := Shrink(src, o, 240)
+		want := Reference(src, o, 240)
 		if got.Bounds() != want.Bounds() {
 			t.Fatalf("orientation %d: Shrink gives %v, Reference %v", o, got.Bounds(), want.Bounds())
 		}

@@ -35,6 +35,8 @@ type bench struct {
 // benches is filled by the init functions of this package's files.
 var benches = map[string]bench{}
 
+var showVersion = flag.Bool("version", false, "print the version and exit")
+
 func register(name string, b bench) {
 	if _, dup := benches[name]; dup {
 		panic("spark-bench: benchmark " + name + " registered twice")
@@ -59,7 +61,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		args = args[1:]
 	}
 	flag.CommandLine.Usage = func() { usage(flag.CommandLine.Output()) }
-	showVersion := flag.Bool("version", false, "print the version and exit")
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return err
 	}
