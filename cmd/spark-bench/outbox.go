@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/server"
+	"github.com/sparkfamily/spark/outbox"
+	"github.com/sparkfamily/spark/photo"
+)
+
+var (
+	benchDir    = flag.String("dir", "", "folder for the capture and drain benchmarks' outboxes and engines (default: a temp folder)")
+	captureN    = flag.Int("capture-batch", 100, "photos in the capture batch")
+	drainSmall  = flag.Int("drain-small", 1000, "small captures delivered by the drain benchmark")
+	drainBigMB  = flag.Int("drain-big-mb", 50, "size of each large original in the drain benchmark, in MB")
+	drainBigN   = flag.Int("drain-big", 4, "large originals delivered by the drain benchmark")
+	childOutbox = flag.String("drain-child", "", "internal: outbox folder,source folder,engine URL,token for the _drain child")
+)
+
+func init() {
+	register("capture", bench{
+		help: "outbox capture: one photo until safe, and a batch of 12 MP photos with 2 workers",
+		run:  benchCapture,
+	})
+	register("drain", bench{
+		help: "outbox drain over loopback to a local engine: captures/s (small) and MB/s with peak RSS (large)",
+		run:  benchDrain,
+	})
+	register("_drain", bench{hidden: true, run: childDrain})
+}
+
+// workDir makes a folder for one benchmark run under --dir or the temp dir.
+func workDir(name string) (string, func(), error) {
+	d, err := os.MkdirTemp(*benchDir, "spark-bench-"+name+"-")
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
+
+// twelveMP lists the JPEGs of the photo folder between 11 and 13 MP.
+func twelveMP() ([]string, error) {
+	ents, err := os.ReadDir(*photosDir)
+	if err != nil {
+		return nil, fmt.Errorf("the capture benchmark needs the test photos (--photos): %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(*photosDir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		info, err := photo.Probe(f)
+		f.Close()
+		mp := float64(info.Width*info.Height) / 1e6
+		if err == nil && info.Format == photo.FormatJPEG && mp >= 11 && mp <= 13 {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no 12 MP JPEG in %s", *photosDir)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func benchCapture(ctx context.Context, out io.Writer) error {
+	files, err := twelveMP()
+	if err != nil {
+		return err
+	}
+	dir, cleanup, err := workDir("capture")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	o, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), outbox.Options{Workers: 2})
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+
+	fmt.Fprintln(out, "capture: time until one photo is safe (copy, small copy, fsyncs, commit), median of 5")
+	singles := files
+	if heic, _ := filepath.Glob(filepath.Join(*photosDir, "*.heic")); len(heic) > 0 {
+		photo.Warm(ctx) // the one-time WebAssembly compile, paid at app start
+		singles = append(singles, heic[0])
+	}
+	for _, f := range singles {
+		st, _ := os.Stat(f)
+		var ds []time.Duration
+		for range 5 {
+			start := time.Now()
+			r := o.Capture(ctx, []string{f}, outbox.CaptureOptions{Force: true})[0]
+			if r.Err != nil {
+				return r.Err
+			}
+			ds = append(ds, time.Since(start))
+		}
+		// The small copy alone, to show what the outbox adds (copy,
+		// hashing, fsyncs, commit).
+		var sc []time.Duration
+		for range 3 {
+			start := time.Now()
+			if _, err := photo.SmallCopy(ctx, f, io.Discard, photo.Options{}); err != nil {
+				return err
+			}
+			sc = append(sc, time.Since(start))
+		}
+		m, s := median(ds), median(sc)
+		fmt.Fprintf(out, "  %-40s %5.1f MB  safe in %5.0f ms  (small copy alone %5.0f ms, outbox adds %4.0f ms)\n",
+			filepath.Base(f), float64(st.Size())/1e6, millis(m), millis(s), millis(m-s))
+	}
+
+	var batch []string
+	var bytes int64
+	for i := 0; len(batch) < *captureN; i++ {
+		f := files[i%len(files)]
+		st, _ := os.Stat(f)
+		bytes += st.Size()
+		batch = append(batch, f)
+	}
+	var first time.Duration
+	start := time.Now()
+	res := o.Capture(ctx, batch, outbox.CaptureOptions{Force: true, OnResult: func(outbox.CaptureResult) {
+		if first == 0 {
+			first = time.Since(start)
+		}
+	}})
+	total := time.Since(start)
+	for _, r := range res {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	verdict := "meets"
+	if total > 15*time.Second {
+		verdict = "MISSES"
+	}
+	fmt.Fprintf(out, "capture: batch of %d twelve-megapixel JPEGs (%s repeated, %.0f MB), 2 workers\n", len(batch), strings.Join(baseNames(files), ", "), float64(bytes)/1e6)
+	fmt.Fprintf(out, "  all safe in %.2f s (%.0f ms a photo, %.1f photos/s); first card after %.0f ms; goal < 15 s: %s\n",
+		total.Seconds(), float64(total.Milliseconds())/float64(len(batch)), float64(len(batch))/total.Seconds(), float64(first.Milliseconds()), verdict)
+	return nil
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func baseNames(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+// localEngine starts a real engine on 127.0.0.1 (no brain seat: turns
+// stay queued, which the drain does not wait for).
+func localEngine(ctx context.Context, dir string) (url, token string, stop func(), err error) {
+	eng, err := engine.Open(ctx, engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return "", "", nil, err
+	}
+	token, err = eng.Tokens().Add("bench")
+	if err != nil {
+		eng.Close()
+		return "", "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		eng.Close()
+		return "", "", nil, err
+	}
+	srv := &http.Server{Handler: server.New(eng, server.Options{Tokens: eng.Tokens(), Logger: slog.New(slog.DiscardHandler)})}
+	go srv.Serve(l)
+	return "http://" + l.Addr().String(), token, func() { srv.Close(); eng.Close() }, nil
+}
+
+// smallJPEG is a small generated photo, different for each i.
+func smallJPEG(i int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for p := 0; p < len(img.Pix); p += 4 {
+		img.Pix[p], img.Pix[p+1], img.Pix[p+2], img.Pix[p+3] = byte(i), byte(i>>8), byte(p), 255
+	}
+	img.Set(0, 0, color.RGBA{byte(i >> 16), 1, 2, 255})
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, nil)
+	return b.Bytes()
+}
+
+// drainUntilEmpty runs the drain until nothing is pending.
+func drainUntilEmpty(ctx context.Context, o *outbox.Outbox) (time.Duration, error) {
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- o.Run(runCtx) }()
+	for {
+		c, err := o.Counts(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if c.Parked > 0 {
+			return 0, errors.New("an entry was parked")
+		}
+		if c.Pending == 0 {
+			d := time.Since(start)
+			stop()
+			return d, <-done
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case err := <-done:
+			return 0, fmt.Errorf("drain stopped: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func benchDrain(ctx context.Context, out io.Writer) error {
+	dir, cleanup, err := workDir("drain")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	url, token, stopEngine, err := localEngine(ctx, filepath.Join(dir, "engine"))
+	if err != nil {
+		return err
+	}
+	defer stopEngine()
+
+	// Small captures: the cost per entry of four requests and four commits.
+	src := filepath.Join(dir, "small")
+	os.MkdirAll(src, 0o755)
+	for i := range *drainSmall {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("s%05d.jpg", i)), smallJPEG(i), 0o644); err != nil {
+			return err
+		}
+	}
+	o, err := outbox.Open(ctx, filepath.Join(dir, "outbox-small"), outbox.Options{Target: outbox.Target{URL: url, Token: token}})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	for _, r := range o.Capture(ctx, []string{src}, outbox.CaptureOptions{}) {
+		if r.Err != nil {
+			o.Close()
+			return r.Err
+		}
+	}
+	capT := time.Since(start)
+	d, err := drainUntilEmpty(ctx, o)
+	o.Close()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "drain: %d small captures over loopback to a local engine (3 entries at once, 4 steps each)\n", *drainSmall)
+	fmt.Fprintf(out, "  captured in %.2f s (%.0f/s); delivered in %.2f s: %.0f captures/s\n",
+		capT.Seconds(), float64(*drainSmall)/capT.Seconds(), d.Seconds(), float64(*drainSmall)/d.Seconds())
+
+	// Large originals, in a child process so its peak RSS is the drain's
+	// alone; two sizes show whether memory grows with file size.
+	fmt.Fprintf(out, "drain: %d large originals each, streamed from disk (capture + drain in a child process)\n", *drainBigN)
+	for _, mb := range []int{*drainBigMB / 5, *drainBigMB} {
+		big := filepath.Join(dir, fmt.Sprintf("big%d", mb))
+		os.MkdirAll(big, 0o755)
+		for i := range *drainBigN {
+			if err := writePadded(filepath.Join(big, fmt.Sprintf("b%d.jpg", i)), i, int64(mb)<<20); err != nil {
+				return err
+			}
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		arg := strings.Join([]string{filepath.Join(dir, fmt.Sprintf("outbox-big%d", mb)), big, url, token}, ",")
+		res, err := exec.CommandContext(ctx, exe, "_drain", "--drain-child", arg).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return fmt.Errorf("drain child: %v: %s", err, ee.Stderr)
+			}
+			return err
+		}
+		f := strings.Fields(string(res))
+		if len(f) != 3 {
+			return fmt.Errorf("drain child said %q", res)
+		}
+		capS, _ := strconv.ParseFloat(f[0], 64)
+		drainS, _ := strconv.ParseFloat(f[1], 64)
+		kb, _ := strconv.Atoi(f[2])
+		total := float64(*drainBigN*mb) * (1 << 20) / 1e6
+		verdict := "meets"
+		if kb > 150*1024 {
+			verdict = "MISSES"
+		}
+		fmt.Fprintf(out, "  %3d MB originals: capture %.1f MB/s, drain %.1f MB/s; peak RSS %.0f MB (goal < 150 MB: %s)\n",
+			mb, total/capS, total/drainS, float64(kb)/1024, verdict)
+		os.RemoveAll(big)
+	}
+	return nil
+}
+
+// writePadded writes a valid small JPEG followed by random bytes up to
+// size: decoders stop at the end-of-image marker, so it captures like a
+// photo while weighing as much as a large original.
+func writePadded(path string, i int, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	head := smallJPEG(1_000_000 + i)
+	if _, err := f.Write(head); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := io.CopyN(f, rand.Reader, size-int64(len(head))); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// childDrain captures a folder and drains it, then prints the capture and
+// drain seconds and its peak RSS in kB.
+func childDrain(ctx context.Context, out io.Writer) error {
+	parts := strings.Split(*childOutbox, ",")
+	if len(parts) != 4 {
+		return fmt.Errorf("bad --drain-child %q", *childOutbox)
+	}
+	o, err := outbox.Open(ctx, parts[0], outbox.Options{Target: outbox.Target{URL: parts[2], Token: parts[3]}})
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	start := time.Now()
+	for _, r := range o.Capture(ctx, []string{parts[1]}, outbox.CaptureOptions{}) {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	capT := time.Since(start)
+	d, err := drainUntilEmpty(ctx, o)
+	if err != nil {
+		return err
+	}
+	kb, err := vmHWM()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%.3f %.3f %d\n", capT.Seconds(), d.Seconds(), kb)
+	return nil
+}
