@@ -347,7 +347,9 @@ func (o *Outbox) captureOne(ctx context.Context, src string, force bool) Capture
 	}
 	res.Entry = e
 	o.events.publish(Event{Kind: EventAdded, EntryID: e.ID, At: e.CapturedAt, Entry: e})
-	o.Kick()
+	// Wake the drain, but leave the back-off of waiting entries alone: a
+	// big import while the engine is down must not hammer it.
+	o.wake()
 	return res
 }
 

@@ -431,8 +431,17 @@ func TestDrain_KickIgnoresTimers(t *testing.T) {
 	if got.NextTry == nil || time.Until(*got.NextTry) < 10*time.Minute {
 		t.Fatalf("next try %v, want about half an hour away", got.NextTry)
 	}
+	// A new capture is delivered at once but leaves the wait alone.
+	mustCapture(t, o, writePhoto(t, t.TempDir(), "b.jpg", 601))
+	waitFor(t, 5*time.Second, "the new capture's delivery", func() bool {
+		c, _ := o.Counts(context.Background())
+		return c.Done == 1
+	})
+	if again, _ := o.Entry(context.Background(), e.ID); again.NextTry == nil || !again.NextTry.Equal(*got.NextTry) {
+		t.Fatalf("a capture moved the waiting entry's next try from %v to %v", got.NextTry, again.NextTry)
+	}
 	o.Kick()
-	if c := settle(t, o, 5*time.Second); c != (Counts{Done: 1}) {
+	if c := settle(t, o, 5*time.Second); c != (Counts{Done: 2}) {
 		t.Fatalf("counts = %+v", c)
 	}
 }
