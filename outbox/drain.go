@@ -66,8 +66,8 @@ func (d *drainState) release(id string) {
 	d.mu.Unlock()
 }
 
-// SetTarget switches the engine entries are delivered to. Pending and
-// parked entries go to the new engine. An entry part-way delivered to
+// SetTarget switches the engine entries are delivered to. Pending entries
+// go to the new engine (parked ones once the user retries them). An entry part-way delivered to
 // another engine starts again from the first step there, since that engine
 // has never seen its moment (the ids it was captured with make the replay
 // harmless if it has); entries already delivered stay delivered. The drain
