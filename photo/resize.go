@@ -57,12 +57,17 @@ func boxShrink(p plane, kx, ky int) plane {
 				for _, v := range row[x0:x1] {
 					t += int32(v)
 				}
-				s[x] += t * int32(kx) / int32(x1-x0)
+				s[x] += t
 			}
 		}
-		n := int32(kx * (y1 - y0))
 		out := d.pix[dy*d.stride : dy*d.stride+dw]
 		for x := range out {
+			if kx == 2 {
+				n := int32(2 * (y1 - y0)) // an odd last column was counted twice
+				out[x] = uint8((s[x] + n/2) / n)
+				continue
+			}
+			n := int32((min(x*kx+kx, p.w) - x*kx) * (y1 - y0))
 			out[x] = uint8((s[x] + n/2) / n)
 		}
 	}
@@ -197,55 +202,79 @@ func clamp8(v int32) uint8 {
 
 // resample resizes p to w by h with the Lanczos filter, horizontally then
 // vertically, through an 8-bit intermediate as imaging does. extentX and
-// extentY give the source size in source pixels.
-func resample(p plane, extentX, extentY float64, w, h int) plane {
+// extentY give the source size in source pixels. Each pass is cut into
+// bands of rows run by that many goroutines.
+func resample(p plane, extentX, extentY float64, w, h, bands int) plane {
 	if p.w == w && p.h == h && extentX == float64(w) && extentY == float64(h) {
 		return p
 	}
-	// Horizontal pass.
 	mid := p
 	if p.w != w || extentX != float64(p.w) {
 		wx := makeWeights(p.w, extentX, w)
 		mid = newPlane(w, p.h)
-		taps := wx.taps
-		if p.w < taps { // a source narrower than the filter: clip
-			taps = p.w
-		}
-		for y := 0; y < p.h; y++ {
-			row := p.pix[y*p.stride : y*p.stride+p.w]
-			out := mid.pix[y*mid.stride : y*mid.stride+w]
-			for x := range out {
-				ww := wx.w[x*wx.taps : x*wx.taps+taps]
-				src := row[wx.start[x]:]
-				src = src[:len(ww)]
-				var acc int32
-				k := 0
-				for ; k+4 <= len(ww); k += 4 {
-					w4 := ww[k : k+4 : k+4]
-					s4 := src[k : k+4 : k+4]
-					acc += int32(s4[0])*w4[0] + int32(s4[1])*w4[1] + int32(s4[2])*w4[2] + int32(s4[3])*w4[3]
-				}
-				for ; k < len(ww); k++ {
-					acc += int32(src[k]) * ww[k]
-				}
-				out[x] = clamp8(acc)
-			}
-		}
+		inBands(p.h, bands, func(y0, y1 int) { resampleRows(p, mid, wx, y0, y1) })
 	}
 	if mid.h == h && extentY == float64(h) {
 		return mid
 	}
-	// Vertical pass: accumulate whole rows, which walks memory in order.
 	wy := makeWeights(mid.h, extentY, h)
 	d := newPlane(w, h)
+	inBands(h, bands, func(y0, y1 int) { resampleColumns(mid, d, wy, y0, y1) })
+	return d
+}
+
+// inBands calls fn on n rows cut into the given number of bands, each in
+// its own goroutine, and waits for them.
+func inBands(n, bands int, fn func(y0, y1 int)) {
+	bands = max(min(bands, n/64), 1) // small planes are not worth a goroutine
+	fns := make([]func(), bands)
+	for i := range fns {
+		y0, y1 := n*i/bands, n*(i+1)/bands
+		fns[i] = func() { fn(y0, y1) }
+	}
+	parallel(fns...)
+}
+
+// resampleRows is the horizontal pass over the source rows y0 to y1.
+func resampleRows(p, mid plane, wx weights, y0, y1 int) {
+	taps := wx.taps
+	if p.w < taps { // a source narrower than the filter: clip
+		taps = p.w
+	}
+	for y := y0; y < y1; y++ {
+		row := p.pix[y*p.stride : y*p.stride+p.w]
+		out := mid.pix[y*mid.stride : y*mid.stride+mid.w]
+		for x := range out {
+			ww := wx.w[x*wx.taps : x*wx.taps+taps]
+			src := row[wx.start[x]:]
+			src = src[:len(ww)]
+			var acc int32
+			k := 0
+			for ; k+4 <= len(ww); k += 4 {
+				w4 := ww[k : k+4 : k+4]
+				s4 := src[k : k+4 : k+4]
+				acc += int32(s4[0])*w4[0] + int32(s4[1])*w4[1] + int32(s4[2])*w4[2] + int32(s4[3])*w4[3]
+			}
+			for ; k < len(ww); k++ {
+				acc += int32(src[k]) * ww[k]
+			}
+			out[x] = clamp8(acc)
+		}
+	}
+}
+
+// resampleColumns is the vertical pass for the destination rows y0 to y1.
+// It accumulates whole source rows, which walks memory in order.
+func resampleColumns(mid, d plane, wy weights, y0, y1 int) {
+	w := d.w
 	acc := getInts(w)
 	defer putInts(acc)
 	taps := wy.taps
 	if mid.h < taps {
 		taps = mid.h
 	}
-	for y := 0; y < h; y++ {
-		a := *acc
+	for y := y0; y < y1; y++ {
+		a := (*acc)[:w]
 		clear(a)
 		s := int(wy.start[y])
 		ws := wy.w[y*wy.taps : y*wy.taps+taps]
@@ -253,22 +282,21 @@ func resample(p plane, extentX, extentY float64, w, h int) plane {
 		// Four source rows at a time: a quarter of the loads and stores
 		// of the accumulator.
 		for ; k+4 <= len(ws); k += 4 {
-			r0 := mid.pix[(s+k)*mid.stride : (s+k)*mid.stride+w]
-			r1 := mid.pix[(s+k+1)*mid.stride:][:len(r0)]
-			r2 := mid.pix[(s+k+2)*mid.stride:][:len(r0)]
-			r3 := mid.pix[(s+k+3)*mid.stride:][:len(r0)]
+			r0 := mid.pix[(s+k)*mid.stride:]
+			r1 := mid.pix[(s+k+1)*mid.stride:]
+			r2 := mid.pix[(s+k+2)*mid.stride:]
+			r3 := mid.pix[(s+k+3)*mid.stride:]
+			r0, r1, r2, r3 = r0[:w], r1[:w], r2[:w], r3[:w]
 			w0, w1, w2, w3 := ws[k], ws[k+1], ws[k+2], ws[k+3]
-			a = a[:len(r0)]
-			for x, v := range r0 {
-				a[x] += int32(v)*w0 + int32(r1[x])*w1 + int32(r2[x])*w2 + int32(r3[x])*w3
+			for x := 0; x < w; x++ {
+				a[x] += int32(r0[x])*w0 + int32(r1[x])*w1 + int32(r2[x])*w2 + int32(r3[x])*w3
 			}
 		}
 		for ; k < len(ws); k++ {
 			wk := ws[k]
-			row := mid.pix[(s+k)*mid.stride : (s+k)*mid.stride+w]
-			a = a[:len(row)]
-			for x, v := range row {
-				a[x] += int32(v) * wk
+			row := mid.pix[(s+k)*mid.stride:][:w]
+			for x := 0; x < w; x++ {
+				a[x] += int32(row[x]) * wk
 			}
 		}
 		out := d.pix[y*d.stride : y*d.stride+w]
@@ -276,7 +304,6 @@ func resample(p plane, extentX, extentY float64, w, h int) plane {
 			out[x] = clamp8(a[x])
 		}
 	}
-	return d
 }
 
 // shrinkPlane resizes p to w by h: an integer box pre-shrink that leaves
@@ -288,9 +315,9 @@ func resample(p plane, extentX, extentY float64, w, h int) plane {
 // against one Lanczos pass over the full picture: about 40 dB PSNR or more.
 // The factors may differ between the axes: the chroma planes of a 4:2:2
 // JPEG have pixels twice as tall as wide.
-func shrinkPlane(p plane, w, h int) plane {
+func shrinkPlane(p plane, w, h, bands int) plane {
 	kx := max(p.w/w, 1)
 	ky := max(p.h/h, 1)
 	q := boxShrink(p, kx, ky)
-	return resample(q, float64(p.w)/float64(kx), float64(p.h)/float64(ky), w, h)
+	return resample(q, float64(p.w)/float64(kx), float64(p.h)/float64(ky), w, h, bands)
 }

@@ -33,7 +33,7 @@ func Shrink(img image.Image, orientation, maxEdge int) image.Image {
 		return shrinkYCbCr(m, w, h, orientation)
 	case *image.Gray:
 		p := plane{w: b.Dx(), h: b.Dy(), stride: m.Stride, pix: m.Pix[m.PixOffset(b.Min.X, b.Min.Y):]}
-		y := orientPlane(shrinkPlane(p, w, h), orientation)
+		y := orientPlane(shrinkPlane(p, w, h, 2), orientation)
 		return &image.Gray{Pix: y.pix, Stride: y.stride, Rect: image.Rect(0, 0, y.w, y.h)}
 	}
 	return shrinkRGB(img, w, h, orientation)
@@ -69,12 +69,14 @@ func shrinkYCbCr(m *image.YCbCr, w, h, orientation int) image.Image {
 	cr := plane{w: cw, h: ch, stride: m.CStride, pix: m.Cr[ci:]}
 	ocw, och := (w+1)/2, (h+1)/2
 
+	// Luma is about twice the work of both chroma planes: two bands of
+	// luma and the chroma keep two cores busy when they are free.
 	var out [3]plane
 	parallel(
-		func() { out[0] = orientPlane(shrinkPlane(y, w, h), orientation) },
+		func() { out[0] = orientPlane(shrinkPlane(y, w, h, 2), orientation) },
 		func() {
-			out[1] = orientPlane(shrinkPlane(cb, ocw, och), orientation)
-			out[2] = orientPlane(shrinkPlane(cr, ocw, och), orientation)
+			out[1] = orientPlane(shrinkPlane(cb, ocw, och, 1), orientation)
+			out[2] = orientPlane(shrinkPlane(cr, ocw, och, 1), orientation)
 		},
 	)
 	return &image.YCbCr{
@@ -85,8 +87,7 @@ func shrinkYCbCr(m *image.YCbCr, w, h, orientation int) image.Image {
 	}
 }
 
-// parallel runs the functions at once and waits for them: the luma and the
-// chroma planes take about the same time, so two cores halve the resize.
+// parallel runs the functions at once and waits for them.
 func parallel(fns ...func()) {
 	var wg sync.WaitGroup
 	for _, fn := range fns[1:] {
@@ -117,11 +118,11 @@ func shrinkRGB(img image.Image, w, h, orientation int) image.Image {
 	var out [3]plane
 	parallel(
 		func() {
-			out[0] = orientPlane(resample(r, float64(sw)/float64(k), float64(sh)/float64(k), w, h), orientation)
+			out[0] = orientPlane(resample(r, float64(sw)/float64(k), float64(sh)/float64(k), w, h, 1), orientation)
 		},
 		func() {
-			out[1] = orientPlane(resample(g, float64(sw)/float64(k), float64(sh)/float64(k), w, h), orientation)
-			out[2] = orientPlane(resample(bl, float64(sw)/float64(k), float64(sh)/float64(k), w, h), orientation)
+			out[1] = orientPlane(resample(g, float64(sw)/float64(k), float64(sh)/float64(k), w, h, 1), orientation)
+			out[2] = orientPlane(resample(bl, float64(sw)/float64(k), float64(sh)/float64(k), w, h, 1), orientation)
 		},
 	)
 	dst := image.NewRGBA(image.Rect(0, 0, out[0].w, out[0].h))
