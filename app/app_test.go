@@ -369,3 +369,56 @@ func TestPrefs_RoundTrip(t *testing.T) {
 		t.Errorf("loadPrefs(damaged) = %v; want advice", err)
 	}
 }
+
+func TestOutbox_ParkedEntry(t *testing.T) {
+	remote := enginetest.Start(t, enginetest.WithMaxMediaSize(200))
+	a, sh := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	src := writePhoto(t, t.TempDir(), 7)
+	res, err := a.Capture.Files("b", []string{src})
+	if err != nil || res[0].Error != nil {
+		t.Fatalf("Capture.Files() = %+v, %v", res, err)
+	}
+	var es []Entry
+	waitFor(t, "the entry to park", func() bool {
+		es, err = a.Outbox.Entries()
+		return err == nil && len(es) == 1 && es[0].State == "parked"
+	})
+	if es[0].Code != api.CodeMediaTooLarge || es[0].Message == "" || len(es[0].Steps) != 4 || !es[0].Steps[0].Done || es[0].Steps[1].Done {
+		t.Errorf("parked entry = %+v; want media_too_large after the create step", es[0])
+	}
+	st, _ := a.Settings.Status()
+	if st.Parked != 1 || st.Waiting != 0 {
+		t.Errorf("Status() = %+v; want one parked", st)
+	}
+
+	sh.folder = t.TempDir()
+	saved, err := a.Outbox.SaveOriginal(es[0].ID)
+	if err != nil {
+		t.Fatalf("SaveOriginal: %v", err)
+	}
+	want, _ := os.ReadFile(src)
+	got, err := os.ReadFile(saved)
+	if err != nil || !bytes.Equal(got, want) || filepath.Dir(saved) != sh.folder {
+		t.Errorf("saved %s (%v): want the original's bytes in the chosen folder", saved, err)
+	}
+	if again, err := a.Outbox.SaveOriginal(es[0].ID); err != nil || again == saved {
+		t.Errorf("SaveOriginal again = %q, %v; want a second, differently named file", again, err)
+	}
+
+	if n, err := a.Outbox.RetryAll(); err != nil || n != 1 {
+		t.Errorf("RetryAll() = %d, %v; want 1", n, err)
+	}
+	waitFor(t, "the entry to park again", func() bool {
+		es, err = a.Outbox.Entries()
+		return err == nil && len(es) == 1 && es[0].State == "parked"
+	})
+	if err := a.Outbox.Discard(es[0].ID); err != nil {
+		t.Fatalf("Discard: %v", err)
+	}
+	if es, _ := a.Outbox.Entries(); len(es) != 0 {
+		t.Errorf("Entries() after Discard = %+v; want none", es)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/sparkfamily/spark/api"
@@ -205,7 +206,13 @@ func captureView(r outbox.CaptureResult) CaptureResult {
 		v.EntryID = r.DuplicateOf
 	}
 	if r.Err != nil {
-		v.Error = &UIError{Code: CodeBadInput, Message: r.Err.Error()}
+		// The card already names the file; the reason reads better without
+		// its full path in front.
+		msg := strings.TrimPrefix(r.Err.Error(), r.Path+": ")
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		v.Error = &UIError{Code: CodeBadInput, Message: msg}
 	}
 	return v
 }

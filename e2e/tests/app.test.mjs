@@ -3,7 +3,8 @@
 // in one window, as a person would use the app.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, harness, choose, tab, shot, until, url } from './lib.mjs';
 
@@ -32,10 +33,17 @@ async function openNewestMoment() {
   await page.getByTestId('moment-dialog').waitFor();
 }
 
-test('three generated photos: cards show at once, then the moments and Pippa’s readings', async () => {
+test('three generated photos and a broken file: cards show at once, the broken one says why, then the moments and Pippa’s readings', async () => {
   const { paths } = await harness('/test/generate', { n: 3 });
-  await choose(page, paths);
-  await until(async () => (await page.getByTestId('card').count()) >= 3, 'three cards');
+  const broken = join(mkdtempSync(join(tmpdir(), 'spark-e2e-')), 'broken.jpg');
+  writeFileSync(broken, 'this is not a photo at all');
+  await choose(page, [...paths.slice(0, 2), broken, paths[2]]);
+  await until(async () => (await page.getByTestId('card').count()) >= 4, 'four cards');
+  const failed = page.locator('[data-testid=card][data-state=failed]');
+  await failed.waitFor();
+  const why = await failed.innerText();
+  assert.match(why, /broken\.jpg/);
+  assert.ok(why.replace('broken.jpg', '').trim().length > 10, `the card says why: ${why}`);
   const imgs = page.locator('[data-testid=card] img');
   await until(async () => (await imgs.evaluateAll((els) => els.filter((e) => e.complete && e.naturalWidth > 0).length)) >= 3, 'three small copies drawn');
   await cardsSent(3);
