@@ -81,6 +81,35 @@ test('real photos, one HEIC: small copies drawn upright and read by Pippa', asyn
   await page.getByRole('button', { name: 'Close' }).click();
 });
 
+test('a drop on the window and a pasted picture are captured too', async () => {
+  await tab(page, 'Add photos');
+  const sent = await page.locator('[data-testid=card][data-state=sent]').count();
+  // Wails hands the UI the dropped files' paths through runtime.OnFileDrop;
+  // the harness's runtime keeps that callback, so a drop is simulated here.
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await page.evaluate((ps) => window.__sparkFileDrop(10, 10, ps), paths);
+  await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= sent + 1, 'the dropped photo sent');
+  // A picture on the clipboard, pasted with Ctrl+V.
+  await page.evaluate(async () => {
+    const c = document.createElement('canvas');
+    c.width = 320;
+    c.height = 240;
+    const g = c.getContext('2d');
+    g.fillStyle = '#3a7bd5';
+    g.fillRect(0, 0, 320, 240);
+    g.fillStyle = '#ffd166';
+    g.beginPath();
+    g.arc(220, 80, 40, 0, Math.PI * 2);
+    g.fill();
+    const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+    const dt = new DataTransfer();
+    dt.items.add(new File([blob], 'clip.png', { type: 'image/png' }));
+    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  });
+  await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= sent + 2, 'the pasted picture sent');
+  assert.match(await page.getByTestId('card').first().innerText(), /Pasted picture\.png/);
+});
+
 test('keep a phrase selected in a reading', async () => {
   await openNewestMoment();
   const text = page.locator('[data-testid=moment-dialog] [data-testid=reading-text]').first();
