@@ -79,11 +79,13 @@ export function confirmDialog(title: string, body: string, yes: string, danger =
 }
 
 /** when formats an RFC 3339 time for a person. */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 export function when(iso: string): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return dateTime.format(d);
 }
 
 /** clock formats an RFC 3339 time as a time of day. */

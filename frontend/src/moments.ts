@@ -29,7 +29,8 @@ export class MomentsScreen implements Screen {
   private cols = 1;
   private tile = MIN_TILE;
   private rowH = MIN_TILE + LABEL + GAP;
-  private rendered = new Map<number, HTMLElement>();
+  private rendered = new Map<number, Tile>();
+  private pool: Tile[] = [];
   private dialog: MomentDialog;
   private loaded = false;
   private refreshTimer = 0;
@@ -116,10 +117,17 @@ export class MomentsScreen implements Screen {
   }
 
   private invalidate(): void {
-    for (const el of this.rendered.values()) el.remove();
-    this.rendered.clear();
+    this.release();
     this.counted();
     this.layout();
+  }
+
+  private release(): void {
+    for (const t of this.rendered.values()) {
+      t.li.remove();
+      this.pool.push(t);
+    }
+    this.rendered.clear();
   }
 
   private counted(): void {
@@ -136,8 +144,7 @@ export class MomentsScreen implements Screen {
       this.cols = cols;
       this.tile = tile;
       this.rowH = tile + LABEL + GAP;
-      for (const el of this.rendered.values()) el.remove();
-      this.rendered.clear();
+      this.release();
     }
     const rows = Math.ceil(this.items.length / this.cols);
     this.spacer.style.height = `${rows * this.rowH + GAP}px`;
@@ -151,9 +158,10 @@ export class MomentsScreen implements Screen {
     const last = Math.min(Math.ceil(this.items.length / this.cols) - 1, Math.ceil((top + height) / this.rowH) + OVERSCAN);
     const from = first * this.cols;
     const to = Math.min(this.items.length - 1, (last + 1) * this.cols - 1);
-    for (const [i, el] of this.rendered) {
+    for (const [i, t] of this.rendered) {
       if (i < from || i > to) {
-        el.remove();
+        t.li.remove();
+        this.pool.push(t);
         this.rendered.delete(i);
       }
     }
@@ -161,57 +169,24 @@ export class MomentsScreen implements Screen {
       if (this.rendered.has(i)) continue;
       const m = this.items[i];
       if (!m) continue;
-      const el = this.tileFor(m, i);
-      this.rendered.set(i, el);
-      this.grid.append(el);
+      // Tiles leaving the view are reused for those coming in, so a scroll
+      // moves and refills a few dozen elements instead of making new ones.
+      const t = this.pool.pop() ?? new Tile((mo) => void this.dialog.open(mo));
+      t.bind(m, GAP + (i % this.cols) * (this.tile + GAP), GAP + Math.floor(i / this.cols) * this.rowH, this.tile);
+      this.rendered.set(i, t);
+      this.grid.append(t.li);
     }
     if (!this.ended && to >= this.items.length - this.cols * 4) void this.loadMore();
-  }
-
-  private tileFor(m: Moment, i: number): HTMLElement {
-    const row = Math.floor(i / this.cols);
-    const col = i % this.cols;
-    const img = m.thumb
-      ? h('img', { src: m.thumb, alt: m.caption || m.name || 'Photo', loading: 'lazy', decoding: 'async', width: this.tile, height: this.tile })
-      : h('div', { class: 'note-face' }, m.caption || 'Note');
-    const finished = m.readings.filter((r) => r.status === 'finished').length;
-    const state = m.pending
-      ? h('span', { class: 'pill waiting' }, 'Not sent yet')
-      : finished > 0
-        ? h('span', { class: 'pill' }, `${finished} reading${finished === 1 ? '' : 's'}`)
-        : m.readings.some((r) => r.status === 'running')
-          ? h('span', { class: 'pill muted' }, 'Pippa is reading…')
-          : m.readings.some((r) => r.status === 'queued')
-            ? h('span', { class: 'pill muted' }, 'Waiting for Pippa')
-            : null;
-    const li = h(
-      'li',
-      { class: 'tile', style: `transform: translate(${GAP + col * (this.tile + GAP)}px, ${GAP + row * this.rowH}px); width: ${this.tile}px;` },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'tile-button',
-          'data-testid': 'moment-tile',
-          'data-moment': m.id,
-          'data-pending': m.pending ? 'true' : 'false',
-          'aria-label': `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${when(m.takenAt || m.createdAt)}${m.pending ? ', not sent yet' : ''}`,
-          onclick: () => void this.dialog.open(m),
-        },
-        h('div', { class: 'frame', style: `height: ${this.tile}px` }, img, state),
-        h('div', { class: 'tile-label' }, m.caption || when(m.takenAt || m.createdAt)),
-      ),
-    );
-    return li;
   }
 
   private replace(m: Moment): void {
     const i = this.items.findIndex((x) => x.id === m.id);
     if (i >= 0) {
       this.items[i] = m;
-      const el = this.rendered.get(i);
-      if (el) {
-        el.remove();
+      const t = this.rendered.get(i);
+      if (t) {
+        t.li.remove();
+        this.pool.push(t);
         this.rendered.delete(i);
         this.render();
       }
@@ -222,4 +197,66 @@ export class MomentsScreen implements Screen {
     this.items = this.items.filter((m) => m.id !== id);
     this.invalidate();
   }
+}
+
+/** Tile is one reusable grid cell: a button with a fixed square image box. */
+class Tile {
+  readonly li: HTMLLIElement;
+  private button: HTMLButtonElement;
+  private frame: HTMLDivElement;
+  private img: HTMLImageElement;
+  private note: HTMLDivElement;
+  private pill: HTMLSpanElement;
+  private label: HTMLDivElement;
+  private moment: Moment | null = null;
+
+  constructor(open: (m: Moment) => void) {
+    this.img = h('img', { alt: '', decoding: 'async' });
+    this.note = h('div', { class: 'note-face' });
+    this.pill = h('span', { class: 'pill' });
+    this.frame = h('div', { class: 'frame' }, this.img, this.note, this.pill);
+    this.label = h('div', { class: 'tile-label' });
+    this.button = h('button', { type: 'button', class: 'tile-button', 'data-testid': 'moment-tile' }, this.frame, this.label);
+    this.button.addEventListener('click', () => {
+      if (this.moment) open(this.moment);
+    });
+    this.li = h('li', { class: 'tile' }, this.button);
+  }
+
+  bind(m: Moment, x: number, y: number, size: number): void {
+    this.moment = m;
+    this.li.style.transform = `translate(${x}px, ${y}px)`;
+    this.li.style.width = `${size}px`;
+    this.frame.style.height = `${size}px`;
+    const date = when(m.takenAt || m.createdAt);
+    const b = this.button;
+    b.dataset.moment = m.id;
+    b.dataset.pending = m.pending ? 'true' : 'false';
+    b.setAttribute('aria-label', `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${date}${m.pending ? ', not sent yet' : ''}`);
+    if (m.thumb) {
+      if (this.img.getAttribute('src') !== m.thumb) this.img.src = m.thumb;
+      this.img.alt = m.caption || m.name || 'Photo';
+      this.img.hidden = false;
+      this.note.hidden = true;
+    } else {
+      this.img.removeAttribute('src');
+      this.img.hidden = true;
+      this.note.hidden = false;
+      this.note.textContent = m.caption || 'Note';
+    }
+    const [text, cls] = pillFor(m);
+    this.pill.hidden = text === '';
+    this.pill.textContent = text;
+    this.pill.className = `pill ${cls}`;
+    this.label.textContent = m.caption || date;
+  }
+}
+
+function pillFor(m: Moment): [string, string] {
+  if (m.pending) return ['Not sent yet', 'waiting'];
+  const finished = m.readings.filter((r) => r.status === 'finished').length;
+  if (finished > 0) return [`${finished} reading${finished === 1 ? '' : 's'}`, ''];
+  if (m.readings.some((r) => r.status === 'running')) return ['Pippa is reading…', 'muted'];
+  if (m.readings.some((r) => r.status === 'queued')) return ['Waiting for Pippa', 'muted'];
+  return ['', ''];
 }
