@@ -107,7 +107,11 @@ try {
   const heap = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
   const nodes = (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'Nodes')?.value ?? 0;
   // Back to the top over the list already loaded (no fetching, images
-  // cached): the cost of the virtualized grid itself.
+  // cached): the cost of the virtualized grid itself. The main thread's own
+  // work per frame (script, style, layout) comes from Chromium's counters,
+  // which do not count time spent waiting for a busy CPU.
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const m0 = await metrics();
   const back = await page.evaluate(async () => {
     const sc = document.querySelector('[data-testid=moments-scroller]');
     const frames = [];
@@ -126,6 +130,9 @@ try {
   });
   const b = back.slice(1).sort((x, y) => x - y);
   const blong = b.filter((x) => x > 1000 / 30).length;
+  const m1 = await metrics();
+  const per = (k) => ((1000 * ((m1[k] ?? 0) - (m0[k] ?? 0))) / back.length).toFixed(2);
+  say(`  main-thread work per frame while scrolling back: script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, all tasks ${per('TaskDuration')} ms`);
   say(`scrolling back up over the loaded list (${b.length} frames): p50 ${pct(b, 50).toFixed(1)} ms, p95 ${pct(b, 95).toFixed(1)} ms, p99 ${pct(b, 99).toFixed(1)} ms, max ${(b.at(-1) ?? 0).toFixed(1)} ms; ${blong} frames over 33 ms (${((100 * blong) / b.length).toFixed(1)}%)`);
   say(`with ${N} moments listed: app layer RSS ${mb(rssMB(proc.pid))}; page JS heap ${mb(heap / 1048576)}, ${nodes} DOM nodes`);
   await context.close();
