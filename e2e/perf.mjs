@@ -132,8 +132,8 @@ try {
   const blong = b.filter((x) => x > 1000 / 30).length;
   const m1 = await metrics();
   const per = (k) => ((1000 * ((m1[k] ?? 0) - (m0[k] ?? 0))) / back.length).toFixed(2);
-  say(`  main-thread work per frame while scrolling back: script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, all tasks ${per('TaskDuration')} ms`);
   say(`scrolling back up over the loaded list (${b.length} frames): p50 ${pct(b, 50).toFixed(1)} ms, p95 ${pct(b, 95).toFixed(1)} ms, p99 ${pct(b, 99).toFixed(1)} ms, max ${(b.at(-1) ?? 0).toFixed(1)} ms; ${blong} frames over 33 ms (${((100 * blong) / b.length).toFixed(1)}%)`);
+  say(`  main-thread work per frame while scrolling back: script ${per('ScriptDuration')} ms, style ${per('RecalcStyleDuration')} ms, layout ${per('LayoutDuration')} ms, all tasks ${per('TaskDuration')} ms`);
   say(`with ${N} moments listed: app layer RSS ${mb(rssMB(proc.pid))}; page JS heap ${mb(heap / 1048576)}, ${nodes} DOM nodes`);
   await context.close();
   say(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (shared with other work while measuring)`);
