@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"image/jpeg"
 	"io/fs"
 	"os"
@@ -153,6 +154,33 @@ func TestOutbox_Capture(t *testing.T) {
 		}
 		if got := listDir(t, filepath.Join(o.Dir(), "staging")); len(got) != 0 {
 			t.Errorf("staging not empty: %v", got)
+		}
+	})
+
+	t.Run("ThousandsOfFiles", func(t *testing.T) {
+		o := openTest(t, "", testOptions())
+		src := t.TempDir()
+		const n = 2000
+		for i := range n {
+			os.WriteFile(filepath.Join(src, fmt.Sprintf("scan%04d.txt", i)), []byte("page"), 0o644)
+		}
+		good := writePhoto(t, src, "zz-good.jpg", 13)
+		var calls atomic.Int32
+		res := o.Capture(context.Background(), []string{src}, CaptureOptions{
+			OnFiles:  func(got int) { calls.Add(1) },
+			OnResult: func(CaptureResult) { calls.Add(1) },
+		})
+		if len(res) != n+1 || calls.Load() != n+2 {
+			t.Fatalf("%d results, %d callbacks; want %d and %d", len(res), calls.Load(), n+1, n+2)
+		}
+		for _, r := range res {
+			if r.Path == good {
+				if r.Entry == nil {
+					t.Errorf("the good photo: %v", r.Err)
+				}
+			} else if !errors.Is(r.Err, photo.ErrUnsupported) {
+				t.Fatalf("%s: %v, want unsupported", r.Path, r.Err)
+			}
 		}
 	})
 
