@@ -15,8 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,7 +34,7 @@ type Options struct {
 	DataDir string
 	// Logger, if set, receives the app's log as well as DATA/logs/spark.log.
 	Logger *slog.Logger
-	// HTTPClient talks to the engine; nil is a client with sane timeouts.
+	// HTTPClient talks to the engine; nil is defaultHTTPClient().
 	HTTPClient *http.Client
 }
 
@@ -70,7 +70,7 @@ type App struct {
 func New(opts Options) *App {
 	a := &App{opts: opts, hc: opts.HTTPClient, log: slog.New(slog.DiscardHandler)}
 	if a.hc == nil {
-		a.hc = &http.Client{Timeout: 2 * time.Minute}
+		a.hc = defaultHTTPClient()
 	}
 	if opts.Logger != nil {
 		a.log = opts.Logger
@@ -152,8 +152,7 @@ func (a *App) openLog() error {
 		return fmt.Errorf("Spark can't write its log %s (%v). Check that the disk is not full.", p, err)
 	}
 	a.logFile = f
-	var w io.Writer = f
-	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
+	h := slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
 	if a.opts.Logger != nil {
 		a.log = slog.New(teeHandler{h, a.opts.Logger.Handler()})
 	} else {
@@ -296,6 +295,17 @@ func (a *App) emit(event string, data any) {
 	if sh != nil {
 		sh.Emit(event, data)
 	}
+}
+
+// defaultHTTPClient bounds connecting and waiting for an answer's headers,
+// so a hung engine fails a call instead of freezing the UI, but sets no
+// overall limit: an original shown in the moment dialog may take long to
+// stream from a distant family engine.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ResponseHeaderTimeout = 30 * time.Second
+	return &http.Client{Transport: t}
 }
 
 // teeHandler sends each record to two handlers.
