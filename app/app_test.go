@@ -241,6 +241,17 @@ func TestApp_RefusedToken(t *testing.T) {
 	if got := toUIError(err); got == nil || got.Code != CodeUnauthorized || !strings.Contains(got.Message, "Settings") {
 		t.Errorf("Phrases.List() error = %+v; want unauthorized pointing at Settings", got)
 	}
+	if _, err := a.Capture.Files("b", []string{writePhoto(t, t.TempDir(), 8)}); err != nil {
+		t.Fatal(err)
+	}
+	var es []Entry
+	waitFor(t, "the entry to wait on the refused token", func() bool {
+		es, err = a.Outbox.Entries()
+		return err == nil && len(es) == 1 && es[0].Refused
+	})
+	if es[0].State != "pending" || !strings.Contains(es[0].Reason, "Settings") {
+		t.Errorf("entry = %+v; want waiting, pointing at Settings", es[0])
+	}
 	r, err := a.Settings.Test(remote.URL, "not-the-token")
 	if err != nil || r.OK {
 		t.Errorf("Test() = %+v, %v; want not OK", r, err)
