@@ -44,6 +44,7 @@ func drain(ctx context.Context, o *outbox.Outbox, limit time.Duration, watch boo
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	timedOut := false
+	lastWait := ""
 loop:
 	for {
 		check := false
@@ -62,7 +63,14 @@ loop:
 			case outbox.EventStepDone:
 				bar.status(fmt.Sprintf("%s %s done", name, ev.Step))
 			case outbox.EventWaiting:
-				bar.line("waiting: %s (%s): %s; next try at %s", name, ev.Step, oneLine(ev.Reason), ev.NextTry.Local().Format("15:04:05"))
+				// One line per distinct trouble: an engine that is down
+				// would otherwise print one for every entry.
+				if why := oneLine(ev.Reason); why != lastWait {
+					lastWait = why
+					bar.line("waiting: %s (%s): %s; next try at %s", name, ev.Step, why, ev.NextTry.Local().Format("15:04:05"))
+				} else {
+					bar.status(fmt.Sprintf("%s waiting", name))
+				}
 			case outbox.EventParked:
 				bar.line("parked: %s (%s): %s (%s)", name, ev.Step, oneLine(ev.Message), ev.Code)
 				bar.add(1, name)
