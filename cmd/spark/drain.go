@@ -65,8 +65,15 @@ loop:
 			case outbox.EventWaiting:
 				// One line per distinct trouble: an engine that is down
 				// would otherwise print one for every entry.
-				if why := oneLine(ev.Reason); why != lastWait {
-					lastWait = why
+				// Network trouble names the entry's ids, so it is told
+				// apart by its code alone.
+				why := oneLine(ev.Reason)
+				key := why
+				if ev.Code == "network" {
+					key = ev.Code
+				}
+				if key != lastWait {
+					lastWait = key
 					bar.line("waiting: %s (%s): %s; next try at %s", name, ev.Step, why, ev.NextTry.Local().Format("15:04:05"))
 				} else {
 					bar.status(fmt.Sprintf("%s waiting", name))
