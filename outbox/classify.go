@@ -10,6 +10,10 @@ import (
 	"github.com/sparkfamily/spark/api"
 )
 
+// CodeNetwork is the Verdict code of trouble reaching the engine at all
+// (refused, reset, a reply cut short, a time-out).
+const CodeNetwork = "network"
+
 // permanentError marks a failure that retrying cannot fix (river's
 // Permanent): the entry is parked.
 type permanentError struct {
@@ -59,7 +63,7 @@ func Classify(err error) Verdict {
 		v.Message = fmt.Sprintf("unexpected answer %d from the engine: %s", e.Status, e.Message)
 		return v
 	}
-	return Verdict{Code: "network", Message: err.Error()}
+	return Verdict{Code: CodeNetwork, Message: err.Error()}
 }
 
 // backoff is the wait before attempt n+1 (n failures so far): full jitter

@@ -69,7 +69,7 @@ loop:
 				// apart by its code alone.
 				why := oneLine(ev.Reason)
 				key := why
-				if ev.Code == "network" {
+				if ev.Code == outbox.CodeNetwork {
 					key = ev.Code
 				}
 				if key != lastWait {
