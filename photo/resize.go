@@ -33,42 +33,41 @@ func boxShrink(p plane, kx, ky int) plane {
 		box2(p, d)
 		return d
 	}
-	sums := getInts(dw)
-	defer putInts(sums)
+	// Sum each band of ky rows column by column (one add per source
+	// pixel, in memory order), then each run of kx columns.
+	cols := getInts(p.w)
+	defer putInts(cols)
+	c := (*cols)[:p.w]
+	full := p.w / kx
 	for dy := 0; dy < dh; dy++ {
-		clear(*sums)
-		s := *sums
 		y0, y1 := dy*ky, min(dy*ky+ky, p.h)
-		for y := y0; y < y1; y++ {
-			row := p.pix[y*p.stride : y*p.stride+p.w]
-			if kx == 2 {
-				full := p.w / 2
-				for x := 0; x < full; x++ {
-					s[x] += int32(row[2*x]) + int32(row[2*x+1])
-				}
-				if p.w&1 == 1 {
-					s[full] += 2 * int32(row[p.w-1]) // weigh like a full block
-				}
-				continue
-			}
-			for x := 0; x < dw; x++ {
-				x0, x1 := x*kx, min(x*kx+kx, p.w)
-				var t int32
-				for _, v := range row[x0:x1] {
-					t += int32(v)
-				}
-				s[x] += t
+		row := p.pix[y0*p.stride:][:len(c)]
+		for x, v := range row {
+			c[x] = int32(v)
+		}
+		for y := y0 + 1; y < y1; y++ {
+			row := p.pix[y*p.stride:][:len(c)]
+			for x, v := range row {
+				c[x] += int32(v)
 			}
 		}
+		rows := int32(y1 - y0)
 		out := d.pix[dy*d.stride : dy*d.stride+dw]
-		for x := range out {
-			if kx == 2 {
-				n := int32(2 * (y1 - y0)) // an odd last column was counted twice
-				out[x] = uint8((s[x] + n/2) / n)
-				continue
+		n := int32(kx) * rows
+		for bx := 0; bx < full; bx++ {
+			var t int32
+			for _, v := range c[bx*kx : bx*kx+kx] {
+				t += v
 			}
-			n := int32((min(x*kx+kx, p.w) - x*kx) * (y1 - y0))
-			out[x] = uint8((s[x] + n/2) / n)
+			out[bx] = uint8((t + n/2) / n)
+		}
+		if rem := p.w - full*kx; rem > 0 { // a partial last block
+			var t int32
+			for _, v := range c[full*kx:] {
+				t += v
+			}
+			n := int32(rem) * rows
+			out[full] = uint8((t + n/2) / n)
 		}
 	}
 	return d
@@ -200,26 +199,25 @@ func clamp8(v int32) uint8 {
 	return uint8(v)
 }
 
-// resample resizes p to w by h with the Lanczos filter, horizontally then
-// vertically, through an 8-bit intermediate as imaging does. extentX and
-// extentY give the source size in source pixels. Each pass is cut into
-// bands of rows run by that many goroutines.
+// resample resizes p to w by h with the Lanczos filter, vertically then
+// horizontally, through an 8-bit intermediate as imaging does. extentX and
+// extentY give the source size in source pixels. The vertical pass goes
+// first because it runs on whole rows, several times faster per tap than
+// the horizontal one, which then has fewer rows to do. Each pass is cut
+// into bands of rows run by that many goroutines.
 func resample(p plane, extentX, extentY float64, w, h, bands int) plane {
-	if p.w == w && p.h == h && extentX == float64(w) && extentY == float64(h) {
-		return p
-	}
 	mid := p
-	if p.w != w || extentX != float64(p.w) {
-		wx := makeWeights(p.w, extentX, w)
-		mid = newPlane(w, p.h)
-		inBands(p.h, bands, func(y0, y1 int) { resampleRows(p, mid, wx, y0, y1) })
+	if p.h != h || extentY != float64(p.h) {
+		wy := makeWeights(p.h, extentY, h)
+		mid = newPlane(p.w, h)
+		inBands(h, bands, func(y0, y1 int) { resampleColumns(p, mid, wy, y0, y1) })
 	}
-	if mid.h == h && extentY == float64(h) {
+	if mid.w == w && extentX == float64(w) {
 		return mid
 	}
-	wy := makeWeights(mid.h, extentY, h)
+	wx := makeWeights(mid.w, extentX, w)
 	d := newPlane(w, h)
-	inBands(h, bands, func(y0, y1 int) { resampleColumns(mid, d, wy, y0, y1) })
+	inBands(h, bands, func(y0, y1 int) { resampleRows(mid, d, wx, y0, y1) })
 	return d
 }
 
@@ -244,21 +242,40 @@ func resampleRows(p, mid plane, wx weights, y0, y1 int) {
 	for y := y0; y < y1; y++ {
 		row := p.pix[y*p.stride : y*p.stride+p.w]
 		out := mid.pix[y*mid.stride : y*mid.stride+mid.w]
-		for x := range out {
-			ww := wx.w[x*wx.taps : x*wx.taps+taps]
-			src := row[wx.start[x]:]
-			src = src[:len(ww)]
-			var acc int32
-			k := 0
-			for ; k+4 <= len(ww); k += 4 {
-				w4 := ww[k : k+4 : k+4]
-				s4 := src[k : k+4 : k+4]
-				acc += int32(s4[0])*w4[0] + int32(s4[1])*w4[1] + int32(s4[2])*w4[2] + int32(s4[3])*w4[3]
+		// The residual scale of a photo is between 1 and 1.4, which
+		// makes 8 or 9 taps: those get straight-line code.
+		switch {
+		case taps == 8 && wx.taps == 8:
+			for x := range out {
+				ww := wx.w[x*8 : x*8+8 : x*8+8]
+				v := row[wx.start[x]:][:8:8]
+				out[x] = clamp8(int32(v[0])*ww[0] + int32(v[1])*ww[1] + int32(v[2])*ww[2] + int32(v[3])*ww[3] +
+					int32(v[4])*ww[4] + int32(v[5])*ww[5] + int32(v[6])*ww[6] + int32(v[7])*ww[7])
 			}
-			for ; k < len(ww); k++ {
-				acc += int32(src[k]) * ww[k]
+		case taps == 9 && wx.taps == 9:
+			for x := range out {
+				ww := wx.w[x*9 : x*9+9 : x*9+9]
+				v := row[wx.start[x]:][:9:9]
+				out[x] = clamp8(int32(v[0])*ww[0] + int32(v[1])*ww[1] + int32(v[2])*ww[2] + int32(v[3])*ww[3] +
+					int32(v[4])*ww[4] + int32(v[5])*ww[5] + int32(v[6])*ww[6] + int32(v[7])*ww[7] + int32(v[8])*ww[8])
 			}
-			out[x] = clamp8(acc)
+		default:
+			for x := range out {
+				ww := wx.w[x*wx.taps : x*wx.taps+taps]
+				src := row[wx.start[x]:]
+				src = src[:len(ww)]
+				var acc int32
+				k := 0
+				for ; k+4 <= len(ww); k += 4 {
+					w4 := ww[k : k+4 : k+4]
+					s4 := src[k : k+4 : k+4]
+					acc += int32(s4[0])*w4[0] + int32(s4[1])*w4[1] + int32(s4[2])*w4[2] + int32(s4[3])*w4[3]
+				}
+				for ; k < len(ww); k++ {
+					acc += int32(src[k]) * ww[k]
+				}
+				out[x] = clamp8(acc)
+			}
 		}
 	}
 }
