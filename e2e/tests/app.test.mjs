@@ -22,8 +22,8 @@ after(async () => {
   await context?.close();
 });
 
-async function cardsSent(n) {
-  await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= n, `${n} cards sent`);
+async function cardsSent(n, timeout) {
+  await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= n, `${n} cards sent`, timeout);
 }
 
 async function openNewestMoment() {
@@ -68,7 +68,9 @@ test('real photos, one HEIC: small copies drawn upright and read by Pippa', asyn
   const names = ['iphone13promax_4032x3024_orient6.heic', 'canon_sx60_2048x1536_orient6.jpg', 'olympus_ep3_4032x3024.jpg'];
   const before = await page.locator('[data-testid=card][data-state=sent]').count();
   await choose(page, names.map((n) => join(photos, n)));
-  await cardsSent(before + 3);
+  // Three 12 MP photos, one HEIC (decoded in WebAssembly): slow on a busy
+  // two-core machine.
+  await cardsSent(before + 3, 120_000);
   const sizes = await page.locator('[data-testid=card] img').evaluateAll((els) => els.slice(0, 3).map((e) => [e.naturalWidth, e.naturalHeight]));
   // Newest first: the olympus (landscape), the canon and the HEIC, both
   // orientation 6, so portrait once upright.
@@ -147,6 +149,7 @@ test('an unreachable family engine: calm banner, captures wait, then send on the
   await page.getByLabel('Token').fill(remote.token);
   await page.getByRole('button', { name: 'Test connection' }).click();
   await page.getByTestId('test-result').filter({ hasText: 'No engine answers' }).waitFor();
+  await shot(page, 'settings');
   await page.getByTestId('use-remote').click();
   await page.getByTestId('engine-state').filter({ hasText: 'Family engine: offline' }).waitFor();
   const banner = page.locator('.banner');

@@ -58,7 +58,7 @@ export async function shot(page, name) {
 }
 
 /** until polls fn (in the test) until it returns a truthy value. */
-export async function until(fn, what, timeout = 30_000) {
+export async function until(fn, what, timeout = 60_000) {
   const end = Date.now() + timeout;
   let last;
   while (Date.now() < end) {

@@ -31,6 +31,7 @@ class App {
   private main = h('main', { id: 'main', tabindex: -1 });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
   status: Status | null = null;
+  private acted = false; // the person chose a tab or started adding photos
 
   constructor(root: HTMLElement) {
     const go = (t: Tab) => this.go(t);
@@ -43,7 +44,7 @@ class App {
     };
     const nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
     for (const t of Object.keys(labels) as Tab[]) {
-      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => this.go(t) }, labels[t]);
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
       this.tabs.set(t, b);
       nav.append(b);
@@ -61,6 +62,7 @@ class App {
     clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, this.problem, this.banner, this.main, this.statusBar);
     this.go('capture');
     void this.home();
+    backend.onCapture(() => (this.acted = true));
     backend.onOutbox((e) => {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
@@ -85,7 +87,8 @@ class App {
   private async home(): Promise<void> {
     try {
       const page = await backend.moments.page('', 1);
-      if (page.moments.length > 0 && this.tabs.get('capture')?.getAttribute('aria-current') === 'page') this.go('moments');
+      // Only if the person has not started doing something meanwhile.
+      if (page.moments.length > 0 && !this.acted) this.go('moments');
     } catch {
       // Offline or not started: stay on Add photos.
     }
