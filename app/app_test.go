@@ -147,10 +147,14 @@ func TestApp_LocalEngine(t *testing.T) {
 		t.Fatalf("moment = %+v; want delivered with both media", m)
 	}
 
-	rec := httptest.NewRecorder()
-	a.MediaHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, m.Thumb, nil))
-	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || rec.Body.Len() == 0 {
-		t.Errorf("GET %s = %d %q (%d bytes); want the JPEG small copy", m.Thumb, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+	for _, u := range []string{m.Thumb, res[0].Thumb} {
+		// The card's /outbox-copy/ URL keeps working after delivery, when
+		// the outbox has let go of its files.
+		rec := httptest.NewRecorder()
+		a.MediaHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || rec.Body.Len() == 0 {
+			t.Errorf("GET %s = %d %q (%d bytes); want the JPEG small copy", u, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+		}
 	}
 
 	// Restarting on the same folder keeps the token and the moments.

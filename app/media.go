@@ -20,7 +20,8 @@ func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEs
 // MediaHandler serves the images the UI shows with plain <img src>, so they
 // load lazily and the browser caches them: /media/<id> is fetched from the
 // current engine with the app's token (the webview never sees the token),
-// /outbox-copy/<entry id> is the small copy kept in the outbox. main.go
+// /outbox-copy/<entry id> is the small copy kept in the outbox (or, once
+// delivered and removed from there, the engine's). main.go
 // gives it to Wails' asset server, which calls it for every path that is
 // not a file of the built UI.
 func (a *App) MediaHandler() http.Handler {
@@ -83,6 +84,12 @@ func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, entryID st
 	}
 	p, err := ob.SmallCopyPath(entryID)
 	if err != nil {
+		// Delivered meanwhile: the outbox let go of its files, and the
+		// engine has the same small copy under the id minted at capture.
+		if e, eerr := ob.Entry(r.Context(), entryID); eerr == nil && e.CopyID != "" {
+			a.serveMedia(w, r, e.CopyID)
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
