@@ -84,7 +84,10 @@ func checkEngine(tb testing.TB, eng *enginetest.Engine, o *Outbox, n int) {
 }
 
 func TestDrain_ExactlyOnceUnderFaults(t *testing.T) {
-	const n = 200
+	n := 200
+	if testing.Short() {
+		n = 50 // the same faults, a quarter of the captures
+	}
 	eng := enginetest.Start(t)
 	proxy := newFaultProxy(t, eng.URL, chaos(1))
 	o := openTest(t, "", testOptions())
