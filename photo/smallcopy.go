@@ -74,8 +74,9 @@ func SmallCopy(ctx context.Context, path string, w io.Writer, opts Options) (Res
 		orientation = 1 // libheif has already applied irot and imir
 	}
 	opts = opts.withDefaults()
+	// From here on only the small picture is live: the full-size one is
+	// garbage while the encoder runs.
 	small := Shrink(img, orientation, opts.MaxEdge)
-	img = nil // let the full-size picture go before encoding
 	if err := ctx.Err(); err != nil {
 		return Result{Source: info}, err
 	}
@@ -113,7 +114,7 @@ func Decode(ctx context.Context, path string, opts Options) (image.Image, Info, 
 		return nil, info, &readError{path: path, err: err}
 	}
 	if px := int64(info.Width) * int64(info.Height); px > opts.MaxPixels {
-		return nil, info, fmt.Errorf("%s: %w: %dx%d is %.1f megapixels, more than the limit of %.0f; scale it down before adding it",
+		return nil, info, fmt.Errorf("%s: %w: %dx%d is %.1f megapixels, more than the limit of %.0f megapixels; scale it down before adding it",
 			path, ErrTooLarge, info.Width, info.Height, float64(px)/1e6, float64(opts.MaxPixels)/1e6)
 	}
 	if err := ctx.Err(); err != nil {
