@@ -133,6 +133,32 @@ test('keep a phrase selected in a reading', async () => {
   await page.getByTestId('phrase').filter({ hasText: 'red door' }).waitFor();
 });
 
+test('a moment: caption edited, a careful reading asked for, then deleted after a confirm', async () => {
+  await tab(page, 'Moments');
+  const id = await page.locator('[data-testid=moment-tile][data-pending=false]').first().getAttribute('data-moment');
+  await page.locator(`[data-moment="${id}"]`).click();
+  const dialog = page.getByTestId('moment-dialog');
+  await dialog.getByTestId('caption').fill('Sunday at the allotment');
+  await dialog.getByRole('button', { name: 'Save caption' }).click();
+  await page.getByText('Caption saved.').waitFor();
+
+  await dialog.getByRole('button', { name: 'Ask for a careful reading' }).click();
+  await dialog.locator('[data-testid=reading]').filter({ hasText: 'Careful reading' }).filter({ hasText: 'Finished' }).waitFor();
+  await shot(page, 'moment-careful');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await page.locator(`[data-moment="${id}"]`).filter({ hasText: 'Sunday at the allotment' }).waitFor();
+
+  await page.locator(`[data-moment="${id}"]`).click();
+  await dialog.getByRole('button', { name: 'Delete moment…' }).click();
+  const confirm = page.locator('dialog.confirm');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  assert.ok(await dialog.isVisible(), 'Cancel keeps the moment');
+  await dialog.getByRole('button', { name: 'Delete moment…' }).click();
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('Moment deleted.').waitFor();
+  await until(async () => (await page.locator(`[data-moment="${id}"]`).count()) === 0, 'the tile to go');
+});
+
 test('a quick recall shows its reading', async () => {
   await tab(page, 'Phrases');
   await page.getByTestId('start-recall').click();

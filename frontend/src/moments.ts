@@ -122,6 +122,10 @@ export class MomentsScreen implements Screen {
     this.layout();
   }
 
+  private place(t: Tile, m: Moment, i: number): void {
+    t.bind(m, GAP + (i % this.cols) * (this.tile + GAP), GAP + Math.floor(i / this.cols) * this.rowH, this.tile);
+  }
+
   private release(): void {
     for (const t of this.rendered.values()) {
       t.li.remove();
@@ -165,6 +169,11 @@ export class MomentsScreen implements Screen {
         this.rendered.delete(i);
       }
     }
+    // The DOM keeps the tiles in list order, so Tab moves through them in
+    // the order they are seen: new tiles above those drawn go first.
+    let firstDrawn = Infinity;
+    for (const i of this.rendered.keys()) firstDrawn = Math.min(firstDrawn, i);
+    const above = document.createDocumentFragment();
     for (let i = from; i <= to; i++) {
       if (this.rendered.has(i)) continue;
       const m = this.items[i];
@@ -172,10 +181,12 @@ export class MomentsScreen implements Screen {
       // Tiles leaving the view are reused for those coming in, so a scroll
       // moves and refills a few dozen elements instead of making new ones.
       const t = this.pool.pop() ?? new Tile((mo) => void this.dialog.open(mo));
-      t.bind(m, GAP + (i % this.cols) * (this.tile + GAP), GAP + Math.floor(i / this.cols) * this.rowH, this.tile);
+      this.place(t, m, i);
       this.rendered.set(i, t);
-      this.grid.append(t.li);
+      if (i < firstDrawn) above.append(t.li);
+      else this.grid.append(t.li);
     }
+    this.grid.prepend(above);
     if (!this.ended && to >= this.items.length - this.cols * 4) void this.loadMore();
   }
 
@@ -184,12 +195,7 @@ export class MomentsScreen implements Screen {
     if (i >= 0) {
       this.items[i] = m;
       const t = this.rendered.get(i);
-      if (t) {
-        t.li.remove();
-        this.pool.push(t);
-        this.rendered.delete(i);
-        this.render();
-      }
+      if (t) this.place(t, m, i);
     }
   }
 
