@@ -100,9 +100,32 @@ if kill -0 "$app_pid" 2>/dev/null; then echo "FAIL: the app did not exit on SIGT
 app_pid=""
 grep -q 'Spark stopped' "$SPARK_DATA/logs/spark.log" || { tail "$SPARK_DATA/logs/spark.log"; echo "FAIL: no clean shutdown in the log"; exit 1; }
 
+# The same window over 10,000 moments (written into its engine first): it
+# opens on Moments and shows the first page; its memory then.
+n=${WINDOW_MOMENTS:-10000}
+big="$tmp/big"
+seed_start=$(date +%s)
+go run ./e2e/seed -data "$big" -moments "$n" || { echo "FAIL: seeding $n moments"; exit 1; }
+seed_s=$(( $(date +%s) - seed_start ))
+SPARK_DATA="$big" "$bin" >"$tmp/app-big.log" 2>&1 &
+app_pid=$!
+for _ in $(seq 150); do [ -s "$big/engine-address" ] && break; sleep 0.1; done
+sleep 6 # the first page of tiles and their small copies
+big_kb=$(awk '/VmRSS/ { print $2 }' "/proc/$app_pid/status")
+big_all=$big_kb
+for p in $(pgrep -P "$app_pid" || true); do
+  r=$(awk '/VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0)
+  big_all=$((big_all + r))
+done
+import -window root "$out/window-10k.png"
+kill -TERM "$app_pid"
+for _ in $(seq 100); do kill -0 "$app_pid" 2>/dev/null || break; sleep 0.1; done
+app_pid=""
+
 echo "window: titled Spark, painted ($colours colours), saved $out/window.png"
 echo "engine: $engine answers $health"
 echo "cold start to first painted frame: ${painted} ms (DOM ready after ${dom_ready:-?}, from the app's log)"
 echo "memory idle: $((rss_kb / 1024)) MB RSS in all (the app's own process $((app_kb / 1024)) MB, the rest WebKit's web and network processes)"
+echo "memory with $n moments (seeded in ${seed_s}s, Moments showing): $((big_all / 1024)) MB RSS in all (the app's own process $((big_kb / 1024)) MB); picture $out/window-10k.png"
 echo "shutdown on SIGTERM: clean (drain stopped, engine closed)"
 echo "PASS"

@@ -1,42 +1,135 @@
-// Command seed captures photos into a Spark data folder's outbox, as the
-// app's "Choose photos…" would, so that the app started on that folder has
-// moments to show (e2e/window-test.sh uses it for the README's screenshot).
+// Command seed fills a Spark data folder before the app starts on it, for
+// e2e/window-test.sh: photos captured into the outbox, as "Choose photos…"
+// would (the README's screenshot), or many small moments written straight
+// into the engine (the memory figure with 10,000 moments).
 //
-// Usage: go run ./e2e/seed -data DIR PHOTO...
+// Usage: go run ./e2e/seed -data DIR [-moments N] [PHOTO...]
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"os"
 	"path/filepath"
+	"sync"
 
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/outbox"
 )
 
 func main() {
 	data := flag.String("data", "", "the Spark data folder")
+	moments := flag.Int("moments", 0, "write this many small photo moments into the engine")
 	flag.Parse()
-	if *data == "" || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: seed -data DIR PHOTO...")
+	if *data == "" || (flag.NArg() == 0 && *moments == 0) {
+		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N] [PHOTO...]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	ob, err := outbox.Open(ctx, filepath.Join(*data, "outbox"), outbox.Options{})
-	if err != nil {
+	if err := capture(ctx, *data, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
-	defer ob.Close()
-	failed := 0
-	for _, r := range ob.Capture(ctx, flag.Args(), outbox.CaptureOptions{}) {
-		if r.Err != nil {
-			failed++
-			fmt.Fprintln(os.Stderr, "seed:", r.Err)
-		}
-	}
-	if failed > 0 {
+	if err := fill(ctx, *data, *moments); err != nil {
+		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
+}
+
+func capture(ctx context.Context, data string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	ob, err := outbox.Open(ctx, filepath.Join(data, "outbox"), outbox.Options{})
+	if err != nil {
+		return err
+	}
+	defer ob.Close()
+	for _, r := range ob.Capture(ctx, paths, outbox.CaptureOptions{}) {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
+
+// fill writes n photo moments, each with its own small copy record, into
+// the engine the app will open (DATA/engine).
+func fill(ctx context.Context, data string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	eng, err := engine.Open(ctx, engine.Config{Dir: filepath.Join(data, "engine")})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	thumbs := make([][]byte, 8)
+	for i := range thumbs {
+		thumbs[i] = thumb(i)
+	}
+	next := make(chan int)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := one(ctx, eng, thumbs[i%len(thumbs)]); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+func one(ctx context.Context, eng *engine.Engine, jpg []byte) error {
+	mid, cid := ulid.Make().String(), ulid.Make().String()
+	if _, _, err := eng.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto}); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(jpg)
+	_, _, err := eng.PutMedia(ctx, engine.PutMedia{ID: cid, MomentID: mid, Role: api.RoleCopy, ContentType: "image/jpeg", Body: bytes.NewReader(jpg), Digest: sum[:]})
+	return err
+}
+
+// thumb draws a small sky-and-hill picture in colours picked by seed.
+func thumb(seed int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 320, 320))
+	for y := range 320 {
+		for x := range 320 {
+			c := color.RGBA{uint8(80 + seed*20), uint8(140 + y/8), 220, 255}
+			if y > 200+seed*5 {
+				c = color.RGBA{70, uint8(150 - y/8), uint8(60 + seed*10), 255}
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, &jpeg.Options{Quality: 80})
+	return b.Bytes()
 }
