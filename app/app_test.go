@@ -437,3 +437,11 @@ func TestOutbox_ParkedEntry(t *testing.T) {
 		t.Errorf("Entries() after Discard = %+v; want none", es)
 	}
 }
+
+func TestMoments_EmptyPageIsAList(t *testing.T) {
+	a, _ := startApp(t, t.TempDir(), nil)
+	page, err := a.Moments.Page("", 10)
+	if err != nil || page.Moments == nil || len(page.Moments) != 0 || page.Next != "" {
+		t.Errorf("Page() on an empty engine = %#v, %v; want an empty, non-nil list", page, err)
+	}
+}

@@ -16,13 +16,13 @@ type Moments struct{ a *App }
 // so a photo shows in Moments the instant it is safe.
 func (m *Moments) Page(before string, limit int) (Page, error) {
 	ctx := context.Background()
-	var page Page
+	page := Page{Moments: []Moment{}} // [] rather than null for the UI
 	if before == "" {
 		pending, err := m.a.pendingMoments(ctx)
 		if err != nil {
 			return page, err
 		}
-		page.Moments = pending
+		page.Moments = append(page.Moments, pending...)
 	}
 	cl, err := m.a.client()
 	if err != nil {

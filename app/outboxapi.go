@@ -14,13 +14,13 @@ import (
 // retry, save or discard the ones the engine refused.
 type Outbox struct{ a *App }
 
-// Entries returns every entry not yet delivered, newest first.
+// Entries returns every entry not yet delivered.
 func (o *Outbox) Entries() ([]Entry, error) {
 	ob, err := o.a.queue()
 	if err != nil {
 		return nil, err
 	}
-	es, err := ob.Entries(context.Background())
+	es, err := undelivered(context.Background(), ob)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +94,18 @@ func (o *Outbox) SendNow() error {
 	return nil
 }
 
+// undelivered lists the outbox's entries when some are not delivered yet.
+// The outbox keeps a row for every delivered entry too (its duplicate
+// check needs them), and Entries lists them all; the count tells the
+// usual case, nothing waiting, without reading them.
+func undelivered(ctx context.Context, ob *outbox.Outbox) ([]outbox.Entry, error) {
+	c, err := ob.Counts(ctx)
+	if err != nil || c.Pending+c.Parked == 0 {
+		return nil, err
+	}
+	return ob.Entries(ctx)
+}
+
 type counts struct{ waiting, parked int }
 
 func (a *App) counts(ctx context.Context) (counts, error) {
@@ -122,7 +134,7 @@ var refusedCodes = map[string]bool{api.CodeUnauthorized: true, api.CodeBadHost: 
 func (a *App) entryView(e *outbox.Entry) Entry {
 	v := Entry{ID: e.ID, MomentID: e.MomentID, Name: e.Name, Thumb: outboxCopyURL(e.ID), State: string(e.State),
 		Attempts: e.Attempts, CapturedAt: timeString(&e.CapturedAt), NextTry: timeString(e.NextTry),
-		BytesTotal: e.Size}
+		BytesTotal: e.Size, Steps: make([]Step, 0, len(e.Steps))}
 	for _, s := range e.Steps {
 		v.Steps = append(v.Steps, Step{Name: s.Name, Label: stepLabels[s.Name], Done: s.Done})
 	}
@@ -156,7 +168,7 @@ func (a *App) pendingMoments(ctx context.Context) ([]Moment, error) {
 	if err != nil {
 		return nil, err
 	}
-	es, err := ob.Entries(ctx)
+	es, err := undelivered(ctx, ob)
 	if err != nil {
 		return nil, err
 	}
