@@ -131,23 +131,51 @@ func (b *bencher) phase(ctx context.Context, name string, args ...string) (phase
 
 // median runs a phase several times and takes the median of each figure.
 func (b *bencher) median(ctx context.Context, runs int, name string, args ...string) (phaseResult, error) {
-	var rs []phaseResult
-	for range runs {
-		r, err := b.phase(ctx, name, args...)
-		if err != nil {
-			return phaseResult{}, err
-		}
-		rs = append(rs, r)
+	rs, err := b.interleave(ctx, runs, spec{name, args})
+	if err != nil {
+		return phaseResult{}, err
 	}
-	// The run of median throughput (ops/s, or bytes/s for an upload)
-	// stands for the throughput, with its own count of fsync batches;
-	// latencies and RSS take their own medians.
+	return rs[0], nil
+}
+
+// spec names a phase and its arguments.
+type spec struct {
+	name string
+	args []string
+}
+
+// interleave runs the phases one after the other, runs times over, and
+// returns each one's medians. A figure and its peer measured in alternation
+// see the same weather: a disk or CPU that other work slows for a while
+// slows both, not only whichever ran then.
+func (b *bencher) interleave(ctx context.Context, runs int, specs ...spec) ([]phaseResult, error) {
+	all := make([][]phaseResult, len(specs))
+	for range runs {
+		for i, sp := range specs {
+			r, err := b.phase(ctx, sp.name, sp.args...)
+			if err != nil {
+				return nil, err
+			}
+			all[i] = append(all[i], r)
+		}
+	}
+	out := make([]phaseResult, len(specs))
+	for i, rs := range all {
+		out[i] = medianRun(rs)
+	}
+	return out, nil
+}
+
+// medianRun takes the run of median throughput (ops/s, or bytes/s for an
+// upload), with its own count of fsync batches, and the medians of the
+// latencies and the peak RSS.
+func medianRun(rs []phaseResult) phaseResult {
 	slices.SortFunc(rs, func(x, y phaseResult) int { return cmpFloat(x.throughput(), y.throughput()) })
 	m := rs[len(rs)/2]
 	m.P50 = medianOf(rs, func(r phaseResult) time.Duration { return r.P50 })
 	m.P99 = medianOf(rs, func(r phaseResult) time.Duration { return r.P99 })
 	m.PeakRSS = int64(medianOf(rs, func(r phaseResult) time.Duration { return time.Duration(r.PeakRSS) }))
-	return m, nil
+	return m
 }
 
 func medianOf(rs []phaseResult, f func(phaseResult) time.Duration) time.Duration {
@@ -173,26 +201,18 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 	o := b.opts
 	d := o.duration.String()
 	runs := o.runs
-	fsync, err := b.median(ctx, runs, "fsync", "--duration", d)
+	clients := func(n int) []string { return []string{"--duration", d, "--clients", strconv.Itoa(n)} }
+	short, err := b.interleave(ctx, runs,
+		spec{"fsync", []string{"--duration", d}},
+		spec{"creates", clients(1)},
+		spec{"bare-json", clients(benchClientsHi)},
+		spec{"creates", clients(benchClientsHi)},
+		spec{"bare-json", clients(benchClientsLow)},
+	)
 	if err != nil {
 		return nil, err
 	}
-	bare16, err := b.median(ctx, runs, "bare-json", "--duration", d, "--clients", strconv.Itoa(benchClientsLow))
-	if err != nil {
-		return nil, err
-	}
-	bare32, err := b.median(ctx, runs, "bare-json", "--duration", d, "--clients", strconv.Itoa(benchClientsHi))
-	if err != nil {
-		return nil, err
-	}
-	c1, err := b.median(ctx, runs, "creates", "--duration", d, "--clients", "1")
-	if err != nil {
-		return nil, err
-	}
-	c32, err := b.median(ctx, runs, "creates", "--duration", d, "--clients", strconv.Itoa(benchClientsHi))
-	if err != nil {
-		return nil, err
-	}
+	fsync, c1, bare32, c32, bare16 := short[0], short[1], short[2], short[3], short[4]
 
 	ops := strconv.Itoa(o.rebuildOps)
 	logDir := filepath.Join(b.root, "rebuild")
@@ -208,19 +228,12 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 		return nil, err
 	}
 
-	mb := strconv.Itoa(o.mediaMB)
-	media, err := b.median(ctx, runs, "media", "--mb", mb)
+	mb := []string{"--mb", strconv.Itoa(o.mediaMB)}
+	up, err := b.interleave(ctx, runs, spec{"bare-media", mb}, spec{"media", mb}, spec{"disk-write", mb})
 	if err != nil {
 		return nil, err
 	}
-	bareMedia, err := b.median(ctx, runs, "bare-media", "--mb", mb)
-	if err != nil {
-		return nil, err
-	}
-	disk, err := b.median(ctx, runs, "disk-write", "--mb", mb)
-	if err != nil {
-		return nil, err
-	}
+	bareMedia, media, disk := up[0], up[1], up[2]
 
 	t := &table{}
 	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
