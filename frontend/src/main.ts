@@ -29,6 +29,7 @@ class App {
   private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
   private problem = h('section', { class: 'problem', role: 'alert', hidden: true });
   private main = h('main', { id: 'main', tabindex: -1 });
+  private nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
   status: Status | null = null;
   private acted = false; // the person chose a tab or started adding photos
@@ -42,7 +43,7 @@ class App {
       outbox: new OutboxScreen(go),
       settings: new SettingsScreen(() => void this.refreshStatus()),
     };
-    const nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
+    const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
       const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
@@ -123,6 +124,10 @@ class App {
     } else {
       this.problem.hidden = true;
     }
+    // When Spark could not start, nothing else works: show only the message.
+    const stuck = !st.ready && st.problem !== 'Spark is starting...';
+    this.main.hidden = stuck;
+    this.nav.hidden = stuck;
     const waiting = st.waiting;
     const offline = st.ready && !st.reachable;
     this.banner.hidden = !offline;
