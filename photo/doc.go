@@ -3,11 +3,11 @@
 // HEIC/HEIF with no system library (HEIC through gen2brain/heic's
 // WebAssembly build of libheif, so CGO_ENABLED=0 builds read it too).
 //
-// Probe reads only a file's headers: its format, its stored size and its
-// EXIF orientation. SmallCopy checks that size against a pixel limit before
-// decoding anything, so a decompression bomb is refused at once and with
-// little memory; it then decodes, shrinks, turns the picture upright and
-// encodes it.
+// Probe reads only a file's headers: its format, its stored size, its
+// EXIF orientation and the date it was taken. SmallCopy checks that size
+// against a pixel limit before decoding anything, so a decompression bomb
+// is refused at once and with little memory; it then decodes, shrinks,
+// turns the picture upright and encodes it.
 //
 // The shrink works on the decoded planes themselves (Y, Cb and Cr for JPEG
 // and HEIC) instead of converting a full-size picture to RGBA: an integer

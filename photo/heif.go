@@ -48,17 +48,72 @@ func boxes(b []byte) ([]box, error) {
 
 // probeHEIF reads the "meta" box of a HEIF file and reports the primary
 // item's stored size (its "ispe" property) and orientation (its "irot" and
-// "imir" properties, composed in the order the file lists them).
+// "imir" properties, composed in the order the file lists them), and the
+// date taken from the file's Exif item.
 func probeHEIF(r io.ReadSeeker) (Info, error) {
 	meta, err := readMetaBox(r)
 	if err != nil {
 		return Info{}, fmt.Errorf("%w: cannot read the HEIC header (%v); the file may be cut short, so copy it again from its source", ErrCorrupt, err)
 	}
-	info, err := parseMeta(meta)
+	info, exif, err := parseMeta(meta)
 	if err != nil {
 		return Info{}, fmt.Errorf("%w: bad HEIC header (%v); copy the file again from its source", ErrCorrupt, err)
 	}
+	// The date is a bonus: an Exif item that cannot be read leaves it
+	// unknown. Its orientation is ignored, since irot and imir rule.
+	if b := exif.read(r); len(b) >= 4 {
+		// The item starts with the offset of the TIFF header after these
+		// four bytes (usually 6, past "Exif\0\0").
+		if off := int64(binary.BigEndian.Uint32(b)); off <= int64(len(b)-4) {
+			info.Taken = parseEXIF(b[4+off:]).taken
+		}
+	}
 	return info, nil
+}
+
+// heifExtent is one piece of an item's data: offset and length in the
+// file, or in the meta box's idat when the item is built from there.
+type heifExtent struct{ off, n uint64 }
+
+// heifItem says where an item's data is.
+type heifItem struct {
+	extents []heifExtent
+	idat    []byte // the idat box's body when the data lies there; else nil
+	inIdat  bool
+}
+
+// read returns the item's data, or nil when it lies outside the file or
+// the idat box, is larger than maxMetaChunk, or cannot be read.
+func (it heifItem) read(r io.ReadSeeker) []byte {
+	var total uint64
+	for _, e := range it.extents {
+		if e.n == 0 || e.n > maxMetaChunk || total+e.n > maxMetaChunk {
+			return nil // a length of 0 means "to the end of the file"
+		}
+		total += e.n
+	}
+	out := make([]byte, 0, total)
+	for _, e := range it.extents {
+		if it.inIdat {
+			if e.off > uint64(len(it.idat)) || e.n > uint64(len(it.idat))-e.off {
+				return nil
+			}
+			out = append(out, it.idat[e.off:e.off+e.n]...)
+			continue
+		}
+		if e.off > 1<<62 {
+			return nil
+		}
+		if _, err := r.Seek(int64(e.off), io.SeekStart); err != nil {
+			return nil
+		}
+		part := make([]byte, e.n)
+		if _, err := io.ReadFull(r, part); err != nil {
+			return nil
+		}
+		out = append(out, part...)
+	}
+	return out
 }
 
 // readMetaBox returns the body of the top-level "meta" box, skipping the
@@ -109,8 +164,158 @@ func readMetaBox(r io.ReadSeeker) ([]byte, error) {
 	}
 }
 
-// parseMeta reads pitm, ipco and ipma from a meta box body.
-func parseMeta(meta []byte) (Info, error) {
+// parseMeta reads pitm, ipco and ipma from a meta box body, and where the
+// Exif item is (none when the file has none, or when iinf or iloc cannot
+// be made sense of: the date is not worth refusing a photo for).
+func parseMeta(meta []byte) (Info, heifItem, error) {
+	info, err := parseMetaInfo(meta)
+	if err != nil {
+		return Info{}, heifItem{}, err
+	}
+	children, _ := boxes(meta[4:])
+	var iinf, iloc, idat []byte
+	for _, c := range children {
+		switch c.typ {
+		case "iinf":
+			iinf = c.body
+		case "iloc":
+			iloc = c.body
+		case "idat":
+			idat = c.body
+		}
+	}
+	id, ok := exifItemID(iinf)
+	if !ok {
+		return info, heifItem{}, nil
+	}
+	item, ok := locateItem(iloc, id)
+	if !ok {
+		return info, heifItem{}, nil
+	}
+	if item.inIdat {
+		item.idat = idat
+	}
+	return info, item, nil
+}
+
+// exifItemID returns the id of the first item of type "Exif" listed in an
+// iinf box body.
+func exifItemID(iinf []byte) (uint32, bool) {
+	if len(iinf) < 6 {
+		return 0, false
+	}
+	rest := iinf[6:] // version, flags, 16-bit entry count
+	if iinf[0] != 0 {
+		if len(iinf) < 8 {
+			return 0, false
+		}
+		rest = iinf[8:]
+	}
+	entries, err := boxes(rest)
+	if err != nil {
+		return 0, false
+	}
+	for _, e := range entries {
+		// Only infe versions 2 and 3 name the item type with a 4CC.
+		if e.typ != "infe" || len(e.body) < 4 {
+			continue
+		}
+		var id uint32
+		var typ []byte
+		switch b := e.body; b[0] {
+		case 2:
+			if len(b) < 12 {
+				continue
+			}
+			id, typ = uint32(binary.BigEndian.Uint16(b[4:])), b[8:12]
+		case 3:
+			if len(b) < 14 {
+				continue
+			}
+			id, typ = binary.BigEndian.Uint32(b[4:]), b[10:14]
+		default:
+			continue
+		}
+		if string(typ) == "Exif" {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// locateItem finds item id in an iloc box body. Items built from other
+// items (construction method 2) or kept in other files are not followed.
+func locateItem(iloc []byte, id uint32) (heifItem, bool) {
+	b := iloc
+	// take returns the next n-byte (0, 4 or 8) big-endian number.
+	bad := false
+	take := func(n int) uint64 {
+		if bad || len(b) < n {
+			bad = true
+			return 0
+		}
+		var v uint64
+		switch n {
+		case 0:
+		case 2:
+			v = uint64(binary.BigEndian.Uint16(b))
+		case 4:
+			v = uint64(binary.BigEndian.Uint32(b))
+		case 8:
+			v = binary.BigEndian.Uint64(b)
+		default:
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	if len(b) < 6 {
+		return heifItem{}, false
+	}
+	version := b[0]
+	offSize, lenSize := int(b[4]>>4), int(b[4]&15)
+	baseSize, indexSize := int(b[5]>>4), int(b[5]&15)
+	if version != 1 && version != 2 {
+		indexSize = 0
+	}
+	b = b[6:]
+	idSize := 2
+	if version == 2 {
+		idSize = 4
+	}
+	count := take(idSize)
+	for i := uint64(0); i < count && !bad; i++ {
+		itemID := take(idSize)
+		method := uint64(0)
+		if version == 1 || version == 2 {
+			method = take(2) & 15
+		}
+		dataRef := take(2)
+		base := take(baseSize)
+		n := take(2)
+		var extents []heifExtent
+		for j := uint64(0); j < n && !bad; j++ {
+			take(indexSize)
+			off, length := take(offSize), take(lenSize)
+			extents = append(extents, heifExtent{off: base + off, n: length})
+		}
+		if bad {
+			break
+		}
+		if uint32(itemID) != id {
+			continue
+		}
+		if dataRef != 0 || method > 1 || len(extents) == 0 {
+			return heifItem{}, false
+		}
+		return heifItem{extents: extents, inIdat: method == 1}, true
+	}
+	return heifItem{}, false
+}
+
+// parseMetaInfo reads pitm, ipco and ipma from a meta box body.
+func parseMetaInfo(meta []byte) (Info, error) {
 	if len(meta) < 4 {
 		return Info{}, errors.New("short meta box")
 	}

@@ -100,45 +100,119 @@ func checkLooksLike(tb testing.TB, got, want image.Image) {
 	}
 }
 
-// exifSegment returns a JPEG APP1 segment holding an EXIF block whose IFD0
-// has one entry, the orientation.
-func exifSegment(o int, bo binary.ByteOrder) []byte {
-	var tiff bytes.Buffer
-	if bo == binary.LittleEndian {
-		tiff.WriteString("II")
-	} else {
-		tiff.WriteString("MM")
+// byteOrder is what binary.LittleEndian and binary.BigEndian both are.
+type byteOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
+// testTag is one IFD entry for buildTIFF; data longer than four bytes is
+// placed after the IFDs.
+type testTag struct {
+	tag, typ uint16
+	count    uint32
+	data     []byte
+}
+
+// shortTag is a SHORT entry.
+func shortTag(tag uint16, v int, bo byteOrder) testTag {
+	return testTag{tag, 3, 1, bo.AppendUint16(nil, uint16(v))}
+}
+
+// asciiTag is an ASCII entry with its terminating NUL, as EXIF writes it.
+func asciiTag(tag uint16, s string) testTag {
+	return testTag{tag, 2, uint32(len(s) + 1), append([]byte(s), 0)}
+}
+
+// buildTIFF returns a TIFF structure (an EXIF block without "Exif\0\0")
+// whose IFD0 holds ifd0 and, when exif is not empty, a pointer to an Exif
+// sub-IFD holding exif.
+func buildTIFF(bo byteOrder, ifd0, exif []testTag) []byte {
+	n0 := len(ifd0)
+	if len(exif) > 0 {
+		n0++
 	}
-	w := func(v any) { binary.Write(&tiff, bo, v) }
-	w(uint16(42))
-	w(uint32(8))     // IFD0 offset
-	w(uint16(1))     // one entry
-	w(uint16(0x112)) // Orientation
-	w(uint16(3))     // SHORT
-	w(uint32(1))     // count
-	w(uint16(o))
-	w(uint16(0)) // padding of the value field
-	w(uint32(0)) // no next IFD
-	body := append([]byte("Exif\x00\x00"), tiff.Bytes()...)
+	exifOff := 8 + 2 + 12*n0 + 4
+	dataOff := exifOff
+	if len(exif) > 0 {
+		dataOff += 2 + 12*len(exif) + 4
+	}
+	var data []byte
+	var out []byte
+	if bo == binary.LittleEndian {
+		out = append(out, "II"...)
+	} else {
+		out = append(out, "MM"...)
+	}
+	out = bo.AppendUint16(out, 42)
+	out = bo.AppendUint32(out, 8)
+	writeIFD := func(tags []testTag) {
+		out = bo.AppendUint16(out, uint16(len(tags)))
+		for _, t := range tags {
+			out = bo.AppendUint16(out, t.tag)
+			out = bo.AppendUint16(out, t.typ)
+			out = bo.AppendUint32(out, t.count)
+			if len(t.data) <= 4 {
+				out = append(out, t.data...)
+				out = append(out, make([]byte, 4-len(t.data))...)
+				continue
+			}
+			out = bo.AppendUint32(out, uint32(dataOff+len(data)))
+			data = append(data, t.data...)
+			if len(data)%2 == 1 {
+				data = append(data, 0) // values start on a word boundary
+			}
+		}
+		out = bo.AppendUint32(out, 0) // no next IFD
+	}
+	if len(exif) > 0 {
+		ifd0 = append(append([]testTag{}, ifd0...), testTag{0x8769, 4, 1, bo.AppendUint32(nil, uint32(exifOff))})
+	}
+	writeIFD(ifd0)
+	if len(exif) > 0 {
+		writeIFD(exif)
+	}
+	return append(out, data...)
+}
+
+// app1 wraps a TIFF structure into a JPEG APP1 EXIF segment.
+func app1(tiff []byte) []byte {
+	body := append([]byte("Exif\x00\x00"), tiff...)
 	seg := []byte{0xff, 0xe1, 0, 0}
 	binary.BigEndian.PutUint16(seg[2:], uint16(len(body)+2))
 	return append(seg, body...)
+}
+
+// exifSegment returns a JPEG APP1 segment holding an EXIF block whose IFD0
+// has one entry, the orientation.
+func exifSegment(o int, bo binary.ByteOrder) []byte {
+	abo := bo.(byteOrder)
+	return app1(buildTIFF(abo, []testTag{shortTag(0x112, o, abo)}, nil))
 }
 
 // encodeJPEG encodes m and, when o > 0, puts an EXIF orientation right
 // after the start-of-image marker.
 func encodeJPEG(tb testing.TB, m image.Image, o int, bo binary.ByteOrder) []byte {
 	tb.Helper()
+	if o == 0 {
+		return encodeJPEGWith(tb, m, nil)
+	}
+	return encodeJPEGWith(tb, m, exifSegment(o, bo))
+}
+
+// encodeJPEGWith encodes m and puts the given segments right after the
+// start-of-image marker.
+func encodeJPEGWith(tb testing.TB, m image.Image, segments ...[]byte) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 95}); err != nil {
 		tb.Fatal(err)
 	}
 	b := buf.Bytes()
-	if o == 0 {
-		return b
-	}
 	out := append([]byte{}, b[:2]...)
-	out = append(out, exifSegment(o, bo)...)
+	for _, s := range segments {
+		out = append(out, s...)
+	}
 	return append(out, b[2:]...)
 }
 
@@ -172,8 +246,12 @@ func pngBomb(w, h int) []byte {
 
 // withEXIFChunk inserts an eXIf chunk with orientation o after IHDR.
 func withEXIFChunk(p []byte, o int) []byte {
-	tiff := exifSegment(o, binary.BigEndian)[4+6:] // no APP1 header, no "Exif\0\0"
-	at := 8 + 8 + 13 + 4                           // signature, IHDR
+	return withEXIFChunkTIFF(p, buildTIFF(binary.BigEndian, []testTag{shortTag(0x112, o, binary.BigEndian)}, nil))
+}
+
+// withEXIFChunkTIFF inserts an eXIf chunk holding tiff after IHDR.
+func withEXIFChunkTIFF(p, tiff []byte) []byte {
+	at := 8 + 8 + 13 + 4 // signature, IHDR
 	out := append([]byte{}, p[:at]...)
 	out = append(out, pngChunk("eXIf", tiff)...)
 	return append(out, p[at:]...)
@@ -194,6 +272,12 @@ func jpegBomb(w, h int) []byte {
 // puts it.
 func webpWithEXIF(tb testing.TB, simple []byte, w, h, o int) []byte {
 	tb.Helper()
+	return webpWithEXIFBlock(tb, simple, w, h, exifSegment(o, binary.LittleEndian)[4:])
+}
+
+// webpWithEXIFBlock is webpWithEXIF with the EXIF chunk's body given.
+func webpWithEXIFBlock(tb testing.TB, simple []byte, w, h int, exif []byte) []byte {
+	tb.Helper()
 	if string(simple[12:16]) != "VP8L" {
 		tb.Fatalf("want a VP8L WebP, got %q", simple[12:16])
 	}
@@ -210,7 +294,7 @@ func webpWithEXIF(tb testing.TB, simple []byte, w, h, o int) []byte {
 	body := []byte("WEBP")
 	body = append(body, chunk("VP8X", vp8x)...)
 	body = append(body, simple[12:]...)
-	body = append(body, chunk("EXIF", exifSegment(o, binary.LittleEndian)[4:])...)
+	body = append(body, chunk("EXIF", exif)...)
 	return append(append([]byte("RIFF"), binary.LittleEndian.AppendUint32(nil, uint32(len(body)))...), body...)
 }
 
@@ -229,6 +313,14 @@ func heifBox(typ string, parts ...[]byte) []byte {
 // byte, "imir" with its byte), in order. It has no image data: enough for
 // Probe and for the pixel limit.
 func heifHeader(w, h int, transforms ...[2]any) []byte {
+	meta := heifBox("meta", append([][]byte{{0, 0, 0, 0}}, heifMetaChildren(w, h, transforms...)...)...)
+	return append(heifFtyp(), meta...)
+}
+
+func heifFtyp() []byte { return heifBox("ftyp", []byte("heic\x00\x00\x00\x00mif1heic")) }
+
+// heifMetaChildren are the boxes of heifHeader's meta box.
+func heifMetaChildren(w, h int, transforms ...[2]any) [][]byte {
 	ispe := append([]byte{0, 0, 0, 0}, binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))...)
 	props := [][]byte{heifBox("ispe", ispe)}
 	for _, t := range transforms {
@@ -238,13 +330,52 @@ func heifHeader(w, h int, transforms ...[2]any) []byte {
 	for i := range props {
 		ipma = append(ipma, byte(0x80|(i+1)))
 	}
-	meta := heifBox("meta", []byte{0, 0, 0, 0},
+	return [][]byte{
 		heifBox("hdlr", make([]byte, 8), []byte("pict"), make([]byte, 13)),
 		heifBox("pitm", []byte{0, 0, 0, 0, 0, 1}),
 		heifBox("iprp", heifBox("ipco", props...), heifBox("ipma", ipma)),
-	)
-	ftyp := heifBox("ftyp", []byte("heic\x00\x00\x00\x00mif1heic"))
-	return append(ftyp, meta...)
+	}
+}
+
+// heifWithExif is heifHeader plus an Exif item (id 2) whose data is
+// payload: in an mdat box after the meta box (iloc construction method 0,
+// a file offset), or in the meta box's idat (method 1). A HEIF Exif item
+// starts with the 32-bit offset of the TIFF header after those four bytes.
+func heifWithExif(w, h int, payload []byte, inIdat bool) []byte {
+	infe := func(id uint16, typ string) []byte {
+		b := append([]byte{2, 0, 0, 0}, binary.BigEndian.AppendUint16(nil, id)...)
+		return heifBox("infe", append(append(b, 0, 0), typ+"\x00"...))
+	}
+	iinf := heifBox("iinf", []byte{0, 0, 0, 0, 0, 2}, infe(1, "hvc1"), infe(2, "Exif"))
+	method := byte(0)
+	if inIdat {
+		method = 1
+	}
+	build := func(off uint32) []byte {
+		iloc := []byte{1, 0, 0, 0, 0x44, 0x00, 0, 1, 0, 2, 0, method, 0, 0, 0, 1}
+		iloc = binary.BigEndian.AppendUint32(iloc, off)
+		iloc = binary.BigEndian.AppendUint32(iloc, uint32(len(payload)))
+		kids := append([][]byte{{0, 0, 0, 0}}, heifMetaChildren(w, h)...)
+		kids = append(kids, iinf, heifBox("iloc", iloc))
+		if inIdat {
+			kids = append(kids, heifBox("idat", payload))
+		}
+		return heifBox("meta", kids...)
+	}
+	ftyp := heifFtyp()
+	if inIdat {
+		return append(ftyp, build(0)...)
+	}
+	meta := build(0)
+	meta = build(uint32(len(ftyp) + len(meta) + 8))
+	out := append(ftyp, meta...)
+	return append(out, heifBox("mdat", payload)...)
+}
+
+// heifExifPayload is an Exif item's data holding tiff, as iPhones write
+// it: offset 6, then "Exif\0\0", then the TIFF structure.
+func heifExifPayload(tiff []byte) []byte {
+	return append([]byte{0, 0, 0, 6, 'E', 'x', 'i', 'f', 0, 0}, tiff...)
 }
 
 // noisy returns a picture with smooth gradients, edges and grain, closer

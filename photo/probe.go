@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/image/webp"
@@ -33,6 +34,15 @@ type Info struct {
 	// none. For HEIC it is derived from the irot and imir boxes, which
 	// take precedence over EXIF there.
 	Orientation int
+	// Taken is when the photo was taken, from EXIF: DateTimeOriginal,
+	// else DateTimeDigitized, else DateTime, each with its offset tag
+	// (OffsetTimeOriginal and so on) for the zone when the file has one.
+	// Without an offset the date is read as local time (time.Local), the
+	// zone a camera's clock most likely showed. Taken is zero when the
+	// file has no usable date: none at all, an unset clock
+	// ("0000:00:00 00:00:00"), a year before 1900 or an unparsable value.
+	// For HEIC it comes from the Exif item of the meta box.
+	Taken time.Time
 }
 
 // Upright returns the size of the picture once its orientation is applied.
@@ -124,7 +134,7 @@ func headerError(format string, err error) error {
 
 func probeJPEG(r io.ReadSeeker) (Info, error) {
 	br := bufio.NewReaderSize(r, 4096)
-	orientation, err := jpegOrientation(br)
+	meta, err := jpegEXIF(br)
 	if err != nil {
 		return Info{}, headerError(FormatJPEG, err)
 	}
@@ -135,7 +145,7 @@ func probeJPEG(r io.ReadSeeker) (Info, error) {
 	if err != nil {
 		return Info{}, headerError(FormatJPEG, err)
 	}
-	return Info{Format: FormatJPEG, Width: cfg.Width, Height: cfg.Height, Orientation: orientation}, nil
+	return Info{Format: FormatJPEG, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
 }
 
 func probePNG(r io.ReadSeeker) (Info, error) {
@@ -146,10 +156,10 @@ func probePNG(r io.ReadSeeker) (Info, error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Info{}, err
 	}
-	// The orientation is a bonus: a damaged chunk after IHDR is left for
-	// the decoder to report.
-	orientation, _ := pngOrientation(r)
-	return Info{Format: FormatPNG, Width: cfg.Width, Height: cfg.Height, Orientation: orientation}, nil
+	// The orientation and date are a bonus: a damaged chunk after IHDR is
+	// left for the decoder to report.
+	meta, _ := pngEXIF(r)
+	return Info{Format: FormatPNG, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
 }
 
 func probeWebP(r io.ReadSeeker) (Info, error) {
@@ -160,8 +170,8 @@ func probeWebP(r io.ReadSeeker) (Info, error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Info{}, err
 	}
-	orientation, _ := webpOrientation(r)
-	return Info{Format: FormatWebP, Width: cfg.Width, Height: cfg.Height, Orientation: orientation}, nil
+	meta, _ := webpEXIF(r)
+	return Info{Format: FormatWebP, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
 }
 
 // sniff names the format of a file from its first bytes. It returns one of
