@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -321,7 +322,13 @@ func (o *Outbox) captureOne(ctx context.Context, src string, force bool) Capture
 		return res
 	}
 
-	takenAt := st.ModTime().UTC().Truncate(1e9)
+	// When the photo was taken, from its EXIF date; without one, the
+	// file's modification time, which a camera or phone usually leaves
+	// near it (a copy made later may not).
+	takenAt := st.ModTime().UTC().Truncate(time.Second)
+	if !info.Taken.IsZero() {
+		takenAt = info.Taken.UTC().Truncate(time.Second)
+	}
 	e := &Entry{
 		ID: id.entry, MomentID: id.moment, CopyID: id.copy, OriginalID: id.original, TurnRequestID: id.turn,
 		Source: src, Name: filepath.Base(src), Format: info.Format, ContentType: contentTypes[info.Format],

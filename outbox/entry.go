@@ -62,6 +62,9 @@ type Entry struct {
 	CopyWidth   int    `json:"copy_width"`
 	CopyHeight  int    `json:"copy_height"`
 
+	// TakenAt is when the photo was taken, in UTC: its EXIF date
+	// (photo.Info.Taken) when it has one, else the file's modification
+	// time.
 	TakenAt     *time.Time `json:"taken_at,omitempty"`
 	CapturedAt  time.Time  `json:"captured_at"`
 	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
