@@ -148,7 +148,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}()
 
 	var err error
-	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{}); err != nil {
+	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	e.log, err = oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{

@@ -162,6 +162,9 @@ func (t *tx) fold(r *oplog.Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
+		// The id index learns of the row before the transaction commits, so
+		// that no reader can find the row in the table but not in the index.
+		t.m.ids.add(momentIDs, d.ID)
 		if _, err := t.exec(sqlMomentInsert, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
 			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq); err != nil {
 			return err
@@ -265,6 +268,7 @@ func (t *tx) request(r *oplog.Record, kind, momentID, turnID string) error {
 	if r.RequestID == "" {
 		return nil
 	}
+	t.m.ids.add(requestIDs, r.RequestID)
 	_, err := t.exec(sqlRequestInsert, r.RequestID, kind, momentID, turnID, int64(r.Seq))
 	return err
 }

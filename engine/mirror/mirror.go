@@ -50,6 +50,12 @@ type Options struct {
 	// the journal in memory and a larger page cache. The caller syncs the
 	// file once at the end, before it swaps it in; Rebuild does.
 	Bulk bool
+	// IDIndex keeps in memory a hash of every request id and moment id, so
+	// that Request, Moment and MomentRefs answer a new id's ErrNotFound
+	// without reading SQLite (the engine's hot path: every create checks
+	// that its ids are new). It costs a scan of both tables at Open and
+	// about 20 bytes of memory per id.
+	IDIndex bool
 }
 
 // DB is an open mirror. Writes go through Apply only, on one connection;
@@ -66,6 +72,8 @@ type DB struct {
 	// last stored (read from the file at Open).
 	applyMu sync.Mutex
 	lastSeq atomic.Uint64
+	// ids is the id index of Options.IDIndex, nil without it.
+	ids *idSet
 }
 
 func dsn(path string, bulk, readOnly bool) string {
@@ -119,6 +127,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("mirror %s: read last seq: %w", path, err)
 	}
 	m.lastSeq.Store(uint64(last))
+	if opts.IDIndex {
+		if err := m.loadIDs(ctx); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
 	r, err := sql.Open("sqlite", dsn(path, opts.Bulk, true))
 	if err != nil {
 		w.Close()

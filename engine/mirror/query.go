@@ -118,6 +118,9 @@ func (m *DB) wrap(what string, err error) error {
 
 // Request returns what the request id id produced, or ErrNotFound.
 func (m *DB) Request(ctx context.Context, id string) (Request, error) {
+	if !m.ids.mayHold(requestIDs, id) {
+		return Request{}, ErrNotFound
+	}
 	r := Request{ID: id}
 	err := m.queryRow(ctx, "SELECT kind, moment_id, turn_id FROM requests WHERE id = ?", id).
 		Scan(&r.Kind, &r.MomentID, &r.TurnID)
@@ -130,6 +133,9 @@ func (m *DB) Request(ctx context.Context, id string) (Request, error) {
 // MomentRefs returns whether moment id is deleted and which media ids it
 // names, or ErrNotFound.
 func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
+	if !m.ids.mayHold(momentIDs, id) {
+		return Refs{}, ErrNotFound
+	}
 	var deleted sql.NullInt64
 	var copyID, originalID sql.NullString
 	err := m.queryRow(ctx, "SELECT deleted_at, copy_id, original_id FROM moments WHERE id = ?", id).
@@ -177,6 +183,9 @@ func scanMoment(s scanner) (*api.Moment, string, string, error) {
 // Moment returns moment id with its media and turns (deleted ones too), or
 // ErrNotFound.
 func (m *DB) Moment(ctx context.Context, id string) (*api.Moment, error) {
+	if !m.ids.mayHold(momentIDs, id) {
+		return nil, ErrNotFound
+	}
 	mo, copyID, originalID, err := scanMoment(m.queryRow(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ?", id))
 	if err != nil {
 		return nil, m.wrap("read moment", err)
