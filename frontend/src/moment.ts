@@ -68,9 +68,13 @@ export class MomentDialog {
     try {
       const fresh = await backend.moments.get(id);
       if (this.m?.id !== id) return;
-      this.m = fresh;
-      this.hooks.changed(fresh);
-      this.render();
+      // Redraw only on a change, so a selection in a reading (for "Keep
+      // this phrase") survives the polling while another reading runs.
+      if (JSON.stringify(fresh) !== JSON.stringify(this.m)) {
+        this.m = fresh;
+        this.hooks.changed(fresh);
+        this.render();
+      }
     } catch (e) {
       toast(e instanceof Error ? e.message : String(e), 'error');
     }

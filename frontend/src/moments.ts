@@ -31,6 +31,7 @@ export class MomentsScreen implements Screen {
   private rowH = MIN_TILE + LABEL + GAP;
   private rendered = new Map<number, Tile>();
   private pool: Tile[] = [];
+  private local = new Map<string, { m: Moment | null; at: number }>();
   private dialog: MomentDialog;
   private loaded = false;
   private refreshTimer = 0;
@@ -78,12 +79,14 @@ export class MomentsScreen implements Screen {
   /** refreshTop re-reads the first page and merges it: new moments come
    * in at the top, delivered captures turn into the engine's moments. */
   private async refreshTop(): Promise<void> {
+    const asked = performance.now();
     let page;
     try {
       page = await backend.moments.page('', PAGE);
     } catch {
       return;
     }
+    page.moments = this.fresher(page.moments, asked);
     const ids = new Set(page.moments.map((m) => m.id));
     const rest = this.items.filter((m) => !ids.has(m.id) && !m.pending);
     const oldestTop = page.moments.filter((m) => !m.pending).at(-1)?.id ?? '';
@@ -100,7 +103,9 @@ export class MomentsScreen implements Screen {
     if (this.loading || this.ended) return;
     this.loading = true;
     try {
+      const asked = performance.now();
       const page = await backend.moments.page(this.next, PAGE);
+      page.moments = this.fresher(page.moments, asked);
       const have = new Set(this.items.map((m) => m.id));
       this.items.push(...page.moments.filter((m) => !have.has(m.id)));
       this.next = page.next;
@@ -190,7 +195,18 @@ export class MomentsScreen implements Screen {
     if (!this.ended && to >= this.items.length - this.cols * 4) void this.loadMore();
   }
 
+  /** fresher keeps edits and deletions made here while a page was on its
+   * way: an answer asked for before them must not bring back the old. */
+  private fresher(ms: Moment[], asked: number): Moment[] {
+    return ms.flatMap((m) => {
+      const l = this.local.get(m.id);
+      if (!l || l.at < asked) return [m];
+      return l.m ? [l.m] : [];
+    });
+  }
+
   private replace(m: Moment): void {
+    this.local.set(m.id, { m, at: performance.now() });
     const i = this.items.findIndex((x) => x.id === m.id);
     if (i >= 0) {
       this.items[i] = m;
@@ -200,6 +216,7 @@ export class MomentsScreen implements Screen {
   }
 
   private drop(id: string): void {
+    this.local.set(id, { m: null, at: performance.now() });
     this.items = this.items.filter((m) => m.id !== id);
     this.invalidate();
   }
