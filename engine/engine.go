@@ -153,7 +153,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.log, err = oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
 		Logger:  e.logger,
-		Apply:   e.apply,
+		Stage:   e.stage,
 		OnBatch: cfg.OnBatch,
 		Now:     cfg.Now,
 	})
@@ -231,15 +231,40 @@ func foldLog(ctx context.Context, l *oplog.Log, m *mirror.DB, after uint64) erro
 	return m.Apply(ctx, batch)
 }
 
-// apply is the log's Options.Apply: it folds each committed batch into the
-// mirror before the writers are answered.
-func (e *Engine) apply(batch []oplog.Record) error {
-	if err := e.mirror.Apply(context.Background(), batch); err != nil {
-		err = fmt.Errorf("%w; restart the engine, which folds the missing ops from the log", err)
-		e.broken.Store(&err)
-		return err
+// stage is the log's Options.Stage: it folds each batch into the mirror
+// while the log fsyncs it, and the fold becomes visible (Commit) after the
+// fsync and before the writers are answered, so a writer's next read sees
+// its own write.
+func (e *Engine) stage(batch []oplog.Record) (oplog.Staged, error) {
+	s, err := e.mirror.Stage(context.Background(), batch)
+	if err != nil {
+		return nil, e.foldFailed(err)
+	}
+	return stagedFold{e: e, s: s}, nil
+}
+
+// stagedFold is a staged mirror fold whose failure to commit breaks the
+// engine, as a failed fold does.
+type stagedFold struct {
+	e *Engine
+	s *mirror.Staged
+}
+
+func (f stagedFold) Commit() error {
+	if err := f.s.Commit(); err != nil {
+		return f.e.foldFailed(err)
 	}
 	return nil
+}
+
+func (f stagedFold) Abort() { f.s.Abort() }
+
+// foldFailed marks the engine broken after a failed fold: the log refuses
+// writes from then on, and a restart folds the missing ops from the log.
+func (e *Engine) foldFailed(err error) error {
+	err = fmt.Errorf("%w; restart the engine, which folds the missing ops from the log", err)
+	e.broken.Store(&err)
+	return err
 }
 
 // appendOps writes records to the log; it returns once they are fsync'ed and

@@ -12,8 +12,11 @@ import (
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
-// The fold's statements, prepared once on the write connection and reused
-// by every transaction (database/sql keeps them on that one connection).
+// The fold's statements, prepared once on the fold's own connection and
+// reused by every transaction. The transaction itself is run with BEGIN and
+// COMMIT statements on that connection rather than database/sql's Tx, which
+// starts a goroutine per transaction and hands the driver a cancelable
+// context (modernc then starts a goroutine per statement to watch it).
 const (
 	sqlMomentInsert = `INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq)
 		VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -36,25 +39,43 @@ const (
 	sqlPhraseUnkeep   = `DELETE FROM phrases WHERE id = ?`
 	sqlRequestInsert  = `INSERT INTO requests (id, kind, moment_id, turn_id, seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLastSeq        = `UPDATE meta SET value = ? WHERE key = 'last_seq'`
+	sqlBegin          = `BEGIN IMMEDIATE`
+	sqlCommit         = `COMMIT`
+	sqlRollback       = `ROLLBACK`
+	sqlCheckpoint     = `PRAGMA wal_checkpoint(TRUNCATE)`
 )
 
 var foldSQL = []string{
 	sqlMomentInsert, sqlMomentEdit, sqlMomentDelete, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
 	sqlTurnInsert, sqlTurnFinish, sqlJobInsert, sqlRecallInsert, sqlPhraseRecalled, sqlPhraseKeep,
-	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq,
+	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq, sqlBegin, sqlCommit, sqlRollback, sqlCheckpoint,
 }
 
 type folder struct {
-	once  sync.Once
-	err   error
+	once sync.Once
+	err  error
+	// conn is the write pool's one connection, held by the fold from its
+	// first use until Close; every write goes through it.
+	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
 }
 
+// prepare takes the fold's connection and prepares its statements. The
+// statements run with a context that is never canceled (a fold is never
+// left half done by a canceled caller: Stage checks ctx once, up front),
+// so the driver starts no goroutine to watch it.
 func (m *DB) prepare(ctx context.Context) error {
 	m.fold.once.Do(func() {
+		ctx := context.WithoutCancel(ctx)
+		conn, err := m.w.Conn(ctx)
+		if err != nil {
+			m.fold.err = fmt.Errorf("mirror %s: prepare the fold: %w", m.path, err)
+			return
+		}
+		m.fold.conn = conn
 		m.fold.stmts = make(map[string]*sql.Stmt, len(foldSQL))
 		for _, q := range foldSQL {
-			st, err := m.w.PrepareContext(ctx, q)
+			st, err := conn.PrepareContext(ctx, q)
 			if err != nil {
 				m.fold.err = fmt.Errorf("mirror %s: prepare the fold: %w", m.path, err)
 				return
@@ -65,21 +86,14 @@ func (m *DB) prepare(ctx context.Context) error {
 	return m.fold.err
 }
 
-// tx is one Apply's transaction with the fold's statements bound to it.
+// tx is one fold's transaction on the fold's connection.
 type tx struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	m     *DB
-	bound map[string]*sql.Stmt
+	ctx context.Context
+	m   *DB
 }
 
 func (t *tx) exec(q string, args ...any) (sql.Result, error) {
-	st, ok := t.bound[q]
-	if !ok {
-		st = t.tx.StmtContext(t.ctx, t.m.fold.stmts[q])
-		t.bound[q] = st
-	}
-	return st.ExecContext(t.ctx, args...)
+	return t.m.fold.stmts[q].ExecContext(t.ctx, args...)
 }
 
 // Apply folds a batch of log records, in seq order, in one transaction that
@@ -88,28 +102,61 @@ func (t *tx) exec(q string, args ...any) (sql.Result, error) {
 // seq does not follow the mirror's last one is refused: the mirror would miss
 // ops.
 func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
-	if len(batch) == 0 {
-		return nil
-	}
-	m.applyMu.Lock()
-	defer m.applyMu.Unlock()
-	if err := m.prepare(ctx); err != nil {
+	s, err := m.Stage(ctx, batch)
+	if err != nil {
 		return err
 	}
-	sqltx, err := m.w.BeginTx(ctx, nil)
+	return s.Commit()
+}
+
+// Staged is a fold prepared by Stage: its transaction is open and holds the
+// batch's rows, which no reader sees until Commit. Until Commit or Abort,
+// every other Apply or Stage waits.
+type Staged struct {
+	m       *DB
+	tx      *tx
+	applied uint64
+	done    bool
+}
+
+// Stage does Apply's work but leaves the transaction open, so that the
+// caller can commit it once the batch is durable in the log (the log folds
+// while it fsyncs). Exactly one of Commit and Abort must follow a nil error;
+// on an error nothing is left open.
+func (m *DB) Stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
+	m.applyMu.Lock()
+	s, err := m.stage(ctx, batch)
 	if err != nil {
-		return fmt.Errorf("mirror %s: begin fold: %w", m.path, err)
+		m.applyMu.Unlock()
+		return nil, err
 	}
-	defer sqltx.Rollback()
-	t := &tx{ctx: ctx, tx: sqltx, m: m, bound: make(map[string]*sql.Stmt)}
-	defer func() {
-		for _, st := range t.bound {
-			st.Close()
-		}
-	}()
+	return s, nil
+}
+
+func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 	// Only Apply writes the mirror, one call at a time, so the last seq
 	// it stored is known without reading it back.
 	last := m.lastSeq.Load()
+	s := &Staged{m: m, applied: last}
+	if len(batch) == 0 || batch[len(batch)-1].Seq <= last {
+		return s, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := m.prepare(ctx); err != nil {
+		return nil, err
+	}
+	t := &tx{ctx: context.WithoutCancel(ctx), m: m}
+	if _, err := t.exec(sqlBegin); err != nil {
+		return nil, fmt.Errorf("mirror %s: begin fold: %w", m.path, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			t.rollback()
+		}
+	}()
 	applied := last
 	for i := range batch {
 		r := &batch[i]
@@ -117,24 +164,57 @@ func (m *DB) Apply(ctx context.Context, batch []oplog.Record) error {
 			continue
 		}
 		if r.Seq != applied+1 {
-			return fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
+			return nil, fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
 		}
 		if err := t.fold(r); err != nil {
-			return fmt.Errorf("mirror %s: fold op %d (%s): %w", m.path, r.Seq, r.Op, err)
+			return nil, fmt.Errorf("mirror %s: fold op %d (%s): %w", m.path, r.Seq, r.Op, err)
 		}
 		applied = r.Seq
 	}
-	if applied == last {
+	if _, err := t.exec(sqlLastSeq, int64(applied)); err != nil {
+		return nil, fmt.Errorf("mirror %s: store last seq: %w", m.path, err)
+	}
+	ok = true
+	s.tx, s.applied = t, applied
+	return s, nil
+}
+
+// Commit makes the staged fold visible and stores its last seq.
+func (s *Staged) Commit() error {
+	if s.done {
+		return fmt.Errorf("mirror %s: a staged fold was committed or aborted twice", s.m.path)
+	}
+	s.done = true
+	defer s.m.applyMu.Unlock()
+	if s.tx == nil {
 		return nil
 	}
-	if _, err := t.exec(sqlLastSeq, int64(applied)); err != nil {
-		return fmt.Errorf("mirror %s: store last seq: %w", m.path, err)
+	if _, err := s.tx.exec(sqlCommit); err != nil {
+		// A failed COMMIT may leave the transaction open; end it so that
+		// the connection is clean for the next fold.
+		s.tx.rollback()
+		return fmt.Errorf("mirror %s: commit fold: %w", s.m.path, err)
 	}
-	if err := sqltx.Commit(); err != nil {
-		return fmt.Errorf("mirror %s: commit fold: %w", m.path, err)
-	}
-	m.lastSeq.Store(applied)
+	s.m.lastSeq.Store(s.applied)
 	return nil
+}
+
+// Abort drops the staged fold: nothing of it was ever visible.
+func (s *Staged) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	defer s.m.applyMu.Unlock()
+	if s.tx != nil {
+		s.tx.rollback()
+	}
+}
+
+// rollback ends the transaction; its error is moot (the fold has already
+// failed), and SQLite may have rolled back already.
+func (t *tx) rollback() {
+	t.exec(sqlRollback)
 }
 
 func nanos(t time.Time) int64 { return t.UnixNano() }

@@ -191,7 +191,12 @@ func (m *DB) LastSeq(ctx context.Context) (uint64, error) {
 // Checkpoint copies the WAL into the database file and syncs it, so the
 // file alone holds every fold (Rebuild calls it before the swap).
 func (m *DB) Checkpoint(ctx context.Context) error {
-	if _, err := m.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
+	if err := m.prepare(ctx); err != nil {
+		return err
+	}
+	if _, err := m.fold.stmts[sqlCheckpoint].ExecContext(ctx); err != nil {
 		return fmt.Errorf("mirror %s: checkpoint: %w", m.path, err)
 	}
 	return nil
@@ -206,6 +211,9 @@ func (m *DB) Close() error {
 	})
 	for _, st := range m.fold.stmts {
 		errs = append(errs, st.Close())
+	}
+	if m.fold.conn != nil {
+		errs = append(errs, m.fold.conn.Close())
 	}
 	if m.r != nil {
 		errs = append(errs, m.r.Close())

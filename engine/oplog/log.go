@@ -23,12 +23,30 @@ type Options struct {
 	// log refuses every later Append (the mirror would miss ops): the engine
 	// must be reopened, which folds the missing ops from the log.
 	Apply func(batch []Record) error
+	// Stage, if set, is used instead of Apply so that the fold of a batch
+	// overlaps its fsync rather than following it. The committer calls it
+	// with each batch right after writing it, while the fsync runs on
+	// another goroutine; it prepares the fold without making any of it
+	// visible (an open SQLite transaction). Once the fsync has succeeded
+	// the committer calls the Staged's Commit, and only then answers the
+	// writers; if the fsync failed it calls Abort instead. A Stage or Commit
+	// error is handled as an Apply error.
+	Stage func(batch []Record) (Staged, error)
 	// OnBatch, if set, is told each fsync batch's size and the time the
 	// fsync took (for metrics). It is called from the committer goroutine.
 	OnBatch func(records int, fsync time.Duration)
 	// Now gives the time stamped on records that come without one; it
 	// defaults to time.Now.
 	Now func() time.Time
+}
+
+// Staged is a fold prepared by Options.Stage, not yet visible.
+type Staged interface {
+	// Commit makes the fold visible; it is called only after the batch's
+	// fsync succeeded.
+	Commit() error
+	// Abort drops the fold; it is called when the batch's fsync failed.
+	Abort()
 }
 
 // maxBatchBytes bounds the bytes one batch gathers before it is written;
@@ -54,7 +72,8 @@ type Log struct {
 	// failed is set by the committer when a write, fsync or Apply fails;
 	// every later Append gets it. Only the committer touches it.
 	failed error
-	buf    []byte // encoding buffer, committer only
+	buf    []byte     // encoding buffer, committer only
+	synced chan error // the outcome of a batch's fsync run beside Stage
 
 	mu      sync.Mutex
 	closed  bool
@@ -90,6 +109,9 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Apply != nil && opts.Stage != nil {
+		return nil, errors.New("oplog: Options.Apply and Options.Stage are both set; set one")
+	}
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -110,6 +132,7 @@ func Open(path string, opts Options) (*Log, error) {
 		reqs:   make(chan *request),
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
+		synced: make(chan error, 1),
 	}
 	if err := l.recover(); err != nil {
 		f.Close()
@@ -281,14 +304,25 @@ func (l *Log) commit(batch []*request) {
 		all = append(all, out...)
 	}
 
-	if err := l.writeSync(end, len(all)); err != nil {
+	if err := l.write(end); err != nil {
 		l.fail(live, err)
 		return
 	}
-	if l.opts.Apply != nil {
-		if err := l.opts.Apply(all); err != nil {
-			l.fail(live, fmt.Errorf("oplog: apply ops %d-%d: %w", all[0].Seq, seq, err))
+	if l.opts.Stage != nil {
+		if err := l.syncStaged(all); err != nil {
+			l.fail(live, err)
 			return
+		}
+	} else {
+		if err := l.sync(len(all)); err != nil {
+			l.fail(live, err)
+			return
+		}
+		if l.opts.Apply != nil {
+			if err := l.opts.Apply(all); err != nil {
+				l.fail(live, applyError(all, err))
+				return
+			}
 		}
 	}
 
@@ -310,8 +344,8 @@ func (l *Log) commit(batch []*request) {
 	}
 }
 
-// writeSync writes l.buf at the end of the file and fsyncs it.
-func (l *Log) writeSync(end int64, records int) error {
+// write writes l.buf at the end of the file.
+func (l *Log) write(end int64) error {
 	if _, err := l.f.Write(l.buf); err != nil {
 		// Cut what may have been written, so that a reopen does not find
 		// half a batch; if even that fails, the reopen cuts a torn tail.
@@ -320,6 +354,11 @@ func (l *Log) writeSync(end int64, records int) error {
 		}
 		return fmt.Errorf("oplog: write %s: %w", l.path, err)
 	}
+	return nil
+}
+
+// sync fsyncs the file and reports the batch to Options.OnBatch.
+func (l *Log) sync(records int) error {
 	start := time.Now()
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("oplog: fsync %s: %w", l.path, err)
@@ -328,6 +367,44 @@ func (l *Log) writeSync(end int64, records int) error {
 		l.opts.OnBatch(records, time.Since(start))
 	}
 	return nil
+}
+
+// syncStaged fsyncs the written batch on another goroutine while
+// Options.Stage prepares its fold, then commits the fold once the fsync has
+// succeeded: the fold's CPU work hides behind the disk's flush, and nothing
+// of it is visible before the batch is durable.
+func (l *Log) syncStaged(all []Record) error {
+	var staged Staged
+	var stageErr, syncErr error
+	if len(all) == 1 {
+		// One record's fold takes about as long as waking another goroutine
+		// to fsync beside it (measured: a lone writer was ~5% slower with
+		// the overlap), so fold it after the fsync.
+		if syncErr = l.sync(1); syncErr == nil {
+			staged, stageErr = l.opts.Stage(all)
+		}
+	} else {
+		go func() { l.synced <- l.sync(len(all)) }()
+		staged, stageErr = l.opts.Stage(all)
+		syncErr = <-l.synced
+	}
+	if err := syncErr; err != nil {
+		if staged != nil {
+			staged.Abort()
+		}
+		return err
+	}
+	if stageErr != nil {
+		return applyError(all, stageErr)
+	}
+	if err := staged.Commit(); err != nil {
+		return applyError(all, err)
+	}
+	return nil
+}
+
+func applyError(all []Record, err error) error {
+	return fmt.Errorf("oplog: apply ops %d-%d: %w", all[0].Seq, all[len(all)-1].Seq, err)
 }
 
 // fail answers the writers of a batch with err and makes the log refuse
