@@ -139,3 +139,29 @@ func TestLog_StageErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestLog_StageOneRecord checks the path of a lone record, which is folded
+// after its fsync rather than beside it: fsync, stage, commit, answer.
+func TestLog_StageOneRecord(t *testing.T) {
+	var ev events
+	opts := testOptions(t)
+	opts.OnBatch = func(int, time.Duration) { ev.add("fsync") }
+	opts.Stage = func(b []Record) (Staged, error) {
+		ev.add("stage")
+		return stagedFunc{
+			commit: func() error { ev.add("commit"); return nil },
+			abort:  func() { ev.add("abort") },
+		}, nil
+	}
+	l := openLog(t, filepath.Join(t.TempDir(), "ops.log"), opts)
+	for range 2 {
+		if _, err := l.Append(context.Background(), rec("a", "", "")); err != nil {
+			t.Fatal(err)
+		}
+		ev.add("answered")
+	}
+	want := []string{"fsync", "stage", "commit", "answered", "fsync", "stage", "commit", "answered"}
+	if diff := cmp.Diff(want, ev.list()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
