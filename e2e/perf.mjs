@@ -40,6 +40,13 @@ for (const f of files) {
 }
 
 const { url, proc, stop } = await startHarness();
+// Bounded like the tests: a stuck browser must not hang CI.
+const limit = Number(process.env.PERF_TIMEOUT || 420) * 1000;
+setTimeout(() => {
+  console.error(`perf: still running after ${limit / 1000}s: stopping`);
+  stop();
+  process.exit(1);
+}, limit).unref();
 process.env.SPARK_HARNESS_URL = url;
 const lines = [];
 const say = (s) => {
