@@ -79,7 +79,7 @@ gofmt_check() {
 }
 
 go_tests() {
-  go test -race -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
+  go test -race -count=1 -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
 }
 
 fuzz_targets() {
@@ -103,7 +103,7 @@ cross_builds() {
   for target in linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64; do
     echo "CGO_ENABLED=0 $target: engine, outbox, client, photo, spark-engine, spark"
     GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 \
-      go build -o /dev/null ./api/... ./engine/... ./outbox/... ./client/... ./photo/... ./cmd/spark-engine ./cmd/spark || rc=1
+      go build -trimpath -o /dev/null ./api/... ./engine/... ./outbox/... ./client/... ./photo/... ./cmd/spark-engine ./cmd/spark || rc=1
   done
   return $rc
 }
@@ -111,7 +111,13 @@ cross_builds() {
 # The Wails builds for Linux and Windows (with the NSIS installer) are made
 # by the packaging script; the .deb is then installed and run.
 packages() {
-  bash build/package.sh && bash build/test-deb.sh
+  if bash build/package.sh && bash build/test-deb.sh; then add_counts 1 0 0; else add_counts 0 1 0; return 1; fi
+}
+
+# The real app under Xvfb: the window appears and paints, the local engine
+# answers, SIGTERM closes it cleanly; it saves a screenshot.
+window() {
+  if bash e2e/window-test.sh --no-build; then add_counts 1 0 0; else add_counts 0 1 0; return 1; fi
 }
 
 step "gofmt" gofmt_check
@@ -129,6 +135,7 @@ if [ $quick -eq 0 ]; then
   step "fuzz targets ($FUZZTIME each)" fuzz_targets
   step "cross-builds (CGO_ENABLED=0)" cross_builds
   step "wails build linux/amd64 + windows/amd64 (NSIS), .deb installed with dpkg" packages
+  step "the real window under Xvfb (local engine answers, screenshot)" window
 fi
 
 echo
