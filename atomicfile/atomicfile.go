@@ -1,0 +1,63 @@
+// Package atomicfile writes files so that a crash leaves either the old
+// contents or the new, never a part of them, and makes the directory
+// entries it creates durable.
+//
+// Every state file Spark keeps (the engine's tokens and seats, the app's
+// settings) goes through WriteFile; code that streams into its own temp
+// file and renames it (media blobs, outbox captures) calls SyncDir after
+// the rename.
+package atomicfile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// WriteFile replaces path with data: it writes a temp file in path's
+// directory, fsyncs and closes it, renames it over path and fsyncs the
+// directory. The file gets exactly perm, whatever the umask; Windows
+// ignores perm. When it fails before the rename, path is untouched and the
+// temp file is removed.
+func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	// The temp file sits beside path, since a rename only replaces a file
+	// atomically within one file system; the leading dot keeps it out of
+	// a plain listing.
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	renamed := false
+	defer func() {
+		if err != nil && !renamed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if runtime.GOOS != "windows" {
+		if err := f.Chmod(perm); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: fsync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	renamed = true
+	if err := SyncDir(dir); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
