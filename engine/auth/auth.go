@@ -22,15 +22,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // TokenPrefix starts every token, so that a token is recognizable in a
@@ -247,9 +246,9 @@ func (s *Store) Revoke(name string) (bool, error) {
 	return true, nil
 }
 
-// write replaces the file atomically with entries: a temp file in the same
-// directory, fsync'ed, renamed over the file, and the directory fsync'ed.
-func (s *Store) write(entries []entry) (err error) {
+// write replaces the file with entries atomically, so that a crash leaves
+// the old list or the new one.
+func (s *Store) write(entries []entry) error {
 	if entries == nil {
 		entries = []entry{}
 	}
@@ -257,55 +256,12 @@ func (s *Store) write(entries []entry) (err error) {
 	if err != nil {
 		return fmt.Errorf("auth: encode tokens: %w", err)
 	}
-	dir := filepath.Dir(s.path)
-	f, err := os.CreateTemp(dir, ".tokens-*.tmp")
-	if err != nil {
-		return fmt.Errorf("auth: write tokens: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		return fmt.Errorf("auth: write tokens: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("auth: write tokens: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("auth: write tokens: fsync: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("auth: write tokens: %w", err)
-	}
-	if err := os.Rename(f.Name(), s.path); err != nil {
-		return fmt.Errorf("auth: write tokens: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.WriteFile(s.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("auth: write tokens: %w", err)
 	}
 	s.entries = entries
 	if fi, err := os.Stat(s.path); err == nil {
 		s.fi = fi
-	}
-	return nil
-}
-
-// syncDir fsyncs a directory so that a rename in it is durable; Windows
-// cannot, and does not need to.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }
