@@ -21,8 +21,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // Errors returned by the Store.
@@ -192,7 +192,7 @@ func (st *Staged) Commit() error {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	st.temp = ""
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	return nil
@@ -227,7 +227,7 @@ func (s *Store) mkdirs(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return syncDir(parent)
+	return atomicfile.SyncDir(parent)
 }
 
 // path returns where the blob with that digest lives.
@@ -333,21 +333,4 @@ func (s *Store) Walk(ctx context.Context, fn func(sha256hex string, size int64) 
 		}
 		return fn(name, fi.Size())
 	})
-}
-
-// syncDir fsyncs a directory so that renames and creations in it are
-// durable. Windows cannot sync a directory; there it is skipped.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }
