@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
@@ -119,7 +120,7 @@ func Rebuild(ctx context.Context, dir string, logger *slog.Logger) error {
 	if err := os.Rename(fresh, live); err != nil {
 		return fmt.Errorf("rebuild: swap in the fresh mirror: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
 	if err := removeDB(old); err != nil {

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
 
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/engine/pippa"
 )
 
@@ -45,55 +44,13 @@ func readSeatsFile(path string) ([]pippa.Config, error) {
 	return f.Seats, nil
 }
 
-// writeSeatsFile writes engine.json atomically: temp file, fsync, rename,
-// fsync of the directory.
+// writeSeatsFile replaces engine.json atomically.
 func writeSeatsFile(path string, seats []pippa.Config) error {
 	b, err := json.MarshalIndent(seatsFile{Seats: seats}, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".engine.json-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory so that a rename in it is durable. Windows
-// cannot sync a directory; there the rename is as durable as it makes it.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // effectiveSeats lists the seats in order: the environment's, Config.Seats,
