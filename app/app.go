@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/version"
@@ -189,7 +190,7 @@ func (a *App) connect(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := writeFileAtomic(filepath.Join(a.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(a.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // Engine choices in prefs.Engine.
@@ -69,42 +71,5 @@ func savePrefs(dir string, s prefs) error {
 	if err != nil {
 		return fmt.Errorf("encode settings: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(dir, settingsFile), append(b, '\n'), 0o600)
-}
-
-// writeFileAtomic writes data to a temp file beside path, syncs it, renames
-// it over path and syncs the directory.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		// Directory sync is not supported everywhere (Windows); the rename
-		// is already done, so a failure here only weakens durability.
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(filepath.Join(dir, settingsFile), append(b, '\n'), 0o600)
 }
