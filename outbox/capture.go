@@ -18,6 +18,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/photo"
 )
 
@@ -308,7 +309,7 @@ func (o *Outbox) captureOne(ctx context.Context, src string, force bool) Capture
 	}
 
 	// Make the files durable, then place them, then commit the row.
-	if err := syncDir(stage); err != nil {
+	if err := atomicfile.SyncDir(stage); err != nil {
 		res.Err = fmt.Errorf("%s: %w", src, diskFull(err, need))
 		return res
 	}
@@ -317,7 +318,7 @@ func (o *Outbox) captureOne(ctx context.Context, src string, force bool) Capture
 		return res
 	}
 	placed = true
-	if err := syncDir(filepath.Dir(final)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
 		res.Err = fmt.Errorf("%s: %w", src, diskFull(err, need))
 		return res
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // State is where an entry stands.
@@ -330,5 +332,5 @@ func (o *Outbox) export(e *Entry, dir string) (string, error) {
 		os.Remove(path)
 		return "", fmt.Errorf("export the original to %s: %w", path, diskFull(err, e.Size))
 	}
-	return path, syncDir(dir)
+	return path, atomicfile.SyncDir(dir)
 }

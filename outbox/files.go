@@ -27,24 +27,6 @@ func createFile(name string) (writeFile, error) {
 	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
-// syncDir fsyncs a directory so a rename or creation in it is durable.
-// Windows cannot open a directory for syncing and makes renames durable by
-// itself, so it is skipped there.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // isDiskFull reports whether err means the disk (or the user's quota) is full,
 // from a write, an fsync or SQLite.
 func isDiskFull(err error) bool {

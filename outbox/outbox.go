@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // Errors returned by the outbox.
@@ -255,7 +257,7 @@ func (o *Outbox) cleanup(ctx context.Context) error {
 			return fmt.Errorf("clean outbox files: %w", err)
 		}
 	}
-	return syncDir(files)
+	return atomicfile.SyncDir(files)
 }
 
 // entryDir is where an entry's files live once captured.
