@@ -258,19 +258,19 @@ func (o *Outbox) RetryAll(ctx context.Context) (int, error) {
 }
 
 // Discard removes an entry and its files. When exportDir is not empty the
-// original is first copied there (under its source name, made unique), so
-// the user keeps the photo; it returns the exported path. A delivery in
+// original is first copied there by ExportOriginal, so the user keeps the
+// photo; it returns the exported path. A delivery in
 // progress for the entry is stopped first.
 func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, error) {
-	e, err := o.Entry(ctx, id)
-	if err != nil {
+	if _, err := o.Entry(ctx, id); err != nil {
 		return "", fmt.Errorf("discard: %w", err)
 	}
 	o.drain.stopEntry(id)
 	defer o.drain.release(id)
 	var exported string
 	if exportDir != "" {
-		exported, err = o.export(e, exportDir)
+		var err error
+		exported, err = o.ExportOriginal(ctx, id, exportDir)
 		if err != nil {
 			return "", fmt.Errorf("discard %s: %w", id, err)
 		}
@@ -287,12 +287,21 @@ func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, err
 	return exported, nil
 }
 
-// export copies an entry's original into dir, fsync'ed.
-func (o *Outbox) export(e *Entry, dir string) (string, error) {
+// ExportOriginal copies an entry's original into dir (made if missing)
+// under the entry's file name, made unique beside files already there
+// ("name (2).jpg"), and returns the copy's path once it and dir are
+// fsync'ed. The entry stays in the outbox and its delivery goes on. The
+// error wraps ErrNotFound for an unknown entry and ErrNoOriginal once the
+// original was delivered.
+func (o *Outbox) ExportOriginal(ctx context.Context, id, dir string) (string, error) {
+	e, err := o.Entry(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("export the original: %w", err)
+	}
 	src, err := os.Open(filepath.Join(o.entryDir(e.ID), originalName))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("its original is no longer in the outbox (it was delivered; get it from the engine): %w", err)
+			return "", fmt.Errorf("%w (it was delivered; get it from the engine): %w", ErrNoOriginal, err)
 		}
 		return "", fmt.Errorf("export the original: %w", err)
 	}

@@ -33,6 +33,10 @@ var (
 	ErrNoTarget = errors.New("outbox: no engine set; give an engine URL and token")
 	// ErrRunning is returned by Run when the drain is already running.
 	ErrRunning = errors.New("outbox: the drain is already running")
+	// ErrNoOriginal is returned by ExportOriginal (and so by Discard with
+	// an export folder) once an entry's original has left the outbox: it
+	// was delivered, and the engine holds it.
+	ErrNoOriginal = errors.New("outbox: the original is no longer in the outbox")
 )
 
 // Options tune an Outbox. The zero value is usable.
