@@ -157,6 +157,19 @@ func TestApp_LocalEngine(t *testing.T) {
 		}
 	}
 
+	// Once delivered, the original has left the outbox: saving it says
+	// where to find it instead.
+	sh.folder = t.TempDir()
+	var saveErr *UIError
+	waitFor(t, "the delivered files to leave the outbox", func() bool {
+		_, err := a.Outbox.SaveOriginal(res[0].EntryID)
+		saveErr = toUIError(err)
+		return saveErr != nil && saveErr.Code == CodeBadInput
+	})
+	if !strings.Contains(saveErr.Message, "Open it from Moments") {
+		t.Errorf("SaveOriginal(delivered) = %+v; want advice to open it from Moments", saveErr)
+	}
+
 	// Restarting on the same folder keeps the token and the moments.
 	a.Shutdown()
 	a2, _ := startApp(t, dir, nil)
