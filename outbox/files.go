@@ -47,12 +47,14 @@ func diskFull(err error, need int64) error {
 		return err
 	}
 	if need > 0 {
-		return fmt.Errorf("%w: the disk holding the outbox is full; this photo needs about %s free; free some space and import it again (%v)", ErrDiskFull, humanBytes(need), err)
+		return fmt.Errorf("%w: the disk holding the outbox is full; this photo needs about %s free; free some space and import it again (%v)", ErrDiskFull, FormatSize(need), err)
 	}
 	return fmt.Errorf("%w: the disk holding the outbox is full; free some space and try again (%v)", ErrDiskFull, err)
 }
 
-func humanBytes(n int64) string {
+// FormatSize writes a size as people read it ("3.2 MB", "512 bytes"), the
+// way the outbox's own messages do, so that a front end's sizes match them.
+func FormatSize(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
