@@ -59,7 +59,7 @@ loop:
 				names[ev.EntryID] = ev.Entry.Name
 				bar.addTotal(1)
 			case outbox.EventProgress:
-				bar.status(fmt.Sprintf("%s %s %s/%s", name, ev.Step, humanBytes(ev.Sent), humanBytes(ev.Total)))
+				bar.status(fmt.Sprintf("%s %s %s/%s", name, ev.Step, outbox.FormatSize(ev.Sent), outbox.FormatSize(ev.Total)))
 			case outbox.EventStepDone:
 				bar.status(fmt.Sprintf("%s %s done", name, ev.Step))
 			case outbox.EventWaiting:

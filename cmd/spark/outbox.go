@@ -126,7 +126,7 @@ func cmdImport(ctx context.Context, g *globals, args []string, e env) error {
 	})
 	bar.done()
 	fmt.Fprintf(e.stdout, "%d added (%s), %d already imported, %d failed; run 'spark drain' to send them\n",
-		added, humanBytes(sizes), dups, failed)
+		added, outbox.FormatSize(sizes), dups, failed)
 	if failed > 0 {
 		return errReported
 	}
@@ -287,16 +287,4 @@ func cmdDiscard(ctx context.Context, g *globals, args []string, e env) error {
 	}
 	fmt.Fprintf(e.stdout, "discarded %s\n", ids[0])
 	return nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
