@@ -18,10 +18,11 @@ linux_only=0
 version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 version=${version#v}
 # A Debian version must start with a digit.
-case "$version" in
-  [0-9]*) debversion=$version ;;
-  *) debversion="0.0.0~git${version}" ;;
-esac
+if grep -qE '^[0-9]+\.[0-9]+' <<<"$version"; then
+  debversion=$version
+else
+  debversion="0.0.0~git${version}"
+fi
 ldflags="-s -w -X github.com/sparkfamily/spark/version.Version=${version}"
 
 dist=dist
@@ -80,8 +81,10 @@ if [ $linux_only -eq 0 ]; then
   # properties comes from wails.json's info.productVersion, set for this build.
   cp wails.json "$work/wails.json.orig"
   trap 'cp "$work/wails.json.orig" wails.json; rm -rf "$work"' EXIT
-  winversion=$(sed -E 's/^([0-9]+(\.[0-9]+){0,2}).*/\1/' <<<"$version")
-  case "$winversion" in [0-9]*) ;; *) winversion=0.0.0 ;; esac
+  # Windows wants X.Y.Z (Wails adds the fourth part): from a release tag
+  # (v1.2.3...) when there is one, else the productVersion wails.json has.
+  winversion=$(grep -oE '^[0-9]+\.[0-9]+\.[0-9]+' <<<"$version" || true)
+  [ -n "$winversion" ] || winversion=$(node -p 'require("./wails.json").info.productVersion')
   node -e '
     const fs = require("fs"); const j = JSON.parse(fs.readFileSync("wails.json", "utf8"));
     j.info = j.info || {}; j.info.productVersion = process.argv[1];
