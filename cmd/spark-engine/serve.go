@@ -29,6 +29,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	maxMedia := fs.Int64("max-media-size", 0, "the largest media upload in bytes (0: the engine's default)")
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
+	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -43,9 +44,13 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	hopts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if *verbose {
+		hopts.Level = slog.LevelDebug
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
 	if *logJSON {
-		handler = slog.NewJSONHandler(stderr, nil)
+		handler = slog.NewJSONHandler(stderr, hopts)
 	}
 	logger := slog.New(handler)
 

@@ -135,7 +135,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusOK
 		}
 		s.metrics.observeRequest(route, status, d)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+		// Writes and failures are worth a line; successful reads are at
+		// Debug, since the app polls health and pages every few seconds and
+		// would fill its log with them.
+		level := slog.LevelInfo
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && status < 400 {
+			level = slog.LevelDebug
+		}
+		s.log.LogAttrs(r.Context(), level, "http",
 			slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Duration("duration", d), slog.Int64("bytes", rw.bytes),
 			slog.String("client", rw.client))
