@@ -204,17 +204,22 @@ func (e *Engine) catchUp(ctx context.Context) error {
 		return nil
 	}
 	e.logger.Info("engine: catching the mirror up with the log", "from", have, "to", last)
-	if err := foldLog(ctx, e.log, e.mirror, have); err != nil {
+	if err := foldLog(ctx, e.log, e.mirror, have, 0); err != nil {
 		return fmt.Errorf("engine: catch the mirror up: %w", err)
 	}
 	return nil
 }
 
-// foldLog folds the log's records after seq after into m in batches of
-// catchUpBatch.
-func foldLog(ctx context.Context, l *oplog.Log, m *mirror.DB, after uint64) error {
+// foldLog folds the log's records after seq after, up to seq upTo (0: to
+// the end), into m in batches of catchUpBatch. Opening the engine uses it to
+// catch the mirror up; rebuild and fsck use it to fold a fresh mirror.
+func foldLog(ctx context.Context, l *oplog.Log, m *mirror.DB, after, upTo uint64) error {
 	batch := make([]oplog.Record, 0, catchUpBatch)
+	errStop := errors.New("stop")
 	err := l.Scan(ctx, after, func(r oplog.Record) error {
+		if upTo != 0 && r.Seq > upTo {
+			return errStop
+		}
 		batch = append(batch, r)
 		if len(batch) == catchUpBatch {
 			if err := m.Apply(ctx, batch); err != nil {
@@ -225,7 +230,7 @@ func foldLog(ctx context.Context, l *oplog.Log, m *mirror.DB, after uint64) erro
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errStop) {
 		return err
 	}
 	return m.Apply(ctx, batch)

@@ -37,27 +37,7 @@ func foldInto(ctx context.Context, l *oplog.Log, path string, upTo uint64) error
 	if err != nil {
 		return err
 	}
-	batch := make([]oplog.Record, 0, catchUpBatch)
-	errStop := errors.New("stop")
-	err = l.Scan(ctx, 0, func(r oplog.Record) error {
-		if upTo != 0 && r.Seq > upTo {
-			return errStop
-		}
-		batch = append(batch, r)
-		if len(batch) == catchUpBatch {
-			if err := m.Apply(ctx, batch); err != nil {
-				return err
-			}
-			clear(batch)
-			batch = batch[:0]
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		m.Close()
-		return err
-	}
-	if err := m.Apply(ctx, batch); err != nil {
+	if err := foldLog(ctx, l, m, 0, upTo); err != nil {
 		m.Close()
 		return err
 	}
