@@ -50,3 +50,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	b = append(b, '\n')
 	w.Write(b)
 }
+
+// statusFor is the status of a write's answer: whenNew (201 or 202, as the
+// contract says for that route) when the write happened, 200 when it was a
+// repeat that wrote nothing.
+func statusFor(created bool, whenNew int) int {
+	if created {
+		return whenNew
+	}
+	return http.StatusOK
+}

@@ -50,11 +50,7 @@ func (s *server) putMedia(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, api.MediaResponse{Media: m, Created: created})
+	writeJSON(w, statusFor(created, http.StatusCreated), api.MediaResponse{Media: m, Created: created})
 }
 
 // parseContentDigest reads the sha-256 digest of RFC 9530 Content-Digest

@@ -54,11 +54,7 @@ func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, api.MomentResponse{Moment: m, Created: &created})
+	writeJSON(w, statusFor(created, http.StatusCreated), api.MomentResponse{Moment: m, Created: &created})
 }
 
 // checkKind refuses a kind outside the contract's three.

@@ -28,11 +28,7 @@ func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, api.PhraseResponse{Phrase: p, Created: created})
+	writeJSON(w, statusFor(created, http.StatusCreated), api.PhraseResponse{Phrase: p, Created: created})
 }
 
 func (s *server) listPhrases(w http.ResponseWriter, r *http.Request) {

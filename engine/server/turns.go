@@ -30,11 +30,7 @@ func (s *server) startTurn(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusAccepted
-	}
-	writeJSON(w, status, api.TurnResponse{Turn: t, Created: &created})
+	writeJSON(w, statusFor(created, http.StatusAccepted), api.TurnResponse{Turn: t, Created: &created})
 }
 
 func (s *server) getTurn(w http.ResponseWriter, r *http.Request) {
@@ -76,11 +72,7 @@ func (s *server) startJob(w http.ResponseWriter, r *http.Request) {
 	if turns == nil {
 		turns = []api.Turn{}
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusAccepted
-	}
-	writeJSON(w, status, api.JobResponse{JobID: req.ID, Turns: turns, Created: created})
+	writeJSON(w, statusFor(created, http.StatusAccepted), api.JobResponse{JobID: req.ID, Turns: turns, Created: created})
 }
 
 func (s *server) startRecall(w http.ResponseWriter, r *http.Request) {
@@ -98,9 +90,5 @@ func (s *server) startRecall(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, api.RecallResponse{Moment: m, Turn: t, Created: created})
+	writeJSON(w, statusFor(created, http.StatusCreated), api.RecallResponse{Moment: m, Turn: t, Created: created})
 }
