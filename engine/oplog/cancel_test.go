@@ -18,13 +18,13 @@ import (
 func TestLog_CancelsUnderLoad(t *testing.T) {
 	const writers, each = 16, 25
 	opts := testOptions(t)
-	opts.Apply = func(b []Record) error {
+	opts.Stage = foldWith(func(b []Record) error {
 		if b[0].Seq%7 == 0 {
 			// Now and then a slow fold, so that writers queue up.
 			time.Sleep(300 * time.Microsecond)
 		}
 		return nil
-	}
+	})
 	path := filepath.Join(t.TempDir(), "ops.log")
 	l := openLog(t, path, opts)
 	var (

@@ -3,11 +3,10 @@
 //
 // Every write the engine accepts becomes one record appended to a single
 // file (DATA/ops.log). A writer is answered only after its record has been
-// written, fsync'ed and folded into the mirror through Options.Apply (or
-// Options.Stage). One committer goroutine does all the writing: it takes
+// written, fsync'ed and folded into the mirror through Options.Stage. One committer goroutine does all the writing: it takes
 // every Append that is pending, writes their records with one write, fsyncs
-// once, applies the batch and answers all of those writers. With Stage, the
-// fold is prepared while the fsync runs and made visible after it, so the
+// once, folds the batch and answers all of those writers. The fold is
+// prepared while the fsync runs and made visible after it, so the
 // fold's work hides behind the flush but no reader sees an op before it is
 // durable. Concurrent writers therefore share
 // fsyncs (group commit), which is what lets many clients create moments

@@ -10,27 +10,25 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sparkfamily/spark/atomicfile"
 )
 
 // Options configure a Log.
 type Options struct {
 	Logger *slog.Logger
-	// Apply is called by the single committer goroutine, in seq order, with
-	// each batch right after it is written and fsync'ed and before the
-	// writers of that batch are answered. The engine folds the batch into the
-	// SQLite mirror here (one transaction). Apply must not change the
-	// records. If it fails, the writers of the batch get its error and the
-	// log refuses every later Append (the mirror would miss ops): the engine
-	// must be reopened, which folds the missing ops from the log.
-	Apply func(batch []Record) error
-	// Stage, if set, is used instead of Apply so that the fold of a batch
-	// overlaps its fsync rather than following it. The committer calls it
+	// Stage, if set, folds each batch (the engine folds it into the SQLite
+	// mirror, one transaction), overlapping the batch's fsync rather than
+	// following it. The single committer goroutine calls it, in seq order,
 	// with each batch right after writing it, while the fsync runs on
 	// another goroutine; it prepares the fold without making any of it
-	// visible (an open SQLite transaction). Once the fsync has succeeded
-	// the committer calls the Staged's Commit, and only then answers the
-	// writers; if the fsync failed it calls Abort instead. A Stage or Commit
-	// error is handled as an Apply error.
+	// visible (an open SQLite transaction) and must not change the records.
+	// Once the fsync has succeeded the committer calls the Staged's Commit,
+	// and only then answers the writers; if the fsync failed it calls Abort
+	// instead. If Stage or Commit fails, the writers of the batch get its
+	// error and the log refuses every later Append (the mirror would miss
+	// ops): the engine must be reopened, which folds the missing ops from
+	// the log. Without Stage the log only writes and fsyncs.
 	Stage func(batch []Record) (Staged, error)
 	// OnBatch, if set, is told each fsync batch's size and the time the
 	// fsync took (for metrics). It is called from the committer goroutine.
@@ -49,9 +47,15 @@ type Staged interface {
 	Abort()
 }
 
-// maxBatchBytes bounds the bytes one batch gathers before it is written;
-// a batch always takes at least one whole Append.
+// maxBatchBytes bounds one batch by an estimate of its size: the gather
+// loop counts recordEstimate bytes a record, whatever the record's real
+// size, and stops taking Appends once the estimate reaches it (a batch
+// always takes at least one whole Append). It also caps the encoding buffer
+// the committer keeps between batches.
 const maxBatchBytes = 8 << 20
+
+// recordEstimate is what the gather loop counts for each record.
+const recordEstimate = 256
 
 // markEvery is how many records apart the sparse index's marks are.
 const markEvery = 4096
@@ -69,7 +73,7 @@ type Log struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	// failed is set by the committer when a write, fsync or Apply fails;
+	// failed is set by the committer when a write, fsync or fold fails;
 	// every later Append gets it. Only the committer touches it.
 	failed error
 	buf    []byte     // encoding buffer, committer only
@@ -109,9 +113,6 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Apply != nil && opts.Stage != nil {
-		return nil, errors.New("oplog: Options.Apply and Options.Stage are both set; set one")
-	}
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -119,7 +120,7 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	if errors.Is(statErr, os.ErrNotExist) {
 		// Make the new file's directory entry durable.
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("oplog: open %s: %w", path, err)
 		}
@@ -199,7 +200,7 @@ func (l *Log) Path() string { return l.path }
 // Append writes recs to the log and returns them with Seq set (and At, for
 // those that came without one). The records of one call get consecutive
 // seqs and are written together. Append returns only after the records are
-// fsync'ed and Options.Apply has folded them; concurrent calls share one
+// fsync'ed and Options.Stage's fold of them is committed; concurrent calls share one
 // fsync. If ctx is done before the committer takes the records, nothing is
 // written and ctx's error is returned; once taken, the records are written
 // and Append waits for the outcome.
@@ -240,13 +241,13 @@ func (l *Log) commitLoop() {
 		case <-l.quit:
 			return
 		}
-		size := len(batch[0].recs) * 256
+		size := len(batch[0].recs) * recordEstimate
 	gather:
 		for size < maxBatchBytes {
 			select {
 			case r := <-l.reqs:
 				batch = append(batch, r)
-				size += len(r.recs) * 256
+				size += len(r.recs) * recordEstimate
 			default:
 				break gather
 			}
@@ -313,17 +314,9 @@ func (l *Log) commit(batch []*request) {
 			l.fail(live, err)
 			return
 		}
-	} else {
-		if err := l.sync(len(all)); err != nil {
-			l.fail(live, err)
-			return
-		}
-		if l.opts.Apply != nil {
-			if err := l.opts.Apply(all); err != nil {
-				l.fail(live, applyError(all, err))
-				return
-			}
-		}
+	} else if err := l.sync(len(all)); err != nil {
+		l.fail(live, err)
+		return
 	}
 
 	l.mu.Lock()
@@ -450,17 +443,4 @@ func (l *Log) Close() error {
 		}
 	})
 	return l.closeErr
-}
-
-// syncDir fsyncs a directory so that the entries created in it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !isSyncDirUnsupported(err) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

