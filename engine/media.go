@@ -31,19 +31,19 @@ const maxContentTypeLen = 255
 // media_conflict and the stored bytes stay as they were; otherwise the blob
 // is committed to its content address and only then is media.put logged.
 func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, error) {
-	id, err := api.ParseULID(p.ID)
+	id, err := requireULID("media id", p.ID)
 	if err != nil {
 		return nil, false, err
 	}
 	if p.MomentID == "" {
-		return nil, false, api.Errorf(api.CodeBadID, "the moment of the upload is missing; add ?moment=<moment id>")
+		return nil, false, api.Errorf(api.CodeBadID, "the moment of the upload is missing: PUT /v1/media/{id}?moment=<moment id>&role=copy|original")
 	}
-	momentID, err := optionalULID("moment", p.MomentID)
+	momentID, err := requireULID("moment", p.MomentID)
 	if err != nil {
 		return nil, false, err
 	}
 	if p.Role != api.RoleCopy && p.Role != api.RoleOriginal {
-		return nil, false, api.Errorf(api.CodeBadRole, "unknown media role %q; use copy or original", p.Role)
+		return nil, false, api.Errorf(api.CodeBadRole, "role must be \"copy\" or \"original\"; got %q", p.Role)
 	}
 	if p.Digest != nil && len(p.Digest) != 32 {
 		return nil, false, api.Errorf(api.CodeBadDigest, "the Content-Digest sha-256 has %d bytes; a SHA-256 has 32", len(p.Digest))
@@ -157,7 +157,7 @@ func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string
 // OpenMedia returns media record id and its blob, open for reading; the
 // caller closes the file.
 func (e *Engine) OpenMedia(ctx context.Context, id string) (*api.Media, *os.File, error) {
-	id, err := api.ParseULID(id)
+	id, err := requireULID("media id", id)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,13 +8,19 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 )
 
+// This file and the other write paths hold the engine's checks of what a
+// request names, each rule with one message: the HTTP handlers only parse
+// the wire (JSON, path, query) and leave every check to the engine.
+
 // checkKind checks a moment kind.
 func checkKind(kind string) error {
 	switch kind {
 	case api.KindPhoto, api.KindNote, api.KindRecall:
 		return nil
+	case "":
+		return api.Errorf(api.CodeBadKind, "kind is required: \"photo\", \"note\" or \"recall\"")
 	}
-	return api.Errorf(api.CodeBadKind, "unknown moment kind %q; use photo, note or recall", kind)
+	return api.Errorf(api.CodeBadKind, "kind %q is unknown; it must be \"photo\", \"note\" or \"recall\"", kind)
 }
 
 // checkTakenAt checks a taken_at time: RFC 3339 allows years 0000 to 9999
@@ -26,11 +32,18 @@ func checkTakenAt(t *time.Time) error {
 	return nil
 }
 
-// optionalULID parses an optional ULID field, naming it in the error.
-func optionalULID(field, s string) (string, error) {
-	if s == "" {
-		return "", nil
+// checkLimit checks a page size: 1 to max.
+func checkLimit(limit, max int) error {
+	if limit < 1 || limit > max {
+		return api.Errorf(api.CodeBadLimit, "limit %d is out of range; use a whole number from 1 to %d", limit, max)
 	}
+	return nil
+}
+
+// requireULID parses a ULID named field (a body field, a path's id, a
+// query parameter) and returns its canonical form, naming field in the
+// error.
+func requireULID(field, s string) (string, error) {
 	id, err := api.ParseULID(s)
 	if err != nil {
 		if ae, ok := api.AsError(err); ok {
@@ -39,6 +52,15 @@ func optionalULID(field, s string) (string, error) {
 		return "", err
 	}
 	return id, nil
+}
+
+// optionalULID is requireULID for a field that may be left out ("" stays
+// "").
+func optionalULID(field, s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	return requireULID(field, s)
 }
 
 // CreateMoment creates a moment, or returns the one an earlier create with
@@ -178,7 +200,7 @@ func keyOf(prefix, id string) string {
 
 // Moment returns moment id with its media and turns, deleted or not.
 func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
-	id, err := api.ParseULID(id)
+	id, err := requireULID("moment id", id)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +221,8 @@ func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.M
 	if limit == 0 {
 		limit = api.DefaultPageLimit
 	}
-	if limit < 1 || limit > api.MaxPageLimit {
-		return nil, nil, api.Errorf(api.CodeBadLimit, "limit %d is out of range; use 1 to %d", limit, api.MaxPageLimit)
+	if err := checkLimit(limit, api.MaxPageLimit); err != nil {
+		return nil, nil, err
 	}
 	before, err := optionalULID("before", before)
 	if err != nil {
@@ -224,7 +246,7 @@ func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.M
 // EditMoment changes the caption and taken_at given. Values equal to the
 // moment's write nothing, and updated_at stays as it was.
 func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error) {
-	id, err := api.ParseULID(id)
+	id, err := requireULID("moment id", id)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +294,7 @@ func sameTime(a, b time.Time) bool {
 // DeleteMoment deletes moment id: true when it was live, false (nothing
 // written) when it was already deleted, 404 for an id never seen.
 func (e *Engine) DeleteMoment(ctx context.Context, id string) (bool, error) {
-	id, err := api.ParseULID(id)
+	id, err := requireULID("moment id", id)
 	if err != nil {
 		return false, err
 	}

@@ -21,8 +21,8 @@ func (e *Engine) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *u
 	if limit == 0 {
 		limit = DefaultOpsLimit
 	}
-	if limit < 1 || limit > api.MaxOpsLimit {
-		return nil, nil, api.Errorf(api.CodeBadLimit, "limit %d is out of range; use 1 to %d", limit, api.MaxOpsLimit)
+	if err := checkLimit(limit, api.MaxOpsLimit); err != nil {
+		return nil, nil, err
 	}
 	ops := make([]api.Op, 0, min(limit, 64))
 	more := false

@@ -21,7 +21,7 @@ const recallKey = "recall"
 // request id returns the turn it started (running or finished, created
 // false) and Pippa is not asked again.
 func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTurnRequest) (*api.Turn, bool, error) {
-	momentID, err := api.ParseULID(momentID)
+	momentID, err := requireULID("moment id", momentID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -29,7 +29,7 @@ func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTu
 		return nil, false, err
 	}
 	if req.Mode != api.ModePractical {
-		return nil, false, api.Errorf(api.CodeBadMode, "unknown turn mode %q; this route starts %q turns (careful ones are jobs)", req.Mode, api.ModePractical)
+		return nil, false, api.Errorf(api.CodeBadMode, "mode must be %q; got %q (careful readings are started as a job: POST /v1/moments/{id}/jobs)", api.ModePractical, req.Mode)
 	}
 	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID))
 	if err != nil {
@@ -113,7 +113,7 @@ func (e *Engine) overlayMoment(mo *api.Moment) *api.Moment {
 // false). With no seat configured the job has one turn, which waits queued
 // for the first seat.
 func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Turn, bool, error) {
-	momentID, err := api.ParseULID(momentID)
+	momentID, err := requireULID("moment id", momentID)
 	if err != nil {
 		return nil, false, err
 	}

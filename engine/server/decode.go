@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -104,41 +103,16 @@ func parseTakenAt(raw json.RawMessage) (*time.Time, error) {
 	return &t, nil
 }
 
-// queryLimit reads ?limit= within [1, max], def when absent.
-func queryLimit(r *http.Request, def, max int) (int, error) {
+// queryLimit reads ?limit=: 0 (the service's default) when absent, else
+// a whole number from 1; the service checks its upper bound.
+func queryLimit(r *http.Request) (int, error) {
 	v := r.URL.Query().Get("limit")
 	if v == "" {
-		return def, nil
+		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > max {
-		return 0, api.Errorf(api.CodeBadLimit, "limit must be a whole number from 1 to %d; got %q", max, v)
+	if err != nil || n < 1 {
+		return 0, api.Errorf(api.CodeBadLimit, "limit must be a whole number from 1, or left out for the default; got %q", v)
 	}
 	return n, nil
-}
-
-// optionalULID checks an optional ULID field named what, returning its
-// canonical form ("" stays "").
-func optionalULID(what, s string) (string, error) {
-	if s == "" {
-		return "", nil
-	}
-	return requireULID(what, s)
-}
-
-// requireULID checks a ULID named what and returns its canonical form.
-func requireULID(what, s string) (string, error) {
-	id, err := api.ParseULID(s)
-	if err != nil {
-		return "", prefix(what, err)
-	}
-	return id, nil
-}
-
-// prefix names the field an id error is about.
-func prefix(what string, err error) error {
-	if e, ok := api.AsError(err); ok {
-		return api.Errorf(e.Code, "%s: %s", what, e.Message)
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }

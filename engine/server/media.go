@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
 	"strings"
@@ -11,26 +10,7 @@ import (
 )
 
 func (s *server) putMedia(w http.ResponseWriter, r *http.Request) {
-	id, err := requireULID("media id", r.PathValue("id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
 	q := r.URL.Query()
-	momentID := q.Get("moment")
-	if momentID == "" {
-		s.Error(w, r, api.Errorf(api.CodeBadID, "the moment query parameter is required: PUT /v1/media/{id}?moment=<moment id>&role=copy|original"))
-		return
-	}
-	if momentID, err = requireULID("moment", momentID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	role := q.Get("role")
-	if role != api.RoleCopy && role != api.RoleOriginal {
-		s.Error(w, r, api.Errorf(api.CodeBadRole, "role must be \"copy\" or \"original\"; got %q", role))
-		return
-	}
 	digest, err := parseContentDigest(r.Header.Values("Content-Digest"))
 	if err != nil {
 		s.Error(w, r, err)
@@ -39,9 +19,9 @@ func (s *server) putMedia(w http.ResponseWriter, r *http.Request) {
 	// The body streams straight to the engine's media store, which hashes
 	// it on the way to a temp file; it is never held whole in memory.
 	m, created, err := s.svc.PutMedia(r.Context(), PutMedia{
-		ID:          id,
-		MomentID:    momentID,
-		Role:        role,
+		ID:          r.PathValue("id"),
+		MomentID:    q.Get("moment"),
+		Role:        q.Get("role"),
 		ContentType: r.Header.Get("Content-Type"),
 		Body:        r.Body,
 		Digest:      digest,
@@ -57,8 +37,9 @@ func (s *server) putMedia(w http.ResponseWriter, r *http.Request) {
 // header values, a structured-field dictionary such as
 // `sha-256=:<base64>:, sha-512=:<base64>:`. Algorithms other than sha-256
 // are ignored; no header, or none with sha-256, is a nil digest. A sha-256
-// member that is not a 32-byte base64 byte sequence, or a header that is not
-// a dictionary at all, is 400 bad_digest.
+// member that is not a base64 byte sequence, or a header that is not a
+// dictionary at all, is 400 bad_digest; the engine checks the digest's
+// length.
 func parseContentDigest(values []string) ([]byte, error) {
 	var digest []byte
 	for _, v := range values {
@@ -84,9 +65,6 @@ func parseContentDigest(values []string) ([]byte, error) {
 			if err != nil {
 				return nil, badDigest("the sha-256 value is not valid base64: %v", err)
 			}
-			if len(b) != sha256.Size {
-				return nil, badDigest("the sha-256 value is %d bytes; a SHA-256 digest is %d", len(b), sha256.Size)
-			}
 			digest = b
 		}
 	}
@@ -100,12 +78,7 @@ func badDigest(format string, args ...any) error {
 }
 
 func (s *server) getMedia(w http.ResponseWriter, r *http.Request) {
-	id, err := requireULID("media id", r.PathValue("id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	m, f, err := s.svc.OpenMedia(r.Context(), id)
+	m, f, err := s.svc.OpenMedia(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

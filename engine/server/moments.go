@@ -26,29 +26,6 @@ func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	if req.ID, err = optionalULID("id", req.ID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	if req.ClientRequestID != "" {
-		if err := api.CheckRequestID(req.ClientRequestID); err != nil {
-			s.Error(w, r, err)
-			return
-		}
-	}
-	if req.CopyID, err = optionalULID("copy_id", req.CopyID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	if req.OriginalID, err = optionalULID("original_id", req.OriginalID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	if err := checkKind(req.Kind); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-
 	m, created, err := s.svc.CreateMoment(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
@@ -57,24 +34,8 @@ func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, statusFor(created, http.StatusCreated), api.MomentResponse{Moment: m, Created: &created})
 }
 
-// checkKind refuses a kind outside the contract's three.
-func checkKind(kind string) error {
-	switch kind {
-	case api.KindPhoto, api.KindNote, api.KindRecall:
-		return nil
-	case "":
-		return api.Errorf(api.CodeBadKind, "kind is required: \"photo\", \"note\" or \"recall\"")
-	}
-	return api.Errorf(api.CodeBadKind, "kind %q is unknown; it must be \"photo\", \"note\" or \"recall\"", kind)
-}
-
 func (s *server) getMoment(w http.ResponseWriter, r *http.Request) {
-	id, err := requireULID("moment id", r.PathValue("id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	m, err := s.svc.Moment(r.Context(), id)
+	m, err := s.svc.Moment(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -83,17 +44,12 @@ func (s *server) getMoment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) listMoments(w http.ResponseWriter, r *http.Request) {
-	limit, err := queryLimit(r, api.DefaultPageLimit, api.MaxPageLimit)
+	limit, err := queryLimit(r)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	before, err := optionalULID("before", r.URL.Query().Get("before"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	moments, next, err := s.svc.Moments(r.Context(), limit, before)
+	moments, next, err := s.svc.Moments(r.Context(), limit, r.URL.Query().Get("before"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -112,22 +68,18 @@ type editBody struct {
 }
 
 func (s *server) editMoment(w http.ResponseWriter, r *http.Request) {
-	id, err := requireULID("moment id", r.PathValue("id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
 	var body editBody
 	if err := decodeJSON(w, r, &body); err != nil {
 		s.Error(w, r, err)
 		return
 	}
 	req := body.EditMomentRequest
+	var err error
 	if req.TakenAt, err = parseTakenAt(body.TakenAt); err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	m, err := s.svc.EditMoment(r.Context(), id, req)
+	m, err := s.svc.EditMoment(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -136,12 +88,7 @@ func (s *server) editMoment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) deleteMoment(w http.ResponseWriter, r *http.Request) {
-	id, err := requireULID("moment id", r.PathValue("id"))
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	deleted, err := s.svc.DeleteMoment(r.Context(), id)
+	deleted, err := s.svc.DeleteMoment(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/engine"
 )
 
 func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
@@ -18,7 +17,7 @@ func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
-	limit, err := queryLimit(r, engine.DefaultOpsLimit, api.MaxOpsLimit)
+	limit, err := queryLimit(r)
 	if err != nil {
 		s.Error(w, r, err)
 		return

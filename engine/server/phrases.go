@@ -12,17 +12,6 @@ func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	// Deriving the id here refuses an empty or too long phrase before the
-	// engine sees it.
-	if _, err := api.PhraseID(req.Text); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	var err error
-	if req.MomentID, err = optionalULID("moment_id", req.MomentID); err != nil {
-		s.Error(w, r, err)
-		return
-	}
 	p, created, err := s.svc.KeepPhrase(r.Context(), req)
 	if err != nil {
 		s.Error(w, r, err)
@@ -44,12 +33,7 @@ func (s *server) listPhrases(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) removePhrase(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := api.CheckPhraseID(id); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	removed, err := s.svc.RemovePhrase(r.Context(), id)
+	removed, err := s.svc.RemovePhrase(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.Error(w, r, err)
 		return
