@@ -155,7 +155,7 @@ func (a *App) openLog() error {
 	a.logFile = f
 	h := slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
 	if a.opts.Logger != nil {
-		a.log = slog.New(teeHandler{h, a.opts.Logger.Handler()})
+		a.log = slog.New(slog.NewMultiHandler(h, a.opts.Logger.Handler()))
 	} else {
 		a.log = slog.New(h)
 	}
@@ -307,32 +307,6 @@ func defaultHTTPClient() *http.Client {
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.ResponseHeaderTimeout = 30 * time.Second
 	return &http.Client{Transport: t}
-}
-
-// teeHandler sends each record to two handlers.
-type teeHandler struct{ a, b slog.Handler }
-
-func (t teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return t.a.Enabled(ctx, l) || t.b.Enabled(ctx, l)
-}
-
-func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	var err error
-	if t.a.Enabled(ctx, r.Level) {
-		err = t.a.Handle(ctx, r.Clone())
-	}
-	if t.b.Enabled(ctx, r.Level) {
-		err = errors.Join(err, t.b.Handle(ctx, r))
-	}
-	return err
-}
-
-func (t teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return teeHandler{t.a.WithAttrs(as), t.b.WithAttrs(as)}
-}
-
-func (t teeHandler) WithGroup(n string) slog.Handler {
-	return teeHandler{t.a.WithGroup(n), t.b.WithGroup(n)}
 }
 
 func baseName(p string) string { return filepath.Base(p) }
