@@ -10,9 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // writeFile is the part of *os.File a capture writes through. Tests swap
@@ -33,11 +34,8 @@ func isDiskFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || isQuotaErr(err) {
-		return true
-	}
-	s := err.Error()
-	return strings.Contains(s, "database or disk is full") || strings.Contains(s, "SQLITE_FULL")
+	return errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || isQuotaErr(err) ||
+		sqliteCode(err) == sqlite3.SQLITE_FULL
 }
 
 // diskFull rewrites a disk-full error into one a person can act on, saying

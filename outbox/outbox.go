@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
+	"modernc.org/sqlite" // the "sqlite" driver, pure Go
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/sparkfamily/spark/atomicfile"
 )
@@ -206,12 +206,22 @@ func takeLock(ctx context.Context, path string) (*sql.DB, error) {
 	// connection keeps until it is closed.
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS lock (x); BEGIN EXCLUSIVE; DELETE FROM lock; COMMIT"); err != nil {
 		db.Close()
-		if strings.Contains(err.Error(), "locked") || strings.Contains(err.Error(), "busy") {
+		if c := sqliteCode(err); c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED {
 			return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
 		}
 		return nil, fmt.Errorf("take outbox lock %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// sqliteCode is the primary SQLite result code of err (SQLITE_FULL,
+// SQLITE_BUSY...), or 0 when err did not come from SQLite.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff // an extended code keeps the primary in its low byte
+	}
+	return 0
 }
 
 // cleanup removes staging leftovers and file folders without a live row.
