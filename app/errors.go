@@ -1,13 +1,11 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // Error codes the UI acts on, besides the engine's own contract codes.
@@ -60,22 +58,13 @@ func toUIError(err error) *UIError {
 		return &UIError{Code: CodeCanceled, Message: "Nothing was chosen."}
 	}
 	if e, ok := api.AsError(err); ok {
-		if e.Status == 401 || e.Status == 403 {
+		if retry.Refused(e.Status) {
 			return &UIError{Code: CodeUnauthorized, Message: "The engine refused Spark's token (" + e.Message + "). Check the token in Settings."}
 		}
 		return &UIError{Code: e.Code, Message: e.Message}
 	}
-	if isNetwork(err) {
+	if retry.Network(err) {
 		return &UIError{Code: CodeOffline, Message: "The engine can't be reached right now. Your captures are safe on this computer and will send on their own."}
 	}
 	return &UIError{Code: CodeFailed, Message: err.Error()}
-}
-
-// isNetwork tells a failure to talk to the engine at all from an answer.
-func isNetwork(err error) bool {
-	var ne net.Error
-	var ue *url.Error
-	var oe *net.OpError
-	return errors.As(err, &ne) || errors.As(err, &ue) || errors.As(err, &oe) ||
-		errors.Is(err, context.DeadlineExceeded)
 }

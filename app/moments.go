@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"net/http"
 	"strings"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // Moments lists and edits the engine's moments, and shows the captures the
@@ -76,7 +78,8 @@ func (m *Moments) Get(id string) (Moment, error) {
 	if err == nil {
 		return momentView(mo), nil
 	}
-	if e, ok := api.AsError(err); !ok || e.Status == 404 || e.Status == 0 || e.Status >= 500 || e.Status == 401 || e.Status == 403 {
+	// The engine does not have it yet, or cannot say: the outbox may.
+	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
 		if p, ok := m.a.pendingMoment(ctx, id); ok {
 			return p, nil
 		}

@@ -155,8 +155,13 @@ func (a *App) entryView(e *outbox.Entry) Entry {
 
 // waitReason words passing trouble for a person.
 func waitReason(code, msg string) string {
-	if code == "network" {
+	switch code {
+	case outbox.CodeNetwork:
 		return "The engine can't be reached. Spark will try again on its own."
+	case outbox.CodeOutboxFile, outbox.CodeOutboxDatabase:
+		return "Spark can't use its outbox on this computer right now (" + msg + "). Spark will try again on its own."
+	case outbox.CodeBadAnswer, outbox.CodeFailed:
+		return "Sending failed (" + msg + "). Spark will try again on its own."
 	}
 	return "The engine is busy (" + msg + "). Spark will try again on its own."
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/retry"
 	"github.com/sparkfamily/spark/version"
 )
 
@@ -182,7 +182,7 @@ func (s *Settings) Status() (Status, error) {
 	if _, err := cl.Health(ctx); err != nil {
 		st.Reason = "The engine at " + cl.BaseURL() + " can't be reached."
 	} else if _, err := cl.Phrases(ctx); err != nil {
-		if e, ok := api.AsError(err); ok && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden) {
+		if e, ok := api.AsError(err); ok && retry.Refused(e.Status) {
 			st.Refused = true
 			st.Reason = "The engine refused Spark's token. Check it in Settings."
 		} else {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/retry"
 	"github.com/sparkfamily/spark/version"
 )
 
@@ -110,7 +111,7 @@ const maxErrorBody = 64 << 10
 // the status, with code "http_<status>".
 func (c *Client) parseResponseError(resp *http.Response) *api.Error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &api.Error{Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.Now())}
+	e := &api.Error{Status: resp.StatusCode, RetryAfter: retry.ParseRetryAfter(resp.Header.Get("Retry-After"), c.Now())}
 	var body api.ErrorBody
 	if json.Unmarshal(b, &body) == nil && body.Error != nil && body.Error.Code != "" {
 		e.Code = body.Error.Code
@@ -131,27 +132,6 @@ func (c *Client) parseResponseError(resp *http.Response) *api.Error {
 		e.Message = fmt.Sprintf("the engine answered %d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), text)
 	}
 	return e
-}
-
-// parseRetryAfter reads a Retry-After header: delay seconds or an HTTP date.
-// It returns 0 when the header is absent or unreadable.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0
-		}
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // esc escapes one path segment (phrase ids hold spaces and any letters).

@@ -45,8 +45,9 @@
 // (moment_deleted).
 //
 // Workers (Config.Workers) take queued turns oldest first. A seat's
-// transient errors (pippa.IsTransient) are retried with exponential
-// back-off, up to Config.RetryAttempts attempts; then, or at once for a
+// transient errors (pippa.IsTransient) are retried with full-jitter
+// exponential back-off that honours the seat's Retry-After (package
+// retry), up to Config.RetryAttempts attempts; then, or at once for a
 // permanent error, the turn finishes as failed with a message that says
 // what to check. With no seat configured turns stay queued; SetSeats wakes
 // them.

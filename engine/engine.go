@@ -71,8 +71,10 @@ type Config struct {
 	// RetryAttempts bounds how many times a seat is asked when it fails
 	// transiently; 0 is DefaultRetryAttempts.
 	RetryAttempts int
-	// RetryBackoff is the wait after the first transient failure; it doubles
-	// after each one, up to 30s. 0 is DefaultRetryBackoff.
+	// RetryBackoff bounds the wait after the first transient failure: the
+	// wait is a random time below it (full jitter), and its bound doubles
+	// after each failure, up to 30s; a seat's Retry-After is waited at
+	// least. 0 is DefaultRetryBackoff.
 	RetryBackoff time.Duration
 	// OnBatch, if set, is told each log fsync batch's size and fsync time.
 	OnBatch func(records int, fsync time.Duration)

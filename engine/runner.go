@@ -11,11 +11,16 @@ import (
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // maxImageBytes bounds the small copy a turn sends to a seat; a small copy
 // is a JPEG of at most 1600 pixels a side, far below it.
 const maxImageBytes = 32 << 20
+
+// maxRetryAfter bounds how long a seat's Retry-After holds a worker
+// before it asks again.
+const maxRetryAfter = 5 * time.Minute
 
 // finishTimeout bounds the logging of a turn's outcome.
 const finishTimeout = 30 * time.Second
@@ -43,6 +48,10 @@ type runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// rand is the back-off's jitter source; nil is math/rand/v2's. Tests
+	// fix it.
+	rand func() float64
 }
 
 func newRunner(e *Engine) *runner {
@@ -218,11 +227,14 @@ func (r *runner) run(id string, seats []seatRef) {
 	}
 }
 
-// ask asks the seat, retrying transient failures with exponential
-// back-off; its error is a message for the person reading the turn.
+// ask asks the seat, retrying transient failures with full-jitter
+// exponential back-off (retry.Backoff: after the n-th failure a random
+// wait below RetryBackoff·2^(n-1), capped at maxRetryBackoff) that waits at
+// least the seat's Retry-After (up to maxRetryAfter); its error is a
+// message for the person reading the turn.
 func (r *runner) ask(ctx context.Context, s seatRef, req pippa.Request) (string, error) {
 	cfg := r.e.cfg
-	wait := cfg.RetryBackoff
+	b := retry.Backoff{Base: cfg.RetryBackoff, Cap: maxRetryBackoff, Rand: r.rand}
 	for attempt := 1; ; attempt++ {
 		text, err := s.seat.Read(ctx, req)
 		if err == nil {
@@ -237,15 +249,16 @@ func (r *runner) ask(ctx context.Context, s seatRef, req pippa.Request) (string,
 		if attempt >= cfg.RetryAttempts {
 			return "", fmt.Errorf("Pippa's seat %q (%s) did not answer after %d attempts: %v; check that the model server is running and reachable, then ask again", s.cfg.Name, s.cfg.URL, attempt, err)
 		}
-		r.e.logger.Info("engine: seat failed, retrying", "seat", s.cfg.Name, "attempt", attempt, "wait", wait, "err", err)
-		timer := time.NewTimer(wait)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return "", ctx.Err()
+		var after time.Duration
+		var he *pippa.HTTPError
+		if errors.As(err, &he) {
+			after = min(he.RetryAfter, maxRetryAfter)
 		}
-		wait = min(wait*2, maxRetryBackoff)
+		wait := b.Wait(attempt, after)
+		r.e.logger.Info("engine: seat failed, retrying", "seat", s.cfg.Name, "attempt", attempt, "wait", wait, "err", err)
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return "", err
+		}
 	}
 }
 

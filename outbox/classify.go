@@ -1,18 +1,35 @@
 package outbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"net/http"
+	"io/fs"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/retry"
 )
 
-// CodeNetwork is the Verdict code of trouble reaching the engine at all
-// (refused, reset, a reply cut short, a time-out).
-const CodeNetwork = "network"
+// Verdict codes of trouble that is not the engine's answer (an answer's
+// Verdict carries the engine's own code). All of it is passing: the entry
+// waits and is tried again.
+const (
+	// CodeNetwork is trouble reaching the engine at all (refused, reset, a
+	// reply cut short, a time-out).
+	CodeNetwork = "network"
+	// CodeBadAnswer is an answer the engine accepted (2xx) whose body
+	// could not be read as the contract says.
+	CodeBadAnswer = "bad_answer"
+	// CodeOutboxFile is trouble reading an entry's file in the outbox on
+	// this computer (a missing file is parked with missing_file instead).
+	CodeOutboxFile = "outbox_file"
+	// CodeOutboxDatabase is trouble in the outbox's own database (SQLite)
+	// on this computer, such as recording a step the engine has done.
+	CodeOutboxDatabase = "outbox_database"
+	// CodeFailed is any other failure.
+	CodeFailed = "failed"
+)
 
 // permanentError marks a failure that retrying cannot fix (river's
 // Permanent): the entry is parked.
@@ -39,10 +56,13 @@ type Verdict struct {
 }
 
 // Classify decides, exactly as the contract says, what a failed step
-// means: network errors (refused, reset, a reply cut short, time-outs), 5xx,
-// 401, 403, 408, 425 and 429 are passing trouble and the entry waits; any
-// other 4xx parks it with the engine's code and message. Errors marked
-// Permanent (a file missing from the outbox) park too.
+// means: network errors (refused, reset, a reply cut short, time-outs), the
+// statuses retry.Passing names (408, 425, 429, 5xx) and retry.Refused's
+// (401, 403: the user fixes the token, and the entry waits for that) are
+// passing trouble and the entry waits; any other 4xx parks it with the
+// engine's code and message. Errors marked Permanent (a file missing from
+// the outbox) park too. Any other failure (the outbox's own files or
+// database, an unreadable answer) waits, under a code that names it.
 func Classify(err error) Verdict {
 	var pe *permanentError
 	if errors.As(err, &pe) {
@@ -51,34 +71,34 @@ func Classify(err error) Verdict {
 	if e, ok := api.AsError(err); ok && e.Status != 0 {
 		v := Verdict{Code: e.Code, Message: e.Message, RetryAfter: e.RetryAfter}
 		switch s := e.Status; {
-		case s == http.StatusUnauthorized, s == http.StatusForbidden, s == http.StatusRequestTimeout,
-			s == http.StatusTooEarly, s == http.StatusTooManyRequests, s >= 500:
-			return v
-		case s >= 400:
+		case s < 400:
+			// A 1xx or 3xx the HTTP client did not resolve: trouble on
+			// the way, not the engine's refusal.
+			v.Message = fmt.Sprintf("unexpected answer %d from the engine: %s", e.Status, e.Message)
+		case !retry.Passing(s) && !retry.Refused(s):
 			v.Park = true
-			return v
 		}
-		// A 1xx or 3xx the HTTP client did not resolve: treat as trouble
-		// on the way, not as the engine's refusal.
-		v.Message = fmt.Sprintf("unexpected answer %d from the engine: %s", e.Status, e.Message)
 		return v
 	}
-	return Verdict{Code: CodeNetwork, Message: err.Error()}
+	return Verdict{Code: troubleCode(err), Message: err.Error()}
 }
 
-// backoff is the wait before attempt n+1 (n failures so far): full jitter
-// over an exponential window, at least retryAfter.
-func backoff(n int, base, limit, retryAfter time.Duration, rnd func() float64) time.Duration {
-	window := float64(base) * math.Pow(2, float64(n-1))
-	if n < 1 {
-		window = float64(base)
+// troubleCode names a failure that is not the engine's answer.
+func troubleCode(err error) string {
+	var (
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+		pathErr   *fs.PathError
+	)
+	switch {
+	case retry.Network(err):
+		return CodeNetwork
+	case sqliteCode(err) != 0:
+		return CodeOutboxDatabase
+	case errors.As(err, &pathErr):
+		return CodeOutboxFile
+	case errors.As(err, &syntaxErr), errors.As(err, &typeErr):
+		return CodeBadAnswer
 	}
-	if window > float64(limit) {
-		window = float64(limit)
-	}
-	d := time.Duration(rnd() * window)
-	if d < retryAfter {
-		d = retryAfter
-	}
-	return d
+	return CodeFailed
 }

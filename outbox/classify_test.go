@@ -47,26 +47,3 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
-
-func TestBackoff(t *testing.T) {
-	base, limit := time.Second, time.Minute
-	for _, tt := range []struct {
-		n          int
-		rnd        float64
-		retryAfter time.Duration
-		want       time.Duration
-	}{
-		{1, 0.5, 0, 500 * time.Millisecond}, // window 1s
-		{3, 0.5, 0, 2 * time.Second},        // window 4s
-		{20, 0.5, 0, 30 * time.Second},      // capped at 1m
-		{20, 0.999, 0, 59940 * time.Millisecond},
-		{1, 0, 0, 0},                                 // full jitter reaches zero
-		{1, 0.5, 10 * time.Second, 10 * time.Second}, // Retry-After is a floor
-		{20, 0.9, 10 * time.Second, 54 * time.Second},
-	} {
-		got := backoff(tt.n, base, limit, tt.retryAfter, func() float64 { return tt.rnd })
-		if got != tt.want {
-			t.Errorf("backoff(%d, rnd %.3f, retry after %s) = %s, want %s", tt.n, tt.rnd, tt.retryAfter, got, tt.want)
-		}
-	}
-}

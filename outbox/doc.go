@@ -34,9 +34,11 @@
 // upload the original. Each step is marked done in the transaction that
 // records its result and skipped on a retry; the engine's idempotency keys
 // (the ids minted at capture) make any replay harmless. Classify is the one
-// function deciding what a failure means: network trouble, 5xx, 401, 403,
-// 408, 425 and 429 make the entry wait (exponential back-off with full
-// jitter, Retry-After as a floor); any other 4xx parks it with the engine's
+// function deciding what a failure means, after Spark's one retry policy
+// (package retry): network trouble, 5xx, 401, 403, 408, 425 and 429 make
+// the entry wait (exponential back-off with full jitter, Retry-After as a
+// floor), as does trouble with the outbox's own files or database, each
+// under a code that names it; any other 4xx parks it with the engine's
 // code and message until the user retries or discards it. Nothing leaves
 // the outbox unless delivered or discarded.
 package outbox

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // Target is the engine the drain delivers to.
@@ -389,7 +390,8 @@ func (o *Outbox) fail(ctx context.Context, e *Entry, step string, err error) {
 		return
 	}
 	attempts := e.Attempts + 1
-	wait := backoff(attempts, o.opts.BackoffBase, o.opts.BackoffCap, v.RetryAfter, o.opts.Rand)
+	b := retry.Backoff{Base: o.opts.BackoffBase, Cap: o.opts.BackoffCap, Rand: o.opts.Rand}
+	wait := b.Wait(attempts, v.RetryAfter)
 	next := now.Add(wait)
 	_, dbErr := o.db.ExecContext(ctx, `UPDATE entries SET attempts = ?, next_try = ?, last_code = ?, last_error = ?
 		WHERE id = ? AND state = 'pending'`, attempts, max(next.UnixMilli(), 1), v.Code, v.Message, e.ID)

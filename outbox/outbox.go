@@ -52,8 +52,9 @@ type Options struct {
 	Concurrency int
 
 	// BackoffBase and BackoffCap bound the wait after passing trouble
-	// (default 1s and 5m): attempt n waits a random time in
-	// [0, min(cap, base*2^n)), and never less than the engine's Retry-After.
+	// (default 1s and 5m): after the n-th failure in a row the entry waits
+	// a random time in [0, min(cap, base*2^(n-1))) (retry.Backoff), and
+	// never less than the engine's Retry-After.
 	BackoffBase time.Duration
 	BackoffCap  time.Duration
 

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sparkfamily/spark/retry"
 	"github.com/sparkfamily/spark/version"
 )
 
@@ -37,6 +37,8 @@ type HTTPError struct {
 	Status     int
 	Message    string // the server's error message
 	Type, Code string // OpenAI's error type and code, when given
+	// RetryAfter is the seat's Retry-After, 0 when it gave none: the turn
+	// runner waits at least that long before asking again.
 	RetryAfter time.Duration
 }
 
@@ -52,9 +54,9 @@ func (e *HTTPError) Error() string {
 }
 
 // IsTransient reports whether asking again later may succeed: network
-// errors, timeouts and the statuses 408, 425, 429 and 5xx. Other answers
-// (a bad key, an unknown model, an empty answer, a canceled request) will
-// not get better by themselves.
+// errors, timeouts and the statuses retry.Passing names (408, 425, 429,
+// 5xx). Other answers (a bad key, an unknown model, an empty answer, a
+// canceled request) will not get better by themselves.
 func IsTransient(err error) bool {
 	if err == nil {
 		return false
@@ -64,12 +66,7 @@ func IsTransient(err error) bool {
 	}
 	var he *HTTPError
 	if errors.As(err, &he) {
-		switch {
-		case he.Status == http.StatusRequestTimeout, he.Status == http.StatusTooEarly,
-			he.Status == http.StatusTooManyRequests, he.Status >= 500:
-			return true
-		}
-		return false
+		return retry.Passing(he.Status)
 	}
 	if errors.Is(err, ErrEmptyAnswer) || errors.Is(err, ErrBadAnswer) || errors.Is(err, ErrMode) {
 		return false
@@ -244,13 +241,7 @@ func (s *seat) parse(b []byte) (string, error) {
 // message from an OpenAI-style error body when there is one.
 func (s *seat) httpError(resp *http.Response, b []byte) *HTTPError {
 	he := &HTTPError{Seat: s.Name(), Status: resp.StatusCode}
-	if ra := resp.Header.Get("Retry-After"); ra != "" {
-		if secs, err := strconv.Atoi(ra); err == nil && secs >= 0 {
-			he.RetryAfter = time.Duration(secs) * time.Second
-		} else if t, err := http.ParseTime(ra); err == nil {
-			he.RetryAfter = max(0, time.Until(t))
-		}
-	}
+	he.RetryAfter = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	var ea errorAnswer
 	if json.Unmarshal(b, &ea) == nil && len(ea.Error) > 0 {
 		var eb errorBody
