@@ -17,15 +17,7 @@ import (
 // engine's answer waits under a code naming what failed, rather than
 // being called network trouble.
 func TestClassify_TroubleCodes(t *testing.T) {
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(filepath.Join(t.TempDir(), "x.db")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, sqlErr := db.ExecContext(context.Background(), "UPDATE nowhere SET x = 1")
-	if sqlErr == nil {
-		t.Fatal("an update of a missing table succeeded")
-	}
+	sqlErr := sqliteError(t, "", "UPDATE nowhere SET x = 1")
 	var syntaxErr error = &json.SyntaxError{Offset: 3}
 	for _, tt := range []struct {
 		name string
@@ -45,4 +37,41 @@ func TestClassify_TroubleCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIsDiskFull_SQLite checks that SQLite's own "disk full" (SQLITE_FULL,
+// here forced by a page limit) is told by its result code.
+func TestIsDiskFull_SQLite(t *testing.T) {
+	err := sqliteError(t, "CREATE TABLE t (b BLOB); PRAGMA max_page_count = 3", "INSERT INTO t VALUES (zeroblob(1000000))")
+	if !isDiskFull(err) {
+		t.Fatalf("isDiskFull(%v) = false, want true (code %d)", err, sqliteCode(err))
+	}
+	if !errors.Is(diskFull(err, 0), ErrDiskFull) {
+		t.Errorf("diskFull(%v) does not wrap ErrDiskFull", err)
+	}
+	if isDiskFull(errors.New("database or disk is full")) {
+		t.Error("isDiskFull matched a message that did not come from SQLite")
+	}
+}
+
+// sqliteError runs setup, then stmt, in a scratch SQLite database and
+// returns stmt's error, which must not be nil.
+func sqliteError(tb testing.TB, setup, stmt string) error {
+	tb.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(filepath.Join(tb.TempDir(), "scratch.db")))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if setup != "" {
+		if _, err := db.ExecContext(ctx, setup); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	_, err = db.ExecContext(ctx, stmt)
+	if err == nil {
+		tb.Fatalf("%s succeeded; want an error", stmt)
+	}
+	return err
 }
