@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -23,6 +24,16 @@ type answer struct {
 // say otherwise) and reads the answer.
 func call(tb testing.TB, e *enginetest.Engine, method, path string, body any, header ...string) answer {
 	tb.Helper()
+	a, err := send(e, method, path, body, header...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// send is call for a goroutine other than the test's, which must not end
+// the test itself: it returns what went wrong.
+func send(e *enginetest.Engine, method, path string, body any, header ...string) (answer, error) {
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -35,13 +46,13 @@ func call(tb testing.TB, e *enginetest.Engine, method, path string, body any, he
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
-			tb.Fatal(err)
+			return answer{}, err
 		}
 		r = bytes.NewReader(j)
 	}
 	req, err := http.NewRequest(method, e.URL+path, r)
 	if err != nil {
-		tb.Fatal(err)
+		return answer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+e.Token)
 	if body != nil {
@@ -60,31 +71,40 @@ func call(tb testing.TB, e *enginetest.Engine, method, path string, body any, he
 	}
 	resp, err := e.Client().Do(req)
 	if err != nil {
-		tb.Fatalf("%s %s: %v", method, path, err)
+		return answer{}, fmt.Errorf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		tb.Fatalf("%s %s: read the answer: %v", method, path, err)
+		return answer{}, fmt.Errorf("%s %s: read the answer: %v", method, path, err)
 	}
-	return answer{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return answer{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // want checks the status and decodes the JSON answer into v (if not nil).
 func (a answer) want(tb testing.TB, status int, v any) {
 	tb.Helper()
+	if err := a.decode(status, v); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// decode is want for a goroutine other than the test's: it returns what
+// is wrong with the answer.
+func (a answer) decode(status int, v any) error {
 	if a.Status != status {
-		tb.Fatalf("status %d, want %d; body: %s", a.Status, status, a.Body)
+		return fmt.Errorf("status %d, want %d; body: %s", a.Status, status, a.Body)
 	}
 	if v == nil {
-		return
+		return nil
 	}
 	if ct := a.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		tb.Fatalf("Content-Type %q, want application/json", ct)
+		return fmt.Errorf("Content-Type %q, want application/json", ct)
 	}
 	if err := json.Unmarshal(a.Body, v); err != nil {
-		tb.Fatalf("decode %s: %v", a.Body, err)
+		return fmt.Errorf("decode %s: %v", a.Body, err)
 	}
+	return nil
 }
 
 // wantError checks that the answer is the contract's error with status and code.

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,20 +62,25 @@ func TestIdempotency_CreateConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	statuses := make([]int, n)
 	ids := make([]string, n)
+	errs := make([]error, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
+			// Only the test's goroutine may end the test: failures are
+			// collected and reported after Wait.
 			var mr api.MomentResponse
-			a := call(t, e, "POST", "/v1/moments", fmt.Sprintf(`{"id":%q,"client_request_id":"same","kind":"note"}`, id))
-			statuses[i] = a.Status
-			if a.Status < 300 {
-				a.want(t, a.Status, &mr)
-				ids[i] = mr.Moment.ID
+			a, err := send(e, "POST", "/v1/moments", fmt.Sprintf(`{"id":%q,"client_request_id":"same","kind":"note"}`, id))
+			if err == nil && a.Status < 300 {
+				if err = a.decode(a.Status, &mr); err == nil && mr.Moment != nil {
+					ids[i] = mr.Moment.ID
+				}
 			}
-		}()
+			statuses[i], errs[i] = a.Status, err
+		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 	created := 0
 	for i := range n {
 		if statuses[i] == http.StatusCreated {
