@@ -2,15 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/engine/server"
 	"github.com/sparkfamily/spark/version"
 )
@@ -36,8 +34,7 @@ type LocalEngine struct {
 	Token  string
 	Engine *engine.Engine
 
-	srv  *http.Server
-	done chan struct{}
+	served *served.Engine
 }
 
 // tokenName names the app's token in the engine's token store.
@@ -50,17 +47,21 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	eng, err := engine.Open(ctx, engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log})
+	se, err := served.Start(ctx, served.Config{
+		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log},
+		Addr:   cfg.Addr,
+		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version},
+	})
 	if err != nil {
 		return nil, err
 	}
-	le := &LocalEngine{Engine: eng, Token: cfg.Token, done: make(chan struct{})}
+	le := &LocalEngine{URL: se.URL, Engine: se.Engine, Token: cfg.Token, served: se}
 	fail := func(err error) (*LocalEngine, error) {
-		eng.Close()
+		se.Close()
 		return nil, err
 	}
-	if _, ok := eng.Tokens().Check(le.Token); le.Token == "" || !ok {
-		tok, err := eng.Tokens().Add(fmt.Sprintf("%s-%d", tokenName, time.Now().Unix()))
+	if _, ok := se.Engine.Tokens().Check(le.Token); le.Token == "" || !ok {
+		tok, err := se.Engine.Tokens().Add(fmt.Sprintf("%s-%d", tokenName, time.Now().Unix()))
 		if err != nil {
 			return fail(fmt.Errorf("mint the app's token: %w", err))
 		}
@@ -69,19 +70,6 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if err := le.SetPippa(ctx, cfg.Pippa); err != nil {
 		return fail(err)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fail(fmt.Errorf("listen on %s: %w", cfg.Addr, err))
-	}
-	le.URL = "http://" + ln.Addr().String()
-	h := server.New(eng, server.Options{Tokens: eng.Tokens(), LoopbackHostsOnly: true, Logger: log, Version: version.Version})
-	le.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		defer close(le.done)
-		if err := le.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("the engine's HTTP server stopped", "err", err)
-		}
-	}()
 	log.Info("engine serving", "url", le.URL)
 	return le, nil
 }
@@ -101,10 +89,4 @@ func (le *LocalEngine) SetPippa(ctx context.Context, p Pippa) error {
 
 // Close stops serving (letting requests in flight finish for a moment) and
 // closes the engine, which syncs its log.
-func (le *LocalEngine) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := le.srv.Shutdown(ctx)
-	<-le.done
-	return errors.Join(err, le.Engine.Close())
-}
+func (le *LocalEngine) Close() error { return le.served.Close() }

@@ -12,8 +12,6 @@ import (
 	"image/jpeg"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +21,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/engine/server"
+	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/photo"
 )
@@ -191,23 +189,19 @@ func baseNames(ps []string) []string {
 // localEngine starts a real engine on 127.0.0.1 (no brain seat: turns
 // stay queued, which the drain does not wait for).
 func localEngine(ctx context.Context, dir string) (url, token string, stop func(), err error) {
-	eng, err := engine.Open(ctx, engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler)})
+	se, err := served.Start(ctx, served.Config{
+		Engine: engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler)},
+		Addr:   "127.0.0.1:0",
+	})
 	if err != nil {
 		return "", "", nil, err
 	}
-	token, err = eng.Tokens().Add("bench")
+	token, err = se.Engine.Tokens().Add("bench")
 	if err != nil {
-		eng.Close()
+		se.Close()
 		return "", "", nil, err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		eng.Close()
-		return "", "", nil, err
-	}
-	srv := &http.Server{Handler: server.New(eng, server.Options{Tokens: eng.Tokens(), Logger: slog.New(slog.DiscardHandler)})}
-	go srv.Serve(l)
-	return "http://" + l.Addr().String(), token, func() { srv.Close(); eng.Close() }, nil
+	return se.URL, token, func() { se.Close() }, nil
 }
 
 // smallJPEG is a small generated photo, different for each i.

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,7 +23,7 @@ import (
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
-	"github.com/sparkfamily/spark/engine/server"
+	"github.com/sparkfamily/spark/engine/served"
 )
 
 // benchPhaseCmd is the hidden command the bench runs in a child process per
@@ -189,43 +188,29 @@ func createLoad(ctx context.Context, url, token string, a phaseArgs) (phaseResul
 // startBenchEngine opens a real engine in dir, serves it on loopback and
 // returns its URL and a fresh token.
 func startBenchEngine(ctx context.Context, dir string, maxMedia int64, onBatch func(int, time.Duration)) (*engine.Engine, string, string, func(), error) {
-	logger := slog.New(slog.DiscardHandler)
-	eng, err := engine.Open(ctx, engine.Config{Dir: dir, Logger: logger, MaxMediaSize: maxMedia, OnBatch: onBatch})
+	se, err := served.Start(ctx, served.Config{
+		Engine: engine.Config{Dir: dir, Logger: slog.New(slog.DiscardHandler), MaxMediaSize: maxMedia, OnBatch: onBatch},
+		Addr:   "127.0.0.1:0",
+		Grace:  10 * time.Second,
+	})
 	if err != nil {
 		return nil, "", "", nil, err
 	}
-	token, err := eng.Tokens().Add("bench")
+	token, err := se.Engine.Tokens().Add("bench")
 	if err != nil {
-		eng.Close()
+		se.Close()
 		return nil, "", "", nil, err
 	}
-	h := server.New(eng, server.Options{Tokens: eng.Tokens(), Logger: logger})
-	url, stopHTTP, err := serveLoopback(h)
-	if err != nil {
-		eng.Close()
-		return nil, "", "", nil, err
-	}
-	stop := func() {
-		stopHTTP()
-		eng.Close()
-	}
-	return eng, url, token, stop, nil
+	return se.Engine, se.URL, token, func() { se.Close() }, nil
 }
 
 // serveLoopback serves h on 127.0.0.1 at a free port.
 func serveLoopback(h http.Handler) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := served.Serve("127.0.0.1:0", h, nil, 10*time.Second)
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}
-	return "http://" + ln.Addr().String(), stop, nil
+	return s.URL, func() { s.Close() }, nil
 }
 
 // benchMoment is the n-th moment of the rebuild log, the same in the log

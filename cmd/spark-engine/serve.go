@@ -7,15 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/engine/server"
 	"github.com/sparkfamily/spark/version"
 )
@@ -57,65 +55,33 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	metrics := server.NewMetrics(reg)
-	cfg := engine.Config{
-		Dir:          dir,
-		MaxMediaSize: *maxMedia,
-		Logger:       logger,
-		OnBatch:      metrics.ObserveBatch,
-		OnTurn:       metrics.ObserveTurn,
-	}
-	eng, err := engine.Open(ctx, cfg)
+	se, err := served.Start(ctx, served.Config{
+		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, Logger: logger},
+		Addr:   *listen,
+		Server: server.Options{Version: version.Version},
+		Grace:  shutdownGrace,
+	})
 	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "listen" {
+			return fmt.Errorf("%w; pick another address with --listen", err)
+		}
 		return fmt.Errorf("open the engine in %s: %w", dir, err)
 	}
+	logger.Info("serving", "addr", se.Addr.String(), "data", dir, "version", version.Version, "seats", len(se.Engine.Seats()))
 
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		eng.Close()
-		return fmt.Errorf("listen on %s: %w; pick another address with --listen", *listen, err)
-	}
-	addr := ln.Addr().(*net.TCPAddr)
-	if !addr.IP.IsLoopback() {
-		logger.Warn("listening on a non-loopback address: tokens and moments cross the network in clear text; put a TLS reverse proxy in front (docs/ENGINE.md)", "addr", addr.String())
-	}
-	srv := &http.Server{
-		Handler: server.New(eng, server.Options{
-			Tokens:   eng.Tokens(),
-			Logger:   logger,
-			Metrics:  metrics,
-			Registry: reg,
-			Version:  version.Version,
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
-	}
-	logger.Info("serving", "addr", addr.String(), "data", dir, "version", version.Version, "seats", len(eng.Seats()))
-
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
 	select {
-	case err := <-serveErr:
-		eng.Close()
+	case <-se.Done():
+		err := se.Err()
+		se.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	// A second signal now stops the process at once, the default behaviour.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "grace", shutdownGrace)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	shutErr := srv.Shutdown(sctx)
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Error("serve", "err", err)
-	}
-	if err := eng.Close(); err != nil {
-		return fmt.Errorf("close the engine: %w", err)
-	}
-	if shutErr != nil {
-		return fmt.Errorf("requests still running after %s were cut off: %w", shutdownGrace, shutErr)
+	if err := se.Close(); err != nil {
+		return err
 	}
 	logger.Info("stopped; the log is synced")
 	return nil

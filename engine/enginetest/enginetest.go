@@ -7,18 +7,16 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/engine/server"
 )
 
@@ -38,7 +36,8 @@ type Engine struct {
 	// Metrics are the server's collectors.
 	Metrics *server.Metrics
 
-	srv    *httptest.Server
+	served *served.Engine
+	hc     *http.Client
 	closed bool
 }
 
@@ -94,17 +93,13 @@ func Start(tb testing.TB, opts ...Option) *Engine {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(tbWriter{tb}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg := prometheus.NewRegistry()
-	metrics := server.NewMetrics(reg)
 	cfg := engine.Config{
 		Dir:          c.dir,
 		MaxMediaSize: c.maxMedia,
 		Logger:       logger,
-		OnBatch:      metrics.ObserveBatch,
-		OnTurn:       metrics.ObserveTurn,
 		RetryBackoff: 10 * time.Millisecond,
 	}
-	e := &Engine{Dir: c.dir, Metrics: metrics}
+	e := &Engine{Dir: c.dir}
 	if c.seat {
 		e.Pippa = pippatest.New(tb)
 		cfg.Seats = []pippa.Config{e.Pippa.Config()}
@@ -114,31 +109,26 @@ func Start(tb testing.TB, opts ...Option) *Engine {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	eng, err := engine.Open(ctx, cfg)
+	se, err := served.Start(ctx, served.Config{
+		Engine: cfg,
+		Addr:   "127.0.0.1:0",
+		Server: server.Options{LoopbackHostsOnly: c.loopback},
+	})
 	if err != nil {
-		tb.Fatalf("enginetest: open the engine in %s: %v", c.dir, err)
+		tb.Fatalf("enginetest: start the engine in %s: %v", c.dir, err)
 	}
-	e.Engine = eng
+	e.served, e.Engine, e.URL, e.Metrics = se, se.Engine, se.URL, se.Metrics
+	e.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	tb.Cleanup(e.Close)
 	// On a restart (WithDir) the previous run's token is replaced by a fresh one.
-	if _, err := eng.Tokens().Revoke(tokenName); err != nil {
-		eng.Close()
+	if _, err := se.Engine.Tokens().Revoke(tokenName); err != nil {
 		tb.Fatalf("enginetest: replace the token: %v", err)
 	}
-	token, err := eng.Tokens().Add(tokenName)
+	token, err := se.Engine.Tokens().Add(tokenName)
 	if err != nil {
-		eng.Close()
 		tb.Fatalf("enginetest: add a token: %v", err)
 	}
 	e.Token = token
-	e.srv = httptest.NewServer(server.New(eng, server.Options{
-		Tokens:            eng.Tokens(),
-		LoopbackHostsOnly: c.loopback,
-		Logger:            logger,
-		Metrics:           metrics,
-		Registry:          reg,
-	}))
-	e.URL = e.srv.URL
-	tb.Cleanup(e.Close)
 	return e
 }
 
@@ -150,12 +140,12 @@ func (e *Engine) Close() {
 		return
 	}
 	e.closed = true
-	e.srv.Close()
-	e.Engine.Close()
+	e.served.Close()
+	e.hc.CloseIdleConnections()
 }
 
 // Client returns an HTTP client for the server.
-func (e *Engine) Client() *http.Client { return e.srv.Client() }
+func (e *Engine) Client() *http.Client { return e.hc }
 
 // OpCount returns how many ops named op the log holds, read through the
 // engine's own view of the log (GET /v1/ops's source). An empty op counts
