@@ -204,161 +204,218 @@ var contentTypes = map[string]string{
 	photo.FormatHEIC: "image/heic",
 }
 
-// captureOne captures one file; see doc.go for the order of writes.
+// captureOne captures one file and reports what became of it: a new
+// entry (announced, and the drain woken), a duplicate, or an error.
 func (o *Outbox) captureOne(ctx context.Context, src string, force bool) CaptureResult {
 	res := CaptureResult{Path: src}
+	e, dup, err := o.capture(ctx, src, force)
+	switch {
+	case err != nil:
+		res.Err = err
+	case dup != "":
+		res.Duplicate, res.DuplicateOf = true, dup
+	default:
+		res.Entry = e
+		o.events.publish(Event{Kind: EventAdded, EntryID: e.ID, At: e.CapturedAt, Entry: e})
+		// Wake the drain, but leave the back-off of waiting entries alone: a
+		// big import while the engine is down must not hammer it.
+		o.wake()
+	}
+	return res
+}
+
+// capture stages src's files, places them in the outbox and commits its
+// entry (see doc.go for the order of writes). It returns the new entry, or
+// the id of the earlier entry with the same original, or why src was not
+// captured, worded for a person.
+func (o *Outbox) capture(ctx context.Context, src string, force bool) (*Entry, string, error) {
 	select {
 	case <-o.closed:
-		res.Err = ErrClosed
-		return res
+		return nil, "", ErrClosed
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		res.Err = fmt.Errorf("%s: not imported: %w", src, err)
-		return res
+		return nil, "", fmt.Errorf("%s: not imported: %w", src, err)
 	}
-	f, err := os.Open(src)
+	f, st, info, err := openPhoto(src)
 	if err != nil {
-		res.Err = readErr(src, err)
-		return res
+		return nil, "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		res.Err = readErr(src, err)
-		return res
-	}
-	if !st.Mode().IsRegular() {
-		res.Err = fmt.Errorf("%s: not a regular file; import photos or folders of photos", src)
-		return res
-	}
-	// The headers first: an empty, unsupported or damaged file is refused
-	// before anything is copied.
-	info, err := photo.Probe(f)
-	if err != nil {
-		res.Err = fmt.Errorf("%s: %w", src, err)
-		return res
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		res.Err = readErr(src, err)
-		return res
-	}
 
-	id := newIDs()
-	need := st.Size() + 2<<20 // the original plus room for its small copy
-	stage := filepath.Join(o.dir, "staging", id.entry)
-	final := o.entryDir(id.entry)
-	committed := false
-	placed := false
-	defer func() {
-		if committed {
-			return
-		}
-		os.RemoveAll(stage)
-		if placed {
-			os.RemoveAll(final)
-		}
-	}()
-	if err := os.Mkdir(stage, 0o700); err != nil {
-		res.Err = fmt.Errorf("%s: %w", src, diskFull(err, need))
-		return res
+	c := &capturing{o: o, src: src, need: st.Size() + 2<<20, id: newIDs()}
+	c.stage = filepath.Join(o.dir, "staging", c.id.entry)
+	c.final = o.entryDir(c.id.entry)
+	defer c.undo()
+	if err := os.Mkdir(c.stage, 0o700); err != nil {
+		return nil, "", c.fail("", err)
 	}
-
-	// The original, byte for byte, hashed on the way.
-	stagedOriginal := filepath.Join(stage, originalName)
-	size, sum, err := o.writeHashed(stagedOriginal, func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		if err != nil && !isWriteErr(err) {
-			return readErr(src, err)
-		}
-		return err
-	})
+	original, err := c.stageOriginal(f, st.Size())
 	if err != nil {
-		res.Err = fmt.Errorf("%s: copy the original: %w", src, diskFull(err, need))
-		return res
+		return nil, "", err
 	}
-	if size != st.Size() {
-		res.Err = fmt.Errorf("%s: the file changed size while it was copied (%d, then %d bytes); import it again once it is complete", src, st.Size(), size)
-		return res
-	}
-
 	if !force {
-		if dup, err := o.duplicateOf(ctx, o.db, sum); err != nil {
-			res.Err = fmt.Errorf("%s: %w", src, err)
-			return res
-		} else if dup != "" {
-			res.Duplicate, res.DuplicateOf = true, dup
-			return res
+		if dup, err := o.duplicateOf(ctx, o.db, original.sum); err != nil || dup != "" {
+			return nil, dup, c.fail("", err)
 		}
 	}
-
-	// The small copy, made from the staged original (the source may vanish).
-	var out photo.Result
-	copySize, copySum, err := o.writeHashed(filepath.Join(stage, copyName), func(w io.Writer) error {
-		var err error
-		out, err = photo.SmallCopy(ctx, stagedOriginal, w, photo.Options{})
-		return err
-	})
+	small, out, err := c.stageCopy(ctx)
 	if err != nil {
-		if isDiskFull(err) {
-			res.Err = fmt.Errorf("%s: make the small copy: %w", src, diskFull(err, need))
-		} else {
-			res.Err = &pathError{msg: strings.ReplaceAll(err.Error(), stagedOriginal, src), err: err}
-		}
-		return res
+		return nil, "", err
 	}
+	if err := c.place(); err != nil {
+		return nil, "", err
+	}
+	e := c.entry(st.ModTime(), info, original, small, out)
+	dup, err := o.insertEntry(ctx, e, force)
+	if err != nil || dup != "" {
+		return nil, dup, c.fail("record it in the outbox", err)
+	}
+	c.committed = true
+	return e, "", nil
+}
 
-	// Make the files durable, then place them, then commit the row.
-	if err := atomicfile.SyncDir(stage); err != nil {
-		res.Err = fmt.Errorf("%s: %w", src, diskFull(err, need))
-		return res
-	}
-	if err := os.Rename(stage, final); err != nil {
-		res.Err = fmt.Errorf("%s: place the files in the outbox: %w", src, diskFull(err, need))
-		return res
-	}
-	placed = true
-	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
-		res.Err = fmt.Errorf("%s: %w", src, diskFull(err, need))
-		return res
-	}
-
+// entry is the capture's entry: its ids, what the photo's headers said,
+// and its two files.
+func (c *capturing) entry(modTime time.Time, info photo.Info, original, small hashed, out photo.Result) *Entry {
 	// When the photo was taken, from its EXIF date; without one, the
 	// file's modification time, which a camera or phone usually leaves
 	// near it (a copy made later may not).
-	takenAt := st.ModTime().UTC().Truncate(time.Second)
+	takenAt := modTime.UTC().Truncate(time.Second)
 	if !info.Taken.IsZero() {
 		takenAt = info.Taken.UTC().Truncate(time.Second)
 	}
 	e := &Entry{
-		ID: id.entry, MomentID: id.moment, CopyID: id.copy, OriginalID: id.original, TurnRequestID: id.turn,
-		Source: src, Name: filepath.Base(src), Format: info.Format, ContentType: contentTypes[info.Format],
-		Size: size, SHA256: hex.EncodeToString(sum), CopySize: copySize, CopySHA256: hex.EncodeToString(copySum),
-		CopyWidth: out.Width, CopyHeight: out.Height, TakenAt: &takenAt, CapturedAt: o.opts.Now().UTC(),
-		State: Pending,
+		ID: c.id.entry, MomentID: c.id.moment, CopyID: c.id.copy, OriginalID: c.id.original, TurnRequestID: c.id.turn,
+		Source: c.src, Name: filepath.Base(c.src), Format: info.Format, ContentType: contentTypes[info.Format],
+		Size: original.size, SHA256: hex.EncodeToString(original.sum),
+		CopySize: small.size, CopySHA256: hex.EncodeToString(small.sum), CopyWidth: out.Width, CopyHeight: out.Height,
+		TakenAt: &takenAt, CapturedAt: c.o.opts.Now().UTC(), State: Pending,
 	}
 	if e.ContentType == "" {
 		e.ContentType = "application/octet-stream"
 	}
-	dup, err := o.insertEntry(ctx, e, force)
-	if err != nil {
-		res.Err = fmt.Errorf("%s: record it in the outbox: %w", src, diskFull(err, need))
-		return res
-	}
-	if dup != "" {
-		res.Duplicate, res.DuplicateOf = true, dup
-		return res
-	}
-	committed = true
 	for _, name := range Steps {
 		e.Steps = append(e.Steps, StepStatus{Name: name})
 	}
-	res.Entry = e
-	o.events.publish(Event{Kind: EventAdded, EntryID: e.ID, At: e.CapturedAt, Entry: e})
-	// Wake the drain, but leave the back-off of waiting entries alone: a
-	// big import while the engine is down must not hammer it.
-	o.wake()
-	return res
+	return e
+}
+
+// openPhoto opens src and reads its headers, so that an empty,
+// unsupported or damaged file is refused before anything is copied; the
+// file is returned at its start.
+func openPhoto(src string) (*os.File, fs.FileInfo, photo.Info, error) {
+	f, err := os.Open(src)
+	if err != nil {
+		return nil, nil, photo.Info{}, readErr(src, err)
+	}
+	fail := func(err error) (*os.File, fs.FileInfo, photo.Info, error) {
+		f.Close()
+		return nil, nil, photo.Info{}, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fail(readErr(src, err))
+	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s: not a regular file; import photos or folders of photos", src))
+	}
+	info, err := photo.Probe(f)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", src, err))
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(readErr(src, err))
+	}
+	return f, st, info, nil
+}
+
+// capturing is one capture on its way into the outbox: its files are
+// written in stage, then placed at final.
+type capturing struct {
+	o    *Outbox
+	src  string
+	need int64 // the space it may take: the original and room for its small copy
+	id   ids
+
+	stage, final      string
+	placed, committed bool
+}
+
+// fail words a failed step of the capture for a person, naming the file
+// imported (step "" when err says it all) and, for a full disk, the space
+// the capture needed. A nil err stays nil.
+func (c *capturing) fail(step string, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = diskFull(err, c.need)
+	if step == "" {
+		return fmt.Errorf("%s: %w", c.src, err)
+	}
+	return fmt.Errorf("%s: %s: %w", c.src, step, err)
+}
+
+// undo removes what a capture that was not committed wrote.
+func (c *capturing) undo() {
+	if c.committed {
+		return
+	}
+	os.RemoveAll(c.stage)
+	if c.placed {
+		os.RemoveAll(c.final)
+	}
+}
+
+// stageOriginal copies the original from f, byte for byte, hashed on the
+// way, and checks that it is the size the file had when opened.
+func (c *capturing) stageOriginal(f io.Reader, want int64) (hashed, error) {
+	h, err := c.o.writeHashed(filepath.Join(c.stage, originalName), func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		if err != nil && !isWriteErr(err) {
+			return readErr(c.src, err)
+		}
+		return err
+	})
+	if err != nil {
+		return hashed{}, c.fail("copy the original", err)
+	}
+	if h.size != want {
+		return hashed{}, fmt.Errorf("%s: the file changed size while it was copied (%d, then %d bytes); import it again once it is complete", c.src, want, h.size)
+	}
+	return h, nil
+}
+
+// stageCopy makes the small copy from the staged original (the source may
+// vanish).
+func (c *capturing) stageCopy(ctx context.Context) (hashed, photo.Result, error) {
+	staged := filepath.Join(c.stage, originalName)
+	var out photo.Result
+	h, err := c.o.writeHashed(filepath.Join(c.stage, copyName), func(w io.Writer) error {
+		var err error
+		out, err = photo.SmallCopy(ctx, staged, w, photo.Options{})
+		return err
+	})
+	switch {
+	case err == nil:
+		return h, out, nil
+	case isDiskFull(err):
+		return hashed{}, out, c.fail("make the small copy", err)
+	}
+	return hashed{}, out, &pathError{msg: strings.ReplaceAll(err.Error(), staged, c.src), err: err}
+}
+
+// place makes the staged files durable, then moves them to their entry's
+// folder and makes that durable.
+func (c *capturing) place() error {
+	if err := atomicfile.SyncDir(c.stage); err != nil {
+		return c.fail("", err)
+	}
+	if err := os.Rename(c.stage, c.final); err != nil {
+		return c.fail("place the files in the outbox", err)
+	}
+	c.placed = true
+	return c.fail("", atomicfile.SyncDir(filepath.Dir(c.final)))
 }
 
 // writeErr marks an error from writing into the outbox (as opposed to
@@ -390,12 +447,18 @@ func (hw *hashWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
+// hashed is a file written into the outbox: its size and SHA-256.
+type hashed struct {
+	size int64
+	sum  []byte
+}
+
 // writeHashed creates name, lets fill write into it, then fsyncs and
 // closes it, returning its size and SHA-256.
-func (o *Outbox) writeHashed(name string, fill func(io.Writer) error) (int64, []byte, error) {
+func (o *Outbox) writeHashed(name string, fill func(io.Writer) error) (hashed, error) {
 	f, err := o.create(name)
 	if err != nil {
-		return 0, nil, err
+		return hashed{}, err
 	}
 	hw := &hashWriter{w: f, h: sha256.New()}
 	err = fill(hw)
@@ -406,9 +469,9 @@ func (o *Outbox) writeHashed(name string, fill func(io.Writer) error) (int64, []
 		err = cerr
 	}
 	if err != nil {
-		return 0, nil, err
+		return hashed{}, err
 	}
-	return hw.n, hw.h.Sum(nil), nil
+	return hashed{size: hw.n, sum: hw.h.Sum(nil)}, nil
 }
 
 type querier interface {

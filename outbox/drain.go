@@ -325,8 +325,8 @@ func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step s
 			return "", Permanent("moment_mismatch", fmt.Errorf("the engine has request id %s as moment %s, not %s; discard this entry and import the photo again", e.ID, m.ID, e.MomentID))
 		}
 		return "", nil
-	case StepCopy:
-		return "", o.upload(ctx, c, e, step, e.CopyID, api.RoleCopy, copyName, "image/jpeg", e.CopySize, e.CopySHA256)
+	case StepCopy, StepOriginal:
+		return "", o.upload(ctx, c, fileOf(e, step))
 	case StepTurn:
 		t, _, err := c.StartTurn(ctx, e.MomentID, api.StartTurnRequest{ClientRequestID: e.TurnRequestID, Mode: api.ModePractical})
 		if err != nil {
@@ -336,8 +336,6 @@ func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step s
 			return "", nil
 		}
 		return t.ID, nil
-	case StepOriginal:
-		return "", o.upload(ctx, c, e, step, e.OriginalID, api.RoleOriginal, originalName, e.ContentType, e.Size, e.SHA256)
 	}
 	return "", Permanent("bad_step", fmt.Errorf("unknown step %q", step))
 }
@@ -345,29 +343,52 @@ func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step s
 // progressEvery is how many bytes pass between progress events.
 const progressEvery = 256 << 10
 
-// upload streams one file of the entry from disk with its Content-Digest.
-func (o *Outbox) upload(ctx context.Context, c *client.Client, e *Entry, step, mediaID, role, name, contentType string, size int64, sumHex string) error {
-	path := filepath.Join(o.entryDir(e.ID), name)
+// entryFile is one of an entry's two files, as its upload step sends it.
+type entryFile struct {
+	entry       *Entry
+	step        string // StepCopy or StepOriginal
+	mediaID     string
+	role        string // api.RoleCopy or api.RoleOriginal
+	name        string // in the entry's folder
+	contentType string
+	size        int64
+	sha256      string // hex
+}
+
+// fileOf is the file that step (StepCopy or StepOriginal) of e uploads.
+func fileOf(e *Entry, step string) entryFile {
+	if step == StepCopy {
+		return entryFile{entry: e, step: step, mediaID: e.CopyID, role: api.RoleCopy, name: copyName,
+			contentType: "image/jpeg", size: e.CopySize, sha256: e.CopySHA256}
+	}
+	return entryFile{entry: e, step: step, mediaID: e.OriginalID, role: api.RoleOriginal, name: originalName,
+		contentType: e.ContentType, size: e.Size, sha256: e.SHA256}
+}
+
+// upload streams one file of an entry from disk with its Content-Digest.
+func (o *Outbox) upload(ctx context.Context, c *client.Client, file entryFile) error {
+	e := file.entry
+	path := filepath.Join(o.entryDir(e.ID), file.name)
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Permanent("missing_file", fmt.Errorf("the %s of %s is missing from the outbox (%s); discard this entry and import the photo again", role, e.Name, path))
+			return Permanent("missing_file", fmt.Errorf("the %s of %s is missing from the outbox (%s); discard this entry and import the photo again", file.role, e.Name, path))
 		}
-		return fmt.Errorf("open the %s of %s: %w", role, e.Name, err)
+		return fmt.Errorf("open the %s of %s: %w", file.role, e.Name, err)
 	}
 	defer f.Close()
-	sum, err := hex.DecodeString(sumHex)
+	sum, err := hex.DecodeString(file.sha256)
 	if err != nil {
 		return Permanent("bad_entry", fmt.Errorf("the outbox holds a bad SHA-256 for %s; discard this entry and import the photo again", e.Name))
 	}
 	var last int64
 	_, _, err = c.PutMedia(ctx, client.PutMedia{
-		ID: mediaID, MomentID: e.MomentID, Role: role, ContentType: contentType,
-		Body: f, Size: size, SHA256: sum,
+		ID: file.mediaID, MomentID: e.MomentID, Role: file.role, ContentType: file.contentType,
+		Body: f, Size: file.size, SHA256: sum,
 		Progress: func(sent int64) {
-			if sent-last >= progressEvery || sent == size {
+			if sent-last >= progressEvery || sent == file.size {
 				last = sent
-				o.events.publish(Event{Kind: EventProgress, EntryID: e.ID, Step: step, Sent: sent, Total: size, At: o.opts.Now()})
+				o.events.publish(Event{Kind: EventProgress, EntryID: e.ID, Step: file.step, Sent: sent, Total: file.size, At: o.opts.Now()})
 			}
 		},
 	})
