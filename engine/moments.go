@@ -61,6 +61,9 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	if err := checkTakenAt(req.TakenAt); err != nil {
 		return nil, false, err
 	}
+	if err := api.CheckCaption(req.Caption); err != nil {
+		return nil, false, err
+	}
 	copyID, err := optionalULID("copy_id", req.CopyID)
 	if err != nil {
 		return nil, false, err
@@ -230,6 +233,11 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	}
 	if err := checkTakenAt(req.TakenAt); err != nil {
 		return nil, err
+	}
+	if req.Caption != nil {
+		if err := api.CheckCaption(*req.Caption); err != nil {
+			return nil, err
+		}
 	}
 	unlock, err := e.keys.lock(ctx, momentKey(id))
 	if err != nil {
