@@ -75,7 +75,9 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	}
 	le.URL = "http://" + ln.Addr().String()
 	h := server.New(eng, server.Options{Tokens: eng.Tokens(), LoopbackHostsOnly: true, Logger: log, Version: version.Version})
-	le.srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The app is this engine's one client: timeouts, but no cap on its
+	// connections.
+	le.srv, ln = server.NewHTTPServer(ln, h, server.HTTPOptions{MaxConnsPerClient: -1, Logger: log})
 	go func() {
 		defer close(le.done)
 		if err := le.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -80,18 +80,13 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if !addr.IP.IsLoopback() {
 		logger.Warn("listening on a non-loopback address: tokens and moments cross the network in clear text; put a TLS reverse proxy in front (docs/ENGINE.md)", "addr", addr.String())
 	}
-	srv := &http.Server{
-		Handler: server.New(eng, server.Options{
-			Tokens:   eng.Tokens(),
-			Logger:   logger,
-			Metrics:  metrics,
-			Registry: reg,
-			Version:  version.Version,
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
-	}
+	srv, ln := server.NewHTTPServer(ln, server.New(eng, server.Options{
+		Tokens:   eng.Tokens(),
+		Logger:   logger,
+		Metrics:  metrics,
+		Registry: reg,
+		Version:  version.Version,
+	}), server.HTTPOptions{Logger: logger})
 	logger.Info("serving", "addr", addr.String(), "data", dir, "version", version.Version, "seats", len(eng.Seats()))
 
 	serveErr := make(chan error, 1)
