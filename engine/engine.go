@@ -86,6 +86,9 @@ type Engine struct {
 	dir    string
 	logger *slog.Logger
 
+	// log is replaced when the engine recovers from a failed write
+	// (health.go): read it through opLog, swap it under logMu.
+	logMu  sync.RWMutex
 	log    *oplog.Log
 	mirror *mirror.DB
 	media  *media.Store
@@ -314,7 +317,7 @@ func (e *Engine) newID() string {
 // Health reports whether the engine takes writes, its version and the seq
 // of the last op.
 func (e *Engine) Health(ctx context.Context) api.Health {
-	return api.Health{OK: e.broken.Load() == nil, Version: version.Version, Seq: e.log.LastSeq()}
+	return api.Health{OK: e.broken.Load() == nil, Version: version.Version, Seq: e.opLog().LastSeq()}
 }
 
 // Tokens returns the bearer token store (DIR/tokens.json).
