@@ -123,6 +123,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// No line the engine logs shows a URL's password or query.
+	cfg.Logger = slog.New(pippa.RedactHandler(cfg.Logger.Handler()))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
