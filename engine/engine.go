@@ -140,6 +140,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create data directory: %w", err)
 	}
+	warnOpenFolder(cfg.Dir, cfg.Logger)
 	e := &Engine{
 		cfg:     cfg,
 		dir:     cfg.Dir,
