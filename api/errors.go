@@ -21,6 +21,7 @@ const (
 	CodeBadText          = "bad_text"
 	CodeBadDigest        = "bad_digest"
 	CodeBadMediaRef      = "bad_media_ref"
+	CodeCaptionTooLong   = "caption_too_long"
 	CodeDigestMismatch   = "digest_mismatch"
 	CodeMediaConflict    = "media_conflict"
 	CodeUnknownMoment    = "unknown_moment"
@@ -30,6 +31,7 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeBodyTooLarge     = "body_too_large"
+	CodeRequestTimeout   = "request_timeout"
 	CodeMediaTooLarge    = "media_too_large"
 	CodeNoPhrases        = "no_phrases"
 	CodeBadHost          = "bad_host"
@@ -73,6 +75,7 @@ var statusOf = map[string]int{
 	CodeBadText:          400,
 	CodeBadDigest:        400,
 	CodeBadMediaRef:      400,
+	CodeCaptionTooLong:   400,
 	CodeDigestMismatch:   400,
 	CodeUnauthorized:     401,
 	CodeBadHost:          403,
@@ -83,6 +86,7 @@ var statusOf = map[string]int{
 	CodeRequestIDReused:  409,
 	CodeMomentDeleted:    409,
 	CodeNoPhrases:        409,
+	CodeRequestTimeout:   408,
 	CodeBodyTooLarge:     413,
 	CodeMediaTooLarge:    413,
 	CodeUnavailable:      503,

@@ -207,8 +207,12 @@ type OpsPage struct {
 	Next *uint64 `json:"next"`
 }
 
+// Health is the answer of GET /v1/health. OK is false while the engine
+// cannot write (a full disk, say); Reason then says why, in words for the
+// engine's operator. Reads are served either way.
 type Health struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
 	Seq     uint64 `json:"seq"`
+	Reason  string `json:"reason,omitempty"`
 }

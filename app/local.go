@@ -51,6 +51,9 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log},
 		Addr:   cfg.Addr,
 		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version},
+		// The app is this engine's one client: time-outs, but no cap on
+		// its connections.
+		HTTP: server.HTTPOptions{MaxConnsPerClient: -1},
 	})
 	if err != nil {
 		return nil, err

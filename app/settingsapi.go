@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,9 @@ func (s *Settings) Get() (SettingsView, error) {
 		Pippa: a.prefs.Pippa, OllamaURL: OllamaURL, DataDir: a.dataDir, LogDir: filepath.Join(a.dataDir, "logs")}
 	if a.local != nil {
 		v.LocalURL = a.local.URL
+	}
+	if v.Engine == EngineRemote {
+		v.Warning = insecureWarning(v.RemoteURL)
 	}
 	return v, nil
 }
@@ -90,18 +94,43 @@ func (s *Settings) Test(rawURL, token string) (TestResult, error) {
 	if err != nil {
 		return TestResult{Message: err.Error()}, nil
 	}
+	warning := insecureWarning(u)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cl := client.New(u, strings.TrimSpace(token), s.a.hc)
 	h, err := cl.Health(ctx)
 	if err != nil {
-		return TestResult{Message: "No engine answers at " + u + ". Check the address and that the family engine is running."}, nil
+		return TestResult{Message: "No engine answers at " + u + ". Check the address and that the family engine is running.", Warning: warning}, nil
 	}
 	// Health needs no token; listing phrases does, so it tests the token.
 	if _, err := cl.Phrases(ctx); err != nil {
-		return TestResult{Version: h.Version, Message: toUIError(err).Message}, nil
+		return TestResult{Version: h.Version, Message: toUIError(err).Message, Warning: warning}, nil
 	}
-	return TestResult{OK: true, Version: h.Version, Message: "Connected: the engine answers and accepts the token (version " + h.Version + ")."}, nil
+	return TestResult{OK: true, Version: h.Version, Message: "Connected: the engine answers and accepts the token (version " + h.Version + ").", Warning: warning}, nil
+}
+
+// AddressWarning returns, for an engine address Dad typed, the sentence to
+// show him before his token is sent there: a plain http:// address off this
+// computer lets anyone on the network between read the token and the
+// moments. "" when the address is safe (https://, or this computer).
+func (s *Settings) AddressWarning(rawURL string) string { return insecureWarning(rawURL) }
+
+// insecureWarning is AddressWarning's rule.
+func insecureWarning(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || u.Host == "" {
+		return ""
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "This address starts with http://, so the token, and your moments, " +
+		"would cross the network unprotected: someone else on the same network could copy them. " +
+		"Ask whoever runs the family engine for an address that starts with https://."
 }
 
 func checkEngineURL(raw string) (string, error) {

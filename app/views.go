@@ -158,6 +158,9 @@ type SettingsView struct {
 	OllamaURL   string `json:"ollamaURL"`
 	DataDir     string `json:"dataDir"`
 	LogDir      string `json:"logDir"`
+	// Warning, when set, is a sentence for Dad about the engine in use:
+	// its address sends the token unprotected (see AddressWarning).
+	Warning string `json:"warning,omitempty"`
 }
 
 // TestResult is the answer of Test connection.
@@ -165,6 +168,9 @@ type TestResult struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
 	Message string `json:"message"`
+	// Warning, when set, is a sentence for Dad to read before he uses
+	// this address: it sends the token unprotected (AddressWarning).
+	Warning string `json:"warning,omitempty"`
 }
 
 func timeString(t *time.Time) string {

@@ -23,7 +23,6 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/pippa"
-	"github.com/sparkfamily/spark/version"
 )
 
 // Defaults of Config.
@@ -88,6 +87,9 @@ type Engine struct {
 	dir    string
 	logger *slog.Logger
 
+	// log is replaced when the engine recovers from a failed write
+	// (health.go): read it through opLog, swap it under logMu.
+	logMu  sync.RWMutex
 	log    *oplog.Log
 	mirror *mirror.DB
 	media  *media.Store
@@ -99,8 +101,10 @@ type Engine struct {
 	entropy *ulid.MonotonicEntropy
 
 	// broken is set when folding into the mirror failed: the log then
-	// refuses writes until the engine is reopened.
+	// refuses writes until it is reopened (health.go).
 	broken atomic.Pointer[error]
+	// health is whether the engine takes writes (health.go).
+	health writeHealth
 
 	run *runner
 }
@@ -121,6 +125,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// No line the engine logs shows a URL's password or query.
+	cfg.Logger = slog.New(pippa.RedactHandler(cfg.Logger.Handler()))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -136,6 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create data directory: %w", err)
 	}
+	warnOpenFolder(cfg.Dir, cfg.Logger)
 	e := &Engine{
 		cfg:     cfg,
 		dir:     cfg.Dir,
@@ -153,16 +160,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e.log, err = oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
-		Logger:  e.logger,
-		Stage:   e.stage,
-		OnBatch: cfg.OnBatch,
-		Now:     cfg.Now,
-	})
-	if err != nil {
+	if e.log, err = e.openLog(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	if err := e.catchUp(ctx); err != nil {
+	if err := e.catchUp(ctx, e.log); err != nil {
 		return nil, err
 	}
 	if e.media, err = media.Open(filepath.Join(e.dir, MediaDir), e.logger); err != nil {
@@ -190,23 +191,34 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// catchUp folds into the mirror the ops the log holds past the mirror's
-// last seq, in bounded batches.
-func (e *Engine) catchUp(ctx context.Context) error {
+// openLog opens the log of the data directory, as Open does and as
+// recovering from a failed write does again.
+func (e *Engine) openLog() (*oplog.Log, error) {
+	return oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
+		Logger:  e.logger,
+		Stage:   e.stage,
+		OnBatch: e.cfg.OnBatch,
+		Now:     e.cfg.Now,
+	})
+}
+
+// catchUp folds into the mirror the ops log l holds past the mirror's last
+// seq, in bounded batches.
+func (e *Engine) catchUp(ctx context.Context, l *oplog.Log) error {
 	have, err := e.mirror.LastSeq(ctx)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	last := e.log.LastSeq()
+	last := l.LastSeq()
 	if have > last {
 		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d; the log was cut or replaced: restore the log from a backup, or rebuild the mirror from the log as it is with `spark-engine rebuild --data %s`",
-			e.mirror.Path(), have, e.log.Path(), last, e.dir)
+			e.mirror.Path(), have, l.Path(), last, e.dir)
 	}
 	if have == last {
 		return nil
 	}
 	e.logger.Info("engine: catching the mirror up with the log", "from", have, "to", last)
-	if err := foldLog(ctx, e.log, e.mirror, have, 0); err != nil {
+	if err := foldLog(ctx, l, e.mirror, have, 0); err != nil {
 		return fmt.Errorf("engine: catch the mirror up: %w", err)
 	}
 	return nil
@@ -267,9 +279,10 @@ func (f stagedFold) Commit() error {
 func (f stagedFold) Abort() { f.s.Abort() }
 
 // foldFailed marks the engine broken after a failed fold: the log refuses
-// writes from then on, and a restart folds the missing ops from the log.
+// writes from then on, until the engine reopens it and the mirror folds the
+// missing ops from it (health.go), or a restart does.
 func (e *Engine) foldFailed(err error) error {
-	err = fmt.Errorf("%w; restart the engine, which folds the missing ops from the log", err)
+	err = fmt.Errorf("%w; the mirror folds the missing ops from the log once it can be written", err)
 	e.broken.Store(&err)
 	return err
 }
@@ -284,15 +297,13 @@ func (e *Engine) appendOps(ctx context.Context, recs ...oplog.Record) error {
 // appendRecords is appendOps returning the records as logged (with Seq and
 // At).
 func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]oplog.Record, error) {
-	out, err := e.log.Append(ctx, recs...)
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	l := e.opLog()
+	out, err := l.Append(ctx, recs...)
 	if err != nil {
-		if broken := e.broken.Load(); broken != nil {
-			return nil, api.Errorf(api.CodeUnavailable, "the engine stopped taking writes after an internal error (%v)", *broken)
-		}
-		if errors.Is(err, oplog.ErrClosed) {
-			return nil, api.Errorf(api.CodeUnavailable, "the engine is shutting down; try again in a moment")
-		}
-		return nil, fmt.Errorf("engine: append %s: %w", recs[0].Op, err)
+		return nil, e.appendFailed(ctx, l, recs[0].Op, err)
 	}
 	return out, nil
 }
@@ -313,12 +324,6 @@ func (e *Engine) newID() string {
 	return ulid.MustNew(ulid.Timestamp(e.cfg.Now()), e.entropy).String()
 }
 
-// Health reports whether the engine takes writes, its version and the seq
-// of the last op.
-func (e *Engine) Health(ctx context.Context) api.Health {
-	return api.Health{OK: e.broken.Load() == nil, Version: version.Version, Seq: e.log.LastSeq()}
-}
-
 // Tokens returns the bearer token store (DIR/tokens.json).
 func (e *Engine) Tokens() *auth.Store { return e.tokens }
 
@@ -329,6 +334,7 @@ func (e *Engine) Dir() string { return e.dir }
 // asked again at the next Open), then syncs and closes the log and closes
 // the mirror.
 func (e *Engine) Close() error {
+	e.stopProbe()
 	if e.run != nil {
 		e.run.stop()
 	}

@@ -60,12 +60,16 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 		return nil, false, err
 	}
 
-	staged, err := e.media.Stage(ctx, p.Body, e.cfg.MaxMediaSize)
+	if err := e.writable(); err != nil {
+		return nil, false, err
+	}
+	body := &readTracker{r: p.Body}
+	staged, err := e.media.Stage(ctx, body, e.cfg.MaxMediaSize)
 	if errors.Is(err, media.ErrTooLarge) {
 		return nil, false, api.Errorf(api.CodeMediaTooLarge, "the file is larger than this engine's limit of %d bytes", e.cfg.MaxMediaSize)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("engine: stage media %s: %w", id, err)
+		return nil, false, e.mediaFailed(ctx, body, fmt.Errorf("engine: stage media %s: %w", id, err))
 	}
 	committed := false
 	defer func() {
@@ -100,7 +104,7 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 		return nil, false, err
 	}
 	if err := staged.Commit(); err != nil {
-		return nil, false, fmt.Errorf("engine: store media %s: %w", id, err)
+		return nil, false, e.writeFailed(nil, fmt.Errorf("engine: store media %s: %w", id, err))
 	}
 	committed = true
 	rec, err := record(api.OpMediaPut, "", mirror.MediaPut{

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
@@ -81,6 +82,9 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 		return nil, false, err
 	}
 	if err := checkTakenAt(req.TakenAt); err != nil {
+		return nil, false, err
+	}
+	if err := api.CheckCaption(req.Caption); err != nil {
 		return nil, false, err
 	}
 	copyID, err := optionalULID("copy_id", req.CopyID)
@@ -214,31 +218,85 @@ func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
 	return e.overlayMoment(mo), nil
 }
 
-// Moments returns a page of live moments, newest first, with ids below
-// before (when given); next is the cursor of the following page, nil at the
-// end. A limit of 0 is api.DefaultPageLimit.
-func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+// momentChunk is how many moments EachMoment reads from the mirror at a
+// time: a page is read in small chunks, so that only a few moments are in
+// memory at once.
+const momentChunk = 16
+
+// momentOverhead is what a moment's fields besides its texts add to its
+// JSON, and turnOverhead a turn's.
+const (
+	momentOverhead = 512
+	turnOverhead   = 256
+)
+
+// EachMoment gives fn one page of live moments, newest first, with ids
+// below before (when given): up to limit moments (0 is
+// api.DefaultPageLimit), fewer when fn returns ErrPageFull. It returns the
+// before of the following page, nil when no moment follows. Any other
+// error of fn stops the page and is returned.
+func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error) {
 	if limit == 0 {
 		limit = api.DefaultPageLimit
 	}
 	if err := checkLimit(limit, api.MaxPageLimit); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	before, err := optionalULID("before", before)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	moments, more, err := e.mirror.Moments(ctx, limit, before)
+	given := 0
+	for {
+		moments, more, err := e.mirror.Moments(ctx, min(momentChunk, limit-given), before)
+		if err != nil {
+			return nil, err
+		}
+		for i := range moments {
+			mo := e.overlayMoment(&moments[i])
+			err := fn(mo)
+			if err != nil && !errors.Is(err, ErrPageFull) {
+				return nil, err
+			}
+			given++
+			before = mo.ID
+			if err != nil {
+				if i < len(moments)-1 || more {
+					return &before, nil
+				}
+				return nil, nil
+			}
+		}
+		if !more {
+			return nil, nil
+		}
+		if given == limit {
+			return &before, nil
+		}
+	}
+}
+
+// Moments returns a page of live moments, as EachMoment gives it, cut at
+// about PageBytes.
+func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	var moments []api.Moment
+	size := 0
+	next, err := e.EachMoment(ctx, limit, before, func(mo *api.Moment) error {
+		moments = append(moments, *mo)
+		size += momentOverhead + len(mo.Caption)
+		for _, t := range mo.Turns {
+			size += turnOverhead + len(t.Text) + len(t.Error)
+		}
+		if size >= PageBytes {
+			return ErrPageFull
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range moments {
-		e.overlayMoment(&moments[i])
-	}
-	var next *string
-	if more {
-		last := moments[len(moments)-1].ID
-		next = &last
+	if moments == nil {
+		moments = []api.Moment{}
 	}
 	return moments, next, nil
 }
@@ -252,6 +310,11 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	}
 	if err := checkTakenAt(req.TakenAt); err != nil {
 		return nil, err
+	}
+	if req.Caption != nil {
+		if err := api.CheckCaption(*req.Caption); err != nil {
+			return nil, err
+		}
 	}
 	unlock, err := e.keys.lock(ctx, momentKey(id))
 	if err != nil {

@@ -11,36 +11,74 @@ import (
 // DefaultOpsLimit is the page size of Ops when the caller gives none.
 const DefaultOpsLimit = 100
 
+// PageBytes is the byte budget of a page of ops or moments: a page stops
+// after the item that brings it to this size, so that memory stays flat
+// whatever the corpus holds, even below its limit (which is a maximum).
+// A page always holds at least one item, so it is at most PageBytes plus
+// one item.
+const PageBytes = 1 << 20
+
+// ErrPageFull is what the callback of EachOp or EachMoment returns once the
+// page it builds has reached its byte budget; the item it was given is part
+// of the page.
+var ErrPageFull = errors.New("engine: the page is full")
+
 // errPageFull stops a Scan once a page is full.
 var errPageFull = errors.New("page full")
 
-// Ops returns a page of the log itself: up to limit ops with seq above
-// after, oldest first; next is the after of the following page, nil when
-// no op follows. A limit of 0 is DefaultOpsLimit.
-func (e *Engine) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *uint64, error) {
+// opOverhead is what an op's fields besides its data add to its JSON.
+const opOverhead = 128
+
+// EachOp gives fn, oldest first, the ops of the log with seq above after,
+// one page of them: up to limit ops (0 is DefaultOpsLimit), fewer when fn
+// returns ErrPageFull. It returns the after of the following page, nil when
+// no op follows. Any other error of fn stops the page and is returned.
+func (e *Engine) EachOp(ctx context.Context, after uint64, limit int, fn func(api.Op) error) (*uint64, error) {
 	if limit == 0 {
 		limit = DefaultOpsLimit
 	}
 	if err := checkLimit(limit, api.MaxOpsLimit); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ops := make([]api.Op, 0, min(limit, 64))
-	more := false
-	err := e.log.Scan(ctx, after, func(r oplog.Record) error {
-		if len(ops) == limit {
+	given, full, more := 0, false, false
+	var last uint64
+	err := e.opLog().Scan(ctx, after, func(r oplog.Record) error {
+		if given == limit || full {
 			more = true
 			return errPageFull
 		}
-		ops = append(ops, api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Data: r.Data})
+		err := fn(api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Data: r.Data})
+		if err != nil && !errors.Is(err, ErrPageFull) {
+			return err
+		}
+		full = err != nil
+		given++
+		last = r.Seq
 		return nil
 	})
 	if err != nil && !errors.Is(err, errPageFull) {
-		return nil, nil, err
+		return nil, err
 	}
-	var next *uint64
-	if more {
-		last := ops[len(ops)-1].Seq
-		next = &last
+	if !more {
+		return nil, nil
+	}
+	return &last, nil
+}
+
+// Ops returns a page of the log itself, as EachOp gives it, cut at
+// PageBytes of data.
+func (e *Engine) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *uint64, error) {
+	ops := make([]api.Op, 0, min(max(limit, 1), 64))
+	size := 0
+	next, err := e.EachOp(ctx, after, limit, func(op api.Op) error {
+		ops = append(ops, op)
+		if size += len(op.Data) + opOverhead; size >= PageBytes {
+			return ErrPageFull
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return ops, next, nil
 }

@@ -207,8 +207,10 @@ func (r *runner) run(id string, seats []seatRef) {
 		return
 	}
 	if err != nil {
-		fin.Status, fin.Error = api.TurnFailed, err.Error()
-		e.logger.Warn("engine: turn failed", "turn", id, "seat", seat.cfg.Name, "err", err)
+		// The error is kept in the log for good: no secret of the seat
+		// may be in it.
+		fin.Status, fin.Error = api.TurnFailed, seat.cfg.Redact(err.Error())
+		e.logger.Warn("engine: turn failed", "turn", id, "seat", seat.cfg.Name, "err", fin.Error)
 	} else {
 		fin.Status, fin.Text = api.TurnFinished, text
 	}
@@ -255,7 +257,7 @@ func (r *runner) ask(ctx context.Context, s seatRef, req pippa.Request) (string,
 			after = min(he.RetryAfter, maxRetryAfter)
 		}
 		wait := b.Wait(attempt, after)
-		r.e.logger.Info("engine: seat failed, retrying", "seat", s.cfg.Name, "attempt", attempt, "wait", wait, "err", err)
+		r.e.logger.Info("engine: seat failed, retrying", "seat", s.cfg.Name, "attempt", attempt, "wait", wait, "err", s.cfg.Redact(err.Error()))
 		if err := retry.Sleep(ctx, wait); err != nil {
 			return "", err
 		}

@@ -105,9 +105,12 @@ func dsn(path string, bulk, readOnly bool) string {
 }
 
 // Open opens the mirror at path, creating it with the current schema when
-// the file is new. A mirror of another schema version is refused with a
+// the file is new; its files are readable by their owner only. A mirror of another schema version is refused with a
 // *StaleError.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	w, err := sql.Open("sqlite", dsn(path, opts.Bulk, false))
 	if err != nil {
 		return nil, fmt.Errorf("open mirror %s: %w", path, err)

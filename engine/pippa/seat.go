@@ -143,8 +143,15 @@ type (
 	}
 )
 
-// Read asks the model and returns its text.
+// Read asks the model and returns its text. Its error's message is
+// redacted (Redact): it names the seat's URL and quotes the server, which
+// may echo the key.
 func (s *seat) Read(ctx context.Context, req Request) (string, error) {
+	text, err := s.read(ctx, req)
+	return text, s.cfg.redactError(err)
+}
+
+func (s *seat) read(ctx context.Context, req Request) (string, error) {
 	body, err := s.body(req)
 	if err != nil {
 		return "", err
@@ -237,9 +244,9 @@ func (s *seat) parse(b []byte) (string, error) {
 	return text, nil
 }
 
-// httpError builds the *HTTPError of an answer that is not 200, taking the
-// message from an OpenAI-style error body when there is one.
-func (s *seat) httpError(resp *http.Response, b []byte) *HTTPError {
+// answerError builds the *HTTPError of an answer that is not 200, taking
+// the message from an OpenAI-style error body when there is one.
+func (s *seat) answerError(resp *http.Response, b []byte) *HTTPError {
 	he := &HTTPError{Seat: s.Name(), Status: resp.StatusCode}
 	he.RetryAfter = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	var ea errorAnswer
@@ -264,6 +271,14 @@ func (s *seat) httpError(resp *http.Response, b []byte) *HTTPError {
 	if he.Message == "" {
 		he.Message = "(no message)"
 	}
+	return he
+}
+
+// httpError builds the *HTTPError of an answer that is not 200, its
+// message redacted: servers quote the key they refused.
+func (s *seat) httpError(resp *http.Response, b []byte) *HTTPError {
+	he := s.answerError(resp, b)
+	he.Message = s.cfg.Redact(he.Message)
 	return he
 }
 

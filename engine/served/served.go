@@ -44,6 +44,9 @@ type Config struct {
 	// set is registered on Registry (a private registry when that is nil
 	// too), and the engine's batches and turns feed it.
 	Server server.Options
+	// HTTP sets the HTTP server's time-outs and its cap on connections per
+	// client (server.NewHTTPServer); its Logger defaults to Server.Logger.
+	HTTP server.HTTPOptions
 	// Grace bounds how long Close lets requests in flight finish before it
 	// cuts them off; 0 is DefaultGrace.
 	Grace time.Duration
@@ -98,7 +101,13 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 	if opts.Tokens == nil {
 		opts.Tokens = eng.Tokens()
 	}
-	h, err := Serve(cfg.Addr, server.New(eng, opts), opts.Logger, cfg.Grace)
+	hopts := cfg.HTTP
+	if hopts.Logger == nil {
+		hopts.Logger = opts.Logger
+	}
+	h, err := serve(cfg.Addr, func(ln net.Listener) (*http.Server, net.Listener) {
+		return server.NewHTTPServer(ln, server.New(eng, opts), hopts)
+	}, opts.Logger, cfg.Grace)
 	if err != nil {
 		eng.Close()
 		return nil, err
@@ -149,18 +158,25 @@ type HTTP struct {
 // broken connection, a bad request line) go to logger at Warn (nil: they
 // are dropped). grace is Close's grace period (0: DefaultGrace).
 func Serve(addr string, h http.Handler, logger *slog.Logger, grace time.Duration) (*HTTP, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return serve(addr, func(ln net.Listener) (*http.Server, net.Listener) { return newServer(h, logger), ln }, logger, grace)
+}
+
+// serve listens on addr and serves with the server that newSrv makes for
+// the listener (which it may wrap).
+func serve(addr string, newSrv func(net.Listener) (*http.Server, net.Listener), logger *slog.Logger, grace time.Duration) (*HTTP, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
 	}
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
-	s := &HTTP{URL: "http://" + tcp.String(), Addr: tcp, srv: newServer(h, logger), grace: grace, done: make(chan struct{})}
+	srv, ln := newSrv(ln)
+	s := &HTTP{URL: "http://" + tcp.String(), Addr: tcp, srv: srv, grace: grace, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -171,10 +187,9 @@ func Serve(addr string, h http.Handler, logger *slog.Logger, grace time.Duration
 	return s, nil
 }
 
-// newServer is the *http.Server of every Spark HTTP server: it bounds how
-// long a client may take to send its headers and how long an idle
-// connection is kept, but not a request's whole time, since an original
-// may take minutes to upload on a slow link.
+// newServer is the *http.Server of a bare handler (the benches' peers): it
+// bounds how long a client may take to send its headers and how long an
+// idle connection is kept. An engine's server is server.NewHTTPServer's.
 func newServer(h http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,8 @@ func jsonError(err error) *api.Error {
 		typeErr   *json.UnmarshalTypeError
 	)
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return bodyTimeout()
 	case errors.As(err, &maxErr):
 		return api.Errorf(api.CodeBodyTooLarge, "the JSON body is larger than %d bytes; send a smaller body", maxErr.Limit)
 	case errors.Is(err, io.EOF):

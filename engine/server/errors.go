@@ -2,8 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/sparkfamily/spark/api"
 )
@@ -14,6 +18,9 @@ import (
 // no detail of the machine leaks to the caller.
 func (s *server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := api.AsError(err)
+	if !ok && errors.Is(err, os.ErrDeadlineExceeded) {
+		e, ok = bodyTimeout(), true
+	}
 	if !ok {
 		s.log.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		e = api.Errorf(api.CodeInternal, "the engine failed to handle this request; its log has the details, and retrying later may help")
@@ -21,14 +28,25 @@ func (s *server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, e)
 }
 
-// writeError writes e with the status of its code.
+// bodyTimeout is the error of a request whose body did not arrive before
+// its read deadline (NewHTTPServer's limits).
+func bodyTimeout() *api.Error {
+	return api.Errorf(api.CodeRequestTimeout, "the request's body did not arrive in time; the connection is too slow or was interrupted: send the request again")
+}
+
+// writeError writes e with the status of its code; a 503 carries e's
+// RetryAfter (5 s when it has none) as Retry-After.
 func writeError(w http.ResponseWriter, e *api.Error) {
 	status := api.HTTPStatus(e.Code)
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="spark"`)
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "5")
+		secs := 5
+		if e.RetryAfter > 0 {
+			secs = int((e.RetryAfter + time.Second - 1) / time.Second)
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
 	writeJSON(w, status, api.ErrorBody{Error: &api.Error{Code: e.Code, Message: e.Message}})
 }

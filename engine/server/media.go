@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/base64"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -86,15 +87,30 @@ func (s *server) getMedia(w http.ResponseWriter, r *http.Request) {
 	defer f.Close()
 	h := w.Header()
 	h.Set("ETag", `"`+m.SHA256+`"`)
-	ct := m.ContentType
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	h.Set("Content-Type", ct)
+	h.Set("Content-Type", servedType(m.ContentType))
 	// A media id's bytes never change (a different upload is refused with
 	// media_conflict), so a client may keep them as long as it likes.
 	h.Set("Cache-Control", "private, max-age=31536000, immutable")
 	h.Set("X-Content-Type-Options", "nosniff")
+	extendAnswer(w, m.Size)
 	// ServeContent answers Range, If-Range, If-None-Match and HEAD from the ETag.
 	http.ServeContent(w, r, "", time.Time{}, f)
+}
+
+// servedType is the Content-Type media is served with: the uploaded type
+// when it is an image (lower-cased, without parameters), else
+// application/octet-stream, so that no upload is ever rendered as a page or
+// run as a script from the engine's origin. SVG is an image type that can
+// carry script, so it is served as bytes too.
+func servedType(uploaded string) string {
+	const bytes = "application/octet-stream"
+	mt, _, err := mime.ParseMediaType(uploaded)
+	if err != nil {
+		return bytes
+	}
+	sub, ok := strings.CutPrefix(mt, "image/")
+	if !ok || sub == "" || sub == "svg+xml" {
+		return bytes
+	}
+	return mt
 }

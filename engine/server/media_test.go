@@ -196,3 +196,38 @@ func TestInternalError(t *testing.T) {
 		t.Fatalf("the 500 message leaks the detail: %q", err.Message)
 	}
 }
+
+// TestGetMedia_ContentType: media used to be served with whatever
+// Content-Type was uploaded, so an upload declared text/html would be
+// rendered as a page from the engine's origin. Only image types are served
+// as such; anything else (SVG, which can carry script, included) is
+// application/octet-stream, always with nosniff.
+func TestGetMedia_ContentType(t *testing.T) {
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	for _, tc := range []struct{ uploaded, served string }{
+		{"image/jpeg", "image/jpeg"},
+		{"image/heic", "image/heic"},
+		{"IMAGE/PNG; name=x", "image/png"},
+		{"text/html", "application/octet-stream"},
+		{"text/html; charset=utf-8", "application/octet-stream"},
+		{"application/javascript", "application/octet-stream"},
+		{"image/svg+xml", "application/octet-stream"},
+		{"image/", "application/octet-stream"},
+		{"not a type", "application/octet-stream"},
+		{"", "application/octet-stream"},
+	} {
+		t.Run(tc.uploaded, func(t *testing.T) {
+			m := createMoment(t, e, api.CreateMomentRequest{Kind: api.KindPhoto})
+			id := newID()
+			call(t, e, "PUT", mediaPath(id, m.ID, "copy"), randomBytes(t, 100), "Content-Type", tc.uploaded).want(t, http.StatusCreated, nil)
+			a := call(t, e, "GET", "/v1/media/"+id, nil)
+			a.want(t, http.StatusOK, nil)
+			if got := a.Header.Get("Content-Type"); got != tc.served {
+				t.Errorf("uploaded as %q, served as %q; want %q", tc.uploaded, got, tc.served)
+			}
+			if got := a.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options %q, want nosniff", got)
+			}
+		})
+	}
+}

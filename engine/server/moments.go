@@ -49,15 +49,15 @@ func (s *server) listMoments(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	moments, next, err := s.svc.Moments(r.Context(), limit, r.URL.Query().Get("before"))
+	// Encoded as the mirror is read, a few moments at a time, and cut at
+	// the engine's byte budget.
+	p := newPageWriter(w, "moments")
+	next, err := s.svc.EachMoment(r.Context(), limit, r.URL.Query().Get("before"), func(m *api.Moment) error { return p.add(m) })
 	if err != nil {
-		s.Error(w, r, err)
+		s.pageFailed(w, r, p, err)
 		return
 	}
-	if moments == nil {
-		moments = []api.Moment{}
-	}
-	writeJSON(w, http.StatusOK, api.MomentsPage{Moments: moments, Next: next})
+	p.finish(next)
 }
 
 // editBody is the body of PATCH /v1/moments/{id}, with taken_at kept raw for

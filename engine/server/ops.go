@@ -22,15 +22,15 @@ func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	ops, next, err := s.svc.Ops(r.Context(), after, limit)
+	// The page is encoded as the log is read, and stops at the engine's
+	// byte budget, so that memory stays flat whatever the ops hold.
+	p := newPageWriter(w, "ops")
+	next, err := s.svc.EachOp(r.Context(), after, limit, func(op api.Op) error { return p.add(op) })
 	if err != nil {
-		s.Error(w, r, err)
+		s.pageFailed(w, r, p, err)
 		return
 	}
-	if ops == nil {
-		ops = []api.Op{}
-	}
-	writeJSON(w, http.StatusOK, api.OpsPage{Ops: ops, Next: next})
+	p.finish(next)
 }
 
 func (s *server) health(w http.ResponseWriter, r *http.Request) {

@@ -22,7 +22,9 @@ import (
 type Service interface {
 	CreateMoment(ctx context.Context, req api.CreateMomentRequest) (*api.Moment, bool, error)
 	Moment(ctx context.Context, id string) (*api.Moment, error)
-	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
+	// EachMoment and EachOp give a page one item at a time and stop when
+	// the callback returns engine.ErrPageFull.
+	EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	PutMedia(ctx context.Context, put PutMedia) (*api.Media, bool, error)
@@ -34,7 +36,7 @@ type Service interface {
 	KeepPhrase(ctx context.Context, req api.KeepPhraseRequest) (*api.Phrase, bool, error)
 	Phrases(ctx context.Context) ([]api.Phrase, error)
 	RemovePhrase(ctx context.Context, id string) (bool, error)
-	Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *uint64, error)
+	EachOp(ctx context.Context, after uint64, limit int, fn func(api.Op) error) (*uint64, error)
 	Health(ctx context.Context) api.Health
 }
 

@@ -78,6 +78,7 @@ type Server struct {
 	delay    time.Duration
 	reply    func(ChatRequest) string
 	key      string
+	echo     bool
 }
 
 // New starts a fake server on 127.0.0.1, closed at the end of the test.
@@ -147,6 +148,16 @@ func (s *Server) SetKey(key string) {
 	s.key = key
 }
 
+// SetEcho makes the server's error messages quote what the request
+// carried, as careless servers and proxies do: a refused key is quoted
+// whole, and an unknown URL with its query. Tests use it to check that
+// such secrets never reach a stored error or a log line.
+func (s *Server) SetEcho(echo bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.echo = echo
+}
+
 // Reply is the default answer: deterministic, naming the caption (or the
 // start of the user text) and the number of images.
 func Reply(r ChatRequest) string {
@@ -163,8 +174,15 @@ func firstLine(s string) string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	echo := s.echo
+	s.mu.Unlock()
 	if r.URL.Path != "/v1/chat/completions" {
-		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path))
+		u := r.URL.Path
+		if echo {
+			u = r.URL.RequestURI()
+		}
+		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s.", r.Method, u))
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -177,7 +195,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
-		writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", "Incorrect API key provided. You can find your API key in your account settings.")
+		msg := "Incorrect API key provided. You can find your API key in your account settings."
+		if echo {
+			sent, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			msg = fmt.Sprintf("Incorrect API key provided: %s (sent as Authorization: %s). You can find your API key in your account settings.", sent, r.Header.Get("Authorization"))
+		}
+		writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key", msg)
 		return
 	}
 	req, err := decode(r)

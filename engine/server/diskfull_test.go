@@ -1,0 +1,139 @@
+package server_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// fileSize is the size of a file of the engine's data directory.
+func fileSize(t *testing.T, e *enginetest.Engine, name string) int64 {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(e.Dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// health reads GET /v1/health.
+func health(t *testing.T, e *enginetest.Engine) api.Health {
+	t.Helper()
+	var h api.Health
+	call(t, e, "GET", "/v1/health", nil).want(t, http.StatusOK, &h)
+	return h
+}
+
+// wantUnavailable checks a write refused while the engine cannot write:
+// 503 unavailable with a Retry-After of whole seconds.
+func wantUnavailable(t *testing.T, a answer) {
+	t.Helper()
+	a.wantError(t, http.StatusServiceUnavailable, api.CodeUnavailable)
+	secs, err := strconv.Atoi(a.Header.Get("Retry-After"))
+	if err != nil || secs < 1 {
+		t.Fatalf("Retry-After %q, want a number of seconds", a.Header.Get("Retry-After"))
+	}
+}
+
+// waitHealthy waits for the engine to take writes again, by itself.
+func waitHealthy(t *testing.T, e *enginetest.Engine) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		h := health(t, e)
+		if h.OK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine did not recover once it could write again: %+v", h)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkCorpus checks that the engine serves exactly these moments and a log
+// of gapless seqs.
+func checkCorpus(t *testing.T, e *enginetest.Engine, ids []string) {
+	t.Helper()
+	var page api.MomentsPage
+	call(t, e, "GET", "/v1/moments?limit=200", nil).want(t, http.StatusOK, &page)
+	have := map[string]bool{}
+	for _, m := range page.Moments {
+		have[m.ID] = true
+	}
+	for _, id := range ids {
+		if !have[id] {
+			t.Fatalf("moment %s, answered before the failure, is gone", id)
+		}
+	}
+	if len(page.Moments) != len(ids) {
+		t.Fatalf("%d moments served, want %d", len(page.Moments), len(ids))
+	}
+	var ops api.OpsPage
+	call(t, e, "GET", "/v1/ops?limit=1000", nil).want(t, http.StatusOK, &ops)
+	for i, op := range ops.Ops {
+		if op.Seq != uint64(i+1) {
+			t.Fatalf("op %d has seq %d: the log has a gap", i, op.Seq)
+		}
+	}
+}
+
+// diskFullScenario runs the disk-full story on an engine whose writes fail
+// between fail() and heal(): writes answer 503 with Retry-After, health
+// says why, reads go on, and once the disk heals the engine takes writes
+// again by itself and has lost nothing. wantReason is a word of the reason
+// /v1/health must give.
+func diskFullScenario(t *testing.T, e *enginetest.Engine, fail, heal func(), wantReason string) {
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, createMoment(t, e, api.CreateMomentRequest{ClientRequestID: fmt.Sprintf("before-%d", i), Caption: "before"}).ID)
+	}
+	if h := health(t, e); !h.OK {
+		t.Fatalf("unhealthy before the failure: %+v", h)
+	}
+
+	fail()
+	failed := api.CreateMomentRequest{Kind: api.KindNote, ClientRequestID: "during", Caption: strings.Repeat("during the failure ", 100)}
+	wantUnavailable(t, call(t, e, "POST", "/v1/moments", failed))
+	h := health(t, e)
+	if h.OK || !strings.Contains(h.Reason, wantReason) {
+		t.Fatalf("health after a failed write: %+v; want ok false and a reason naming %q", h, wantReason)
+	}
+	// Later writes are refused up front, the upload before its body is
+	// read (and its connection closed).
+	wantUnavailable(t, call(t, e, "POST", "/v1/moments", api.CreateMomentRequest{Kind: api.KindNote}))
+	up := call(t, e, "PUT", mediaPath(newID(), ids[0], "copy"), bytes.Repeat([]byte{1}, 256<<10), "Content-Type", "image/jpeg")
+	wantUnavailable(t, up)
+	// Reads are served.
+	checkCorpus(t, e, ids)
+	call(t, e, "GET", "/v1/moments/"+ids[0], nil).want(t, http.StatusOK, nil)
+
+	heal()
+	waitHealthy(t, e)
+	// The outbox sends the refused write again; it is taken (or found, if
+	// the failure came after the log had it).
+	var mr api.MomentResponse
+	a := call(t, e, "POST", "/v1/moments", failed)
+	if a.Status != http.StatusCreated && a.Status != http.StatusOK {
+		t.Fatalf("the write sent again after recovery: status %d: %.300s", a.Status, a.Body)
+	}
+	a.want(t, a.Status, &mr)
+	ids = append(ids, mr.Moment.ID)
+	ids = append(ids, createMoment(t, e, api.CreateMomentRequest{Caption: "after"}).ID)
+	checkCorpus(t, e, ids)
+
+	// And a restart finds it all.
+	dir := e.Dir
+	e.Close()
+	e2 := enginetest.Start(t, enginetest.WithoutSeat(), enginetest.WithDir(dir))
+	checkCorpus(t, e2, ids)
+}
