@@ -369,14 +369,24 @@ func phaseMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	if err := expect(hc, req, http.StatusCreated); err != nil {
 		return phaseResult{}, err
 	}
-	put, err := http.NewRequestWithContext(ctx, http.MethodPut, url+"/v1/media/"+ulid.Make().String()+"?moment="+momentID+"&role=original", &repeatReader{block: block, left: size})
+	return timedPut(ctx, hc, url+"/v1/media/"+ulid.Make().String()+"?moment="+momentID+"&role=original", block, size, http.Header{
+		"Authorization":  {"Bearer " + token},
+		"Content-Type":   {"image/jpeg"},
+		"Content-Digest": {"sha-256=:" + base64.StdEncoding.EncodeToString(digest) + ":"},
+	})
+}
+
+// timedPut PUTs size bytes (block repeated) to url with header and times
+// the upload until its 201.
+func timedPut(ctx context.Context, hc *http.Client, url string, block []byte, size int64, header http.Header) (phaseResult, error) {
+	put, err := http.NewRequestWithContext(ctx, http.MethodPut, url, &repeatReader{block: block, left: size})
 	if err != nil {
 		return phaseResult{}, err
 	}
 	put.ContentLength = size
-	put.Header.Set("Authorization", "Bearer "+token)
-	put.Header.Set("Content-Type", "image/jpeg")
-	put.Header.Set("Content-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(digest)+":")
+	for k, v := range header {
+		put.Header[k] = v
+	}
 	start := time.Now()
 	if err := expect(hc, put, http.StatusCreated); err != nil {
 		return phaseResult{}, err
@@ -407,17 +417,7 @@ func phaseBareMedia(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	if err != nil {
 		return phaseResult{}, err
 	}
-	hc := benchClient(1)
-	put, err := http.NewRequestWithContext(ctx, http.MethodPut, url+"/upload", &repeatReader{block: block, left: size})
-	if err != nil {
-		return phaseResult{}, err
-	}
-	put.ContentLength = size
-	start := time.Now()
-	if err := expect(hc, put, http.StatusCreated); err != nil {
-		return phaseResult{}, err
-	}
-	return phaseResult{Count: 1, Bytes: size, Elapsed: time.Since(start)}, nil
+	return timedPut(ctx, benchClient(1), url+"/upload", block, size, nil)
 }
 
 // phaseDiskWrite writes a.mb MB to a file and fsyncs it: what the disk

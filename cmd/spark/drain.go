@@ -22,12 +22,8 @@ func drain(ctx context.Context, o *outbox.Outbox, limit time.Duration, watch boo
 	if err != nil {
 		return err
 	}
-	names := map[string]string{}
-	for _, en := range ents {
-		names[en.ID] = en.Name
-	}
-	bar := newProgress(e, "drain")
-	bar.setTotal(int64(start.Pending))
+	v := newDrainView(newProgress(e, "drain"), ents)
+	v.bar.setTotal(int64(start.Pending))
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -44,7 +40,6 @@ func drain(ctx context.Context, o *outbox.Outbox, limit time.Duration, watch boo
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	timedOut := false
-	lastWait := ""
 loop:
 	for {
 		check := false
@@ -53,44 +48,7 @@ loop:
 			if !ok {
 				break loop
 			}
-			name := names[ev.EntryID]
-			switch ev.Kind {
-			case outbox.EventAdded:
-				names[ev.EntryID] = ev.Entry.Name
-				bar.addTotal(1)
-			case outbox.EventProgress:
-				bar.status(fmt.Sprintf("%s %s %s/%s", name, ev.Step, outbox.FormatSize(ev.Sent), outbox.FormatSize(ev.Total)))
-			case outbox.EventStepDone:
-				bar.status(fmt.Sprintf("%s %s done", name, ev.Step))
-			case outbox.EventWaiting:
-				// One line per distinct trouble: an engine that is down
-				// would otherwise print one for every entry.
-				// Network trouble names the entry's ids, so it is told
-				// apart by its code alone.
-				why := oneLine(ev.Reason)
-				key := why
-				if ev.Code == outbox.CodeNetwork {
-					key = ev.Code
-				}
-				if key != lastWait {
-					lastWait = key
-					bar.line("waiting: %s (%s): %s; next try at %s", name, ev.Step, why, ev.NextTry.Local().Format("15:04:05"))
-				} else {
-					bar.status(fmt.Sprintf("%s waiting", name))
-				}
-			case outbox.EventParked:
-				bar.line("parked: %s (%s): %s (%s)", name, ev.Step, oneLine(ev.Message), ev.Code)
-				bar.add(1, name)
-				check = true
-			case outbox.EventDone:
-				if !bar.tty {
-					bar.line("delivered %s %s", ev.EntryID, name)
-				}
-				bar.add(1, name)
-				check = true
-			case outbox.EventReset:
-				bar.line("%s: %s", name, ev.Message)
-			}
+			check = v.show(ev)
 		case <-tick.C:
 			check = true
 		case <-deadline:
@@ -99,7 +57,7 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case err := <-ran:
-			bar.done()
+			v.bar.done()
 			return err
 		}
 		if check && !watch {
@@ -111,11 +69,104 @@ loop:
 	}
 	stop()
 	runErr := <-ran
-	bar.done()
+	// The drain has stopped, but the events of the last deliveries may not
+	// have been read: every entry delivered gets its line from the outbox.
+	rctx := context.WithoutCancel(ctx)
+	if now, err := o.Entries(rctx); err == nil {
+		v.catchUp(now)
+	}
+	v.bar.done()
 	if runErr != nil {
 		return runErr
 	}
-	return report(context.WithoutCancel(ctx), o, start, timedOut, limit, e)
+	return report(rctx, o, start, timedOut, limit, e)
+}
+
+// drainView renders a drain's events: a progress bar, a line for each
+// delivered or parked entry, and one for each distinct trouble.
+type drainView struct {
+	bar      *progress
+	names    map[string]string // entry id -> file name
+	settled  map[string]bool   // delivered before the drain, or given a delivered line
+	lastWait string
+}
+
+func newDrainView(bar *progress, ents []outbox.Entry) *drainView {
+	v := &drainView{bar: bar, names: map[string]string{}, settled: map[string]bool{}}
+	for _, en := range ents {
+		v.names[en.ID] = en.Name
+		if en.State == outbox.Done {
+			v.settled[en.ID] = true
+		}
+	}
+	return v
+}
+
+// show renders one event. It reports whether an entry left the queue
+// (delivered or parked), when the drain may be done.
+func (v *drainView) show(ev outbox.Event) bool {
+	name := v.names[ev.EntryID]
+	switch ev.Kind {
+	case outbox.EventAdded:
+		v.names[ev.EntryID] = ev.Entry.Name
+		v.bar.addTotal(1)
+	case outbox.EventProgress:
+		v.bar.status(fmt.Sprintf("%s %s %s/%s", name, ev.Step, outbox.FormatSize(ev.Sent), outbox.FormatSize(ev.Total)))
+	case outbox.EventStepDone:
+		v.bar.status(fmt.Sprintf("%s %s done", name, ev.Step))
+	case outbox.EventWaiting:
+		v.waiting(ev, name)
+	case outbox.EventParked:
+		v.bar.line("parked: %s (%s): %s (%s)", name, ev.Step, oneLine(ev.Message), ev.Code)
+		v.bar.add(1, name)
+		return true
+	case outbox.EventDone:
+		v.delivered(ev.EntryID, name)
+		return true
+	case outbox.EventReset:
+		v.bar.line("%s: %s", name, ev.Message)
+	}
+	return false
+}
+
+// waiting prints one line per distinct trouble: an engine that is down
+// would otherwise print one for every entry. Network trouble names the
+// entry's ids, so it is told apart by its code alone.
+func (v *drainView) waiting(ev outbox.Event, name string) {
+	why := oneLine(ev.Reason)
+	key := why
+	if ev.Code == outbox.CodeNetwork {
+		key = ev.Code
+	}
+	if key == v.lastWait {
+		v.bar.status(fmt.Sprintf("%s waiting", name))
+		return
+	}
+	v.lastWait = key
+	v.bar.line("waiting: %s (%s): %s; next try at %s", name, ev.Step, why, ev.NextTry.Local().Format("15:04:05"))
+}
+
+// delivered counts a delivered entry, once, with its line (the bar shows
+// it instead on a terminal).
+func (v *drainView) delivered(id, name string) {
+	if v.settled[id] {
+		return
+	}
+	v.settled[id] = true
+	if !v.bar.tty {
+		v.bar.line("delivered %s %s", id, name)
+	}
+	v.bar.add(1, name)
+}
+
+// catchUp gives their line to the entries the outbox holds as delivered
+// whose events were not read before the drain stopped.
+func (v *drainView) catchUp(ents []outbox.Entry) {
+	for _, en := range ents {
+		if en.State == outbox.Done {
+			v.delivered(en.ID, en.Name)
+		}
+	}
 }
 
 // report prints what the drain achieved and fails when anything is left.
