@@ -442,22 +442,18 @@ func (o *Outbox) finish(ctx context.Context, e *Entry) {
 		_, err = tx.ExecContext(ctx, `INSERT INTO delivered (sha256, entry_id, moment_id, delivered_at)
 			VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING`, e.SHA256, e.ID, e.MomentID, formatTime(now))
 	}
-	if err == nil && !o.opts.KeepFiles {
-		// The files go before the entry shows as done, so that no reader
-		// sees a done entry with its files still there. The engine holds
-		// every step already: if the commit then fails, the next delivery
-		// of the entry only marks it done; a crash before this removal
-		// leaves a folder that Open removes.
-		if rerr := os.RemoveAll(o.entryDir(e.ID)); rerr != nil {
-			o.log.Warn("outbox: cannot remove delivered files", "entry", e.ID, "err", rerr)
-		}
-	}
 	if err == nil {
 		err = tx.Commit()
 	}
 	if err != nil {
 		o.logOnce("outbox: cannot mark delivered", err)
 		return
+	}
+	if !o.opts.KeepFiles {
+		// A crash before this removal leaves a folder that Open removes.
+		if err := os.RemoveAll(o.entryDir(e.ID)); err != nil {
+			o.log.Warn("outbox: cannot remove delivered files", "entry", e.ID, "err", err)
+		}
 	}
 	o.events.publish(Event{Kind: EventDone, EntryID: e.ID, At: now})
 }

@@ -157,11 +157,13 @@ func TestDrain_Delivers(t *testing.T) {
 		if e.State != Done || e.StepsDone != 4 || e.DeliveredAt == nil || e.Target != proxy.URL() {
 			t.Errorf("entry %+v", e)
 		}
+		// The done event follows the removal of the files: the entry
+		// shows as done in the database a moment before.
+		waitFor(t, 5*time.Second, "the done event", func() bool { return len(rec.of(e.ID, EventDone)) == 1 })
 		// Delivered files are removed; the engine has them.
 		if _, err := os.Stat(o.entryDir(e.ID)); !os.IsNotExist(err) {
 			t.Errorf("files of delivered %s still there (%v)", e.ID, err)
 		}
-		waitFor(t, 5*time.Second, "the done event", func() bool { return len(rec.of(e.ID, EventDone)) == 1 })
 		var steps []string
 		for _, ev := range rec.of(e.ID, EventStepDone) {
 			steps = append(steps, ev.Step)
