@@ -215,4 +215,8 @@ type Health struct {
 	Version string `json:"version"`
 	Seq     uint64 `json:"seq"`
 	Reason  string `json:"reason,omitempty"`
+	// EngineID [extension] names the engine: a ULID kept in its data
+	// folder, new when the folder is. A replica stores it so that it never
+	// mixes two engines' logs. Older engines send none.
+	EngineID string `json:"engine_id,omitempty"`
 }

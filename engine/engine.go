@@ -107,6 +107,9 @@ type Engine struct {
 	health writeHealth
 
 	run *runner
+
+	// ident is the engine's id (identity.go).
+	ident identity
 }
 
 // Open opens (or creates) the engine's data directory, catches the mirror up

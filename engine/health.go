@@ -80,6 +80,7 @@ func (e *Engine) opLog() *oplog.Log {
 // version and the seq of the last op.
 func (e *Engine) Health(ctx context.Context) api.Health {
 	h := api.Health{OK: true, Version: version.Version, Seq: e.opLog().LastSeq()}
+	h.EngineID, _ = e.ID() // [extension]; "" if the folder cannot hold it
 	if f := e.currentFailure(); f != nil {
 		h.OK, h.Reason = false, f.message()
 		e.kickProbe()
