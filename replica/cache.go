@@ -1,0 +1,267 @@
+package replica
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrCacheFull is returned by Put when the copy does not fit in the budget
+// without evicting copies viewed (or of moments created) after its stamp,
+// or pinned ones.
+var ErrCacheFull = errors.New("replica: the small copies' cache is full")
+
+// ChecksumError reports bytes that are not the copy the log names.
+type ChecksumError struct {
+	Want, Got string
+	WantSize  int64
+	GotSize   int64
+}
+
+func (e *ChecksumError) Error() string {
+	if e.GotSize != e.WantSize {
+		return fmt.Sprintf("the engine sent %d bytes for the small copy with SHA-256 %s, but its log records %d bytes; it was not kept", e.GotSize, e.Want, e.WantSize)
+	}
+	return fmt.Sprintf("the engine sent bytes with SHA-256 %s for the small copy its log records as %s; it was not kept", e.Got, e.Want)
+}
+
+// Cache holds small copies by their SHA-256, within a byte budget: when a
+// copy does not fit, the copies least recently viewed go first, never a
+// pinned one. A copy never viewed counts as viewed when its moment was
+// created (Put's stamp). Its methods are safe for concurrent use.
+type Cache struct {
+	dir    string
+	budget int64
+	now    func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]*cacheEntry
+	total   int64
+	pins    map[string]int
+}
+
+type cacheEntry struct {
+	size int64
+	used time.Time
+}
+
+const tmpPrefix = ".tmp-"
+
+func openCache(dir string, budget int64, now func() time.Time) (*Cache, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("replica: create %s: %w", dir, err)
+	}
+	c := &Cache{dir: dir, budget: budget, now: now, entries: map[string]*cacheEntry{}, pins: map[string]int{}}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("replica: read %s: %w", dir, err)
+	}
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, tmpPrefix) {
+			os.Remove(filepath.Join(dir, name)) // a copy cut short; fetched again
+			continue
+		}
+		if !validSHA(name) || !de.Type().IsRegular() {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue
+		}
+		c.entries[name] = &cacheEntry{size: fi.Size(), used: fi.ModTime()}
+		c.total += fi.Size()
+	}
+	return c, nil
+}
+
+// validSHA reports whether s is a SHA-256 in lower-case hex, which is all a
+// copy's file name may be (the log's text never names a path).
+func validSHA(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Has reports whether the copy with this SHA-256 is cached.
+func (c *Cache) Has(sha string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[sha] != nil
+}
+
+// Usage returns how many copies the cache holds and their bytes.
+func (c *Cache) Usage() (int, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), c.total
+}
+
+// Budget returns the cache's byte budget.
+func (c *Cache) Budget() int64 { return c.budget }
+
+// View opens a cached copy to show it and marks it viewed now; the caller
+// closes the file. A copy not cached is os.ErrNotExist.
+func (c *Cache) View(sha string) (*os.File, error) {
+	if !validSHA(sha) {
+		return nil, fmt.Errorf("replica: %q is not a SHA-256: %w", sha, os.ErrNotExist)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[sha]
+	if e == nil {
+		return nil, fmt.Errorf("replica: the small copy %s is not on this computer: %w", sha, os.ErrNotExist)
+	}
+	path := filepath.Join(c.dir, sha)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("replica: %w", err)
+	}
+	now := c.now()
+	if err := os.Chtimes(path, now, now); err == nil {
+		e.used = now
+	}
+	return f, nil
+}
+
+// Pin keeps a copy from eviction (the app pins what is on screen) until as
+// many Unpin calls follow.
+func (c *Cache) Pin(sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pins[sha]++
+}
+
+// Unpin undoes one Pin.
+func (c *Cache) Unpin(sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pins[sha] <= 1 {
+		delete(c.pins, sha)
+		return
+	}
+	c.pins[sha]--
+}
+
+// Put stores the copy with SHA-256 sha and size bytes read from body,
+// checking both: bytes that are not that copy are a *ChecksumError and are
+// not kept. stamp counts as the copy's last view. To make room, Put evicts
+// the least recently viewed copies, but only those viewed before stamp and
+// not pinned; when that is not enough it keeps nothing and returns
+// ErrCacheFull. A copy already cached is left as it is.
+func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) error {
+	if !validSHA(sha) {
+		return fmt.Errorf("replica: the log names a small copy by %q, which is not a SHA-256", sha)
+	}
+	if c.Has(sha) {
+		return nil
+	}
+	if size > c.budget {
+		return ErrCacheFull
+	}
+	f, err := os.CreateTemp(c.dir, tmpPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, size+1))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("replica: store the small copy %s: %w", sha, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); n != size || got != sha {
+		return &ChecksumError{Want: sha, Got: got, WantSize: size, GotSize: n}
+	}
+	if err := os.Chtimes(tmp, stamp, stamp); err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries[sha] != nil {
+		return nil
+	}
+	if err := c.makeRoom(size, stamp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(c.dir, sha)); err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
+	c.entries[sha] = &cacheEntry{size: size, used: stamp}
+	c.total += size
+	return nil
+}
+
+// makeRoom evicts copies viewed before stamp, oldest first, until size more
+// bytes fit; it evicts nothing when they cannot be made to fit.
+func (c *Cache) makeRoom(size int64, stamp time.Time) error {
+	if c.total+size <= c.budget {
+		return nil
+	}
+	type cand struct {
+		sha string
+		e   *cacheEntry
+	}
+	var cands []cand
+	for sha, e := range c.entries {
+		if c.pins[sha] == 0 && e.used.Before(stamp) {
+			cands = append(cands, cand{sha, e})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if !cands[i].e.used.Equal(cands[j].e.used) {
+			return cands[i].e.used.Before(cands[j].e.used)
+		}
+		return cands[i].sha < cands[j].sha
+	})
+	free, k := c.budget-c.total, 0
+	for ; k < len(cands) && free < size; k++ {
+		free += cands[k].e.size
+	}
+	if free < size {
+		return ErrCacheFull
+	}
+	for _, cd := range cands[:k] {
+		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
+		}
+		delete(c.entries, cd.sha)
+		c.total -= cd.e.size
+	}
+	return nil
+}
+
+// clear removes every copy (the replica is dropped for another engine's).
+func (c *Cache) clear() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for sha := range c.entries {
+		if err := os.Remove(filepath.Join(c.dir, sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("replica: remove %s: %w", sha, err)
+		}
+	}
+	c.entries = map[string]*cacheEntry{}
+	c.total = 0
+	return nil
+}
