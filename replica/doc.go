@@ -39,6 +39,7 @@
 // error, as does a page that does not fold (an op this Spark does not know,
 // a gap in seq); the replica is left as it was, and Rebuild pulls the whole
 // log again from seq 0. Then the small copies of live moments are fetched,
-// newest moment first, checked against their SHA-256 and kept within the
-// cache's byte budget.
+// most recently created moment first, checked against their SHA-256 and
+// kept within the cache's byte budget (Cache: least recently viewed evicted
+// first, never a pinned copy).
 package replica

@@ -222,7 +222,7 @@ func opDigest(op api.Op) string {
 }
 
 // fetchCopies fetches the small copies of live moments the cache lacks,
-// newest moment first, until the cache is full.
+// the most recently created moment first, until the cache is full.
 func (r *Replica) fetchCopies(ctx context.Context, eng Engine, res *Result) error {
 	var copies []mirror.LiveCopy
 	db := r.mirror()

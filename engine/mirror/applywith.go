@@ -63,11 +63,12 @@ type LiveCopy struct {
 }
 
 // EachLiveCopy calls fn for the small copy of every live moment that has
-// one, newest moment (highest id) first.
+// one, the most recently created first (the order of a cache that counts a
+// copy never viewed as viewed when its moment was created).
 func (m *DB) EachLiveCopy(ctx context.Context, fn func(LiveCopy) error) error {
 	rows, err := m.query(ctx, `SELECT mo.id, mo.created_at, md.id, md.moment_id, md.role, md.sha256, md.size, md.content_type
 		FROM moments mo JOIN media md ON md.id = mo.copy_id
-		WHERE mo.deleted_at IS NULL ORDER BY mo.id DESC`)
+		WHERE mo.deleted_at IS NULL ORDER BY mo.created_at DESC, mo.id DESC`)
 	if err != nil {
 		return m.wrap("list copies", err)
 	}
