@@ -8,6 +8,8 @@
 //	import PATHS... [--force]   capture files and folders (recursive)
 //	drain [--for 2m] [--watch]  send now; exit 0 once nothing is pending
 //	outbox [--json]             list entries with their steps and state
+//	sync [--watch] [--rebuild]  copy the engine onto this computer (DATA/replica)
+//	moments [--json]            list moments from this computer's copy, no network
 //	retry ID | --all            put parked entries back to pending
 //	discard ID [--export DIR]   remove an entry (exporting its original first)
 //	--version                   print the version
@@ -64,6 +66,10 @@ commands:
   import PATHS... [--force]   make photos safe in the outbox (folders are walked)
   drain [--for 2m] [--watch]  send the outbox now; exit 0 once nothing is pending
   outbox [--json]             list entries, their steps, state and reasons
+  sync [--watch] [--rebuild]  copy the engine's moments, readings and small photos
+                              onto this computer; exit 0 once up to date
+  moments [--json]            list the moments on this computer (with the photos not
+                              sent yet), with no network
   retry ID | --all            put parked entries back to pending
   discard ID [--export DIR]   remove an entry, copying its original to DIR first
   --version                   print the version
@@ -100,6 +106,10 @@ func run(ctx context.Context, args []string, e env) int {
 		err = cmdOutbox(ctx, &g, rest, e)
 	case "retry":
 		err = cmdRetry(ctx, &g, rest, e)
+	case "sync":
+		err = cmdSync(ctx, &g, rest, e)
+	case "moments":
+		err = cmdMoments(ctx, &g, rest, e)
 	case "discard":
 		err = cmdDiscard(ctx, &g, rest, e)
 	case "version":

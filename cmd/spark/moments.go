@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/outbox"
+	"github.com/sparkfamily/spark/replica"
+)
+
+// momentsListing is `spark moments --json`.
+type momentsListing struct {
+	Moments  []momentLine `json:"moments"`
+	AsOfSeq  uint64       `json:"as_of_seq"`
+	SyncedAt *time.Time   `json:"synced_at"`
+}
+
+type momentLine struct {
+	ID         string        `json:"id"`
+	Kind       string        `json:"kind"`
+	Caption    string        `json:"caption"`
+	TakenAt    *time.Time    `json:"taken_at"`
+	Pending    bool          `json:"pending"`
+	CopyCached bool          `json:"copy_cached"`
+	Readings   []readingLine `json:"readings"`
+}
+
+type readingLine struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Text   string `json:"text"`
+}
+
+func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
+	fs := flag.NewFlagSet("moments", flag.ContinueOnError)
+	g.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if rest, err := parseInterleaved(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("%w: moments takes no arguments, got %q", errUsage, rest)
+	}
+	r, err := g.openReplica(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	o, err := g.openOutbox(ctx, outbox.Options{}) // no target: nothing is sent
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	l, err := listMoments(ctx, r, o)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(l)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTAKEN\tSTATE\tPHOTO\tREADING\tCAPTION")
+	for _, m := range l.Moments {
+		taken := "-"
+		if m.TakenAt != nil {
+			taken = m.TakenAt.Local().Format("2006-01-02 15:04")
+		}
+		state := "on the engine"
+		if m.Pending {
+			state = "not sent yet"
+		}
+		photo := "not here yet"
+		if m.CopyCached {
+			photo = "here"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, taken, state, photo, readingText(m.Readings), oneLine(m.Caption))
+	}
+	tw.Flush()
+	if l.SyncedAt == nil {
+		fmt.Fprintf(e.stdout, "%d moments; this computer has not synced with the engine yet (spark sync)\n", len(l.Moments))
+	} else {
+		fmt.Fprintf(e.stdout, "%d moments, as of %s (seq %d)\n", len(l.Moments), l.SyncedAt.Local().Format("2006-01-02 15:04:05"), l.AsOfSeq)
+	}
+	return nil
+}
+
+// readingText is the last finished reading's first words, or where the
+// readings stand.
+func readingText(rs []readingLine) string {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Status == api.TurnFinished {
+			t := oneLine(rs[i].Text)
+			if r := []rune(t); len(r) > 40 {
+				t = string(r[:40]) + "..."
+			}
+			return t
+		}
+	}
+	if len(rs) > 0 {
+		return rs[len(rs)-1].Status
+	}
+	return "-"
+}
+
+// listMoments merges the replica's live moments with the outbox's captures
+// that the replica does not hold yet (pending), newest first.
+func listMoments(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
+	l := momentsListing{Moments: []momentLine{}}
+	st, err := r.State(ctx)
+	if err != nil {
+		return l, err
+	}
+	l.AsOfSeq = st.Seq
+	if !st.SyncedAt.IsZero() {
+		l.SyncedAt = &st.SyncedAt
+	}
+	moments, err := r.Moments(ctx)
+	if err != nil {
+		return l, err
+	}
+	for _, m := range moments {
+		line := momentLine{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: m.TakenAt, Readings: []readingLine{}}
+		if m.Copy != nil {
+			line.CopyCached = r.Copies().Has(m.Copy.SHA256)
+		}
+		for _, t := range m.Turns {
+			line.Readings = append(line.Readings, readingLine{ID: t.ID, Status: t.Status, Text: t.Text})
+		}
+		l.Moments = append(l.Moments, line)
+	}
+	entries, err := o.Entries(ctx)
+	if err != nil {
+		return l, err
+	}
+	for _, en := range entries {
+		// The replica's moment, once it has it (a deleted one too), wins.
+		if _, err := r.Moment(ctx, en.MomentID); err == nil {
+			continue
+		} else if !errors.Is(err, replica.ErrNotFound) {
+			return l, err
+		}
+		line := momentLine{ID: en.MomentID, Kind: api.KindPhoto, TakenAt: en.TakenAt, Pending: true, Readings: []readingLine{}}
+		if _, err := o.SmallCopyPath(en.ID); err == nil || r.Copies().Has(en.CopySHA256) {
+			line.CopyCached = true
+		}
+		l.Moments = append(l.Moments, line)
+	}
+	sort.SliceStable(l.Moments, func(i, j int) bool { return l.Moments[i].ID > l.Moments[j].ID })
+	return l, nil
+}
