@@ -273,3 +273,8 @@ func dump(tb testing.TB, r *Replica) map[string][]string {
 	}
 	return d
 }
+
+// urlEngine is an engine known by its address alone (a child process's).
+type urlEngine struct{ url, token string }
+
+func (u *urlEngine) client() *client.Client { return client.New(u.url, u.token, nil) }
