@@ -10,6 +10,8 @@
 //	DIR/tokens.json  the bearer tokens' hashes (engine/auth)
 //	DIR/engine.json  the brain seats set through SetSeats:
 //	                 {"seats": [{"name", "url", "model", "key", "timeout"}]}
+//	DIR/engine-id.json  the engine's id (identity.go), made on first use:
+//	                 {"version": 1, "id": ULID}
 //
 // # Writes
 //
