@@ -303,3 +303,40 @@ func TestOpen_LockedAndReopened(t *testing.T) {
 	}
 	openReplica(t, dir, Options{})
 }
+
+// badCopies serves other bytes than the log records for every small copy.
+type badCopies struct{ Engine }
+
+func (b badCopies) GetMedia(ctx context.Context, id string) (io.ReadCloser, error) {
+	body, err := b.Engine.GetMedia(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(body)
+	body.Close()
+	if err != nil {
+		return nil, err
+	}
+	data[len(data)/2] ^= 0xff
+	return io.NopCloser(bytes.NewReader(data)), nil
+}
+
+func TestSync_CopyWithAnotherChecksumIsNotKept(t *testing.T) {
+	eng := enginetest.Start(t)
+	data := t.TempDir()
+	capture(t, eng, data, 2, 7000)
+	r := openReplica(t, filepath.Join(data, "replica"), Options{})
+	_, err := r.Sync(ctxT(t), badCopies{clientOf(eng)})
+	var ce *ChecksumError
+	if !errors.As(err, &ce) {
+		t.Fatalf("sync = %v, want a ChecksumError", err)
+	}
+	t.Logf("error: %v", err)
+	if n, _ := r.Copies().Usage(); n != 0 {
+		t.Errorf("%d copies cached from bad bytes", n)
+	}
+	res, err := r.Sync(ctxT(t), clientOf(eng))
+	if err != nil || res.Copies != 2 || !res.CaughtUp() {
+		t.Errorf("sync with good bytes = %+v, %v; want both copies fetched", res, err)
+	}
+}
