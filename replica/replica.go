@@ -15,6 +15,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 )
 
@@ -40,8 +41,8 @@ var ErrLocked = errors.New("replica: the replica is in use by another Spark proc
 type Options struct {
 	// CacheBytes is the small copies' byte budget; 0 is DefaultCacheBytes.
 	CacheBytes int64
-	// PageLimit is how many ops one request asks for; 0 is 1000 (the
-	// contract's most).
+	// PageLimit is how many ops one request asks for; 0 is
+	// api.MaxOpsLimit (the contract's most).
 	PageLimit int
 	// Logger gets what the replica does; nil is slog.Default().
 	Logger *slog.Logger
@@ -84,7 +85,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Replica, error) {
 		opts.CacheBytes = DefaultCacheBytes
 	}
 	if opts.PageLimit <= 0 {
-		opts.PageLimit = 1000
+		opts.PageLimit = api.MaxOpsLimit
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
