@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,5 +101,58 @@ func TestSyncAndMoments(t *testing.T) {
 	code, _, errOut = spark(t, vars, "--data", data, "sync")
 	if code == 0 || !strings.Contains(errOut, "cannot reach the engine") {
 		t.Errorf("sync with the engine stopped = %d: %s", code, errOut)
+	}
+}
+
+// lockedBuffer is an output that a test reads while a command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// spark sync --watch syncs again and again, says why a sync failed, and
+// exits 0 when stopped.
+func TestSyncWatch(t *testing.T) {
+	eng := enginetest.Start(t, enginetest.WithoutSeat())
+	data := t.TempDir()
+	var out, errOut lockedBuffer
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--data", data, "--engine", eng.URL, "--token", eng.Token, "sync", "--watch", "--every", "50ms"}, env{
+			stdout: &out, stderr: &errOut,
+			getenv:     func(string) string { return "" },
+			isTerminal: func(io.Writer) bool { return false },
+		})
+	}()
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				stop()
+				t.Fatalf("timed out waiting for %s\nstdout:\n%s\nstderr:\n%s", what, out.String(), errOut.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	wait("two syncs", func() bool { return strings.Count(out.String(), "up to date") >= 2 })
+	eng.Close()
+	wait("a failed sync's reason", func() bool { return strings.Contains(errOut.String(), "cannot reach the engine") })
+	stop()
+	if code := <-done; code != 0 {
+		t.Errorf("sync --watch stopped = %d, want 0", code)
 	}
 }
