@@ -102,6 +102,8 @@ func TestDrain_ParksUnreadableFiles(t *testing.T) {
 					t.Errorf("reason %q does not say %q", got.LastError, want)
 				}
 			}
+			// The event follows the state change: wait for it.
+			waitFor(t, 5*time.Second, "the parked event", func() bool { return len(rec.of(bad.ID, EventParked)) > 0 })
 			if ev := rec.of(bad.ID, EventParked); len(ev) != 1 || ev[0].Step != tt.step || ev[0].Code != tt.code {
 				t.Errorf("parked events = %+v, want one at step %s", ev, tt.step)
 			}
