@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -13,7 +14,7 @@ const (
 	MaxRequestIDLen = 80
 	MaxRecallIDLen  = 70 // so "<recall id>:turn" fits in 80
 	MaxJobIDLen     = 64 // so "<job id>:<index>" fits in 80
-	MaxPhraseIDLen  = 80
+	MaxPhraseIDLen  = 80 // characters (runes), not bytes: Greek or Chinese fits as English does
 	PhraseIDPrefix  = "keep:"
 )
 
@@ -77,22 +78,23 @@ func NormalizePhrase(text string) string {
 }
 
 // PhraseID derives a phrase id ("keep:" + the normalized phrase) from text.
-// It fails with a bad_id error when the text is empty once normalized or the
-// id would be longer than 80 characters.
+// It fails with a bad_text error when the text is empty once normalized and
+// a bad_id error when the id would be longer than 80 characters (runes, so a
+// phrase in Greek or Chinese fits as an English one of as many letters).
 func PhraseID(text string) (string, error) {
 	n := NormalizePhrase(text)
 	if n == "" {
 		return "", Errorf(CodeBadText, "the phrase is empty; select some words of a reading to keep")
 	}
 	id := PhraseIDPrefix + n
-	if len(id) > MaxPhraseIDLen {
-		return "", badID("the phrase is too long to keep (%d bytes as an id, at most %d); keep a shorter part of it", len(id), MaxPhraseIDLen)
+	if n := utf8.RuneCountInString(id); n > MaxPhraseIDLen {
+		return "", badID("the phrase is too long to keep: %d characters, at most %d; keep a shorter part of it", n-len(PhraseIDPrefix), MaxPhraseIDLen-len(PhraseIDPrefix))
 	}
 	return id, nil
 }
 
 // CheckPhraseID checks an id given in a path: "keep:" + an already
-// normalized phrase, at most 80 bytes.
+// normalized phrase, at most 80 characters (runes) in all.
 func CheckPhraseID(id string) error {
 	if !strings.HasPrefix(id, PhraseIDPrefix) {
 		return badID("a phrase id starts with %q", PhraseIDPrefix)
@@ -100,8 +102,8 @@ func CheckPhraseID(id string) error {
 	if len(id) == len(PhraseIDPrefix) {
 		return badID("the phrase id %q has no phrase after %q", id, PhraseIDPrefix)
 	}
-	if len(id) > MaxPhraseIDLen {
-		return badID("a phrase id is at most %d bytes, got %d", MaxPhraseIDLen, len(id))
+	if n := utf8.RuneCountInString(id); n > MaxPhraseIDLen {
+		return badID("a phrase id is at most %d characters, got %d", MaxPhraseIDLen, n)
 	}
 	if PhraseIDPrefix+NormalizePhrase(id[len(PhraseIDPrefix):]) != id {
 		return badID("%q is not a normalized phrase id (NFC, lower case, single spaces, trimmed)", id)

@@ -74,7 +74,7 @@ func FuzzCheckRequestID(f *testing.F) {
 	})
 }
 
-// FuzzPhraseID checks that a phrase id is at most 80 bytes, "keep:" and a
+// FuzzPhraseID checks that a phrase id is at most 80 characters (runes), "keep:" and a
 // normalized phrase (valid UTF-8, NFC, lower case, single spaces, trimmed),
 // that deriving it again from its phrase gives it back, and that
 // CheckPhraseID accepts it.
@@ -89,8 +89,8 @@ func FuzzPhraseID(f *testing.F) {
 			}
 			return
 		}
-		if len(id) > MaxPhraseIDLen || !strings.HasPrefix(id, PhraseIDPrefix) {
-			t.Fatalf("PhraseID(%q) = %q: over %d bytes or without the prefix", text, id, MaxPhraseIDLen)
+		if utf8.RuneCountInString(id) > MaxPhraseIDLen || !strings.HasPrefix(id, PhraseIDPrefix) {
+			t.Fatalf("PhraseID(%q) = %q: over %d characters or without the prefix", text, id, MaxPhraseIDLen)
 		}
 		p := id[len(PhraseIDPrefix):]
 		switch {

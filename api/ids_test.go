@@ -115,8 +115,18 @@ func TestPhraseID(t *testing.T) {
 		{"Exactly80", strings.Repeat("a", 75), "keep:" + strings.Repeat("a", 75), ""},
 		{"81", strings.Repeat("a", 76), "", CodeBadID},
 		{"80AfterTrim", "  " + strings.Repeat("a", 75) + "  ", "keep:" + strings.Repeat("a", 75), ""},
-		{"MultiByteOver", strings.Repeat("é", 38), "", CodeBadID}, // 5 + 76 bytes
-		{"MultiByteFits", strings.Repeat("é", 37), "keep:" + strings.Repeat("é", 37), ""},
+		// The ceiling counts characters (runes), not bytes: a Greek, an
+		// accented or a Chinese phrase fits as an English one of as many
+		// letters does.
+		{"AccentedExactly80", strings.Repeat("é", 75), "keep:" + strings.Repeat("é", 75), ""}, // 155 bytes
+		{"Accented81", strings.Repeat("é", 76), "", CodeBadID},
+		{"GreekExactly80", strings.Repeat("λ", 75), "keep:" + strings.Repeat("λ", 75), ""},
+		{"Greek81", strings.Repeat("λ", 76), "", CodeBadID},
+		{"GreekSentence", "Πλήρωσε τον λογαριασμό του ρεύματος μέχρι την Παρασκευή στο ταχυδρομείο!", "keep:πλήρωσε τον λογαριασμό του ρεύματος μέχρι την παρασκευή στο ταχυδρομείο!", ""},
+		{"ChineseExactly80", strings.Repeat("银", 75), "keep:" + strings.Repeat("银", 75), ""}, // 230 bytes
+		{"Chinese81", strings.Repeat("银", 76), "", CodeBadID},
+		{"EmojiExactly80", strings.Repeat("🌱", 75), "keep:" + strings.Repeat("🌱", 75), ""},          // 305 bytes
+		{"NFCCountsComposed", strings.Repeat("e\u0301", 75), "keep:" + strings.Repeat("é", 75), ""}, // 150 runes before NFC, 75 after
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,6 +151,10 @@ func TestCheckPhraseID(t *testing.T) {
 		{"keep:pay by friday", true},
 		{"keep:" + strings.Repeat("a", 75), true},
 		{"keep:" + strings.Repeat("a", 76), false},
+		{"keep:" + strings.Repeat("λ", 75), true},
+		{"keep:" + strings.Repeat("λ", 76), false},
+		{"keep:" + strings.Repeat("银", 75), true},
+		{"keep:" + strings.Repeat("银", 76), false},
 		{"pay by friday", false},
 		{"keep:Pay", false},
 		{"keep: pay", false},

@@ -187,6 +187,9 @@ var kindWords = map[string]string{
 	mirror.RequestTurn:   "turn start",
 	mirror.RequestRecall: "quick recall",
 	mirror.RequestJob:    "high-quality job",
+	// The derived request ids of the contract's idempotency table.
+	mirror.RequestJobTurn:    "turn of a high-quality job",
+	mirror.RequestRecallTurn: "quick recall's turn",
 }
 
 // Lock table keys, one namespace per kind of id.

@@ -13,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
 
 func newULID() string { return ulid.Make().String() }
@@ -530,5 +531,40 @@ func TestOps_Pages(t *testing.T) {
 	h := e.Health(ctxT(t))
 	if !h.OK || h.Seq != 5 {
 		t.Errorf("health = %+v", h)
+	}
+}
+
+// A deleted moment refuses edits, whatever they say, but still takes the
+// writes that complete a capture, so that a delivery finishing after a
+// delete is not refused (docs/API.md, DELETE /v1/moments/{id}).
+func TestDeletedMoment_Writes(t *testing.T) {
+	p := pippatest.New(t)
+	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
+	ctx := ctxT(t)
+	mo := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the letter"})
+	if deleted, err := e.DeleteMoment(ctx, mo.ID); err != nil || !deleted {
+		t.Fatalf("delete: %v %v", deleted, err)
+	}
+	same, other := "the letter", "another"
+	for _, c := range []*string{&same, &other} {
+		_, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: c})
+		wantCode(t, err, api.CodeMomentDeleted)
+	}
+	before := opCounts(t, e)
+	mustPut(t, e, newULID(), mo.ID, api.RoleCopy, smallJPEG(t, 3))
+	if _, created, err := e.StartTurn(ctx, mo.ID, api.StartTurnRequest{ClientRequestID: "late-turn", Mode: api.ModePractical}); err != nil || !created {
+		t.Errorf("turn on a deleted moment: created=%v err=%v", created, err)
+	}
+	if _, created, err := e.StartJob(ctx, mo.ID, "late-job"); err != nil || !created {
+		t.Errorf("job on a deleted moment: created=%v err=%v", created, err)
+	}
+	if _, created, err := e.KeepPhrase(ctx, api.KeepPhraseRequest{Text: "late words", MomentID: mo.ID}); err != nil || !created {
+		t.Errorf("phrase from a deleted moment: created=%v err=%v", created, err)
+	}
+	after := opCounts(t, e)
+	for op, n := range map[string]int{api.OpMediaPut: 1, api.OpTurnStart: 2, api.OpPhraseKeep: 1, api.OpMomentEdit: 0} {
+		if after[op]-before[op] != n {
+			t.Errorf("%s lines: %d more, want %d more", op, after[op]-before[op], n)
+		}
 	}
 }

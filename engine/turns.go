@@ -109,9 +109,10 @@ func (e *Engine) overlayMoment(mo *api.Moment) *api.Moment {
 }
 
 // StartJob starts a high-quality job on a moment: one careful turn per seat
-// configured, "<job id>:<i>". A repeat returns the same turns (created
-// false). With no seat configured the job has one turn, which waits queued
-// for the first seat.
+// configured, turn i with the request id "<job id>:<i>" (also its turn id).
+// A repeat returns the same turns (created false). With no seat configured
+// the job has one turn, which waits queued for the first seat. A job whose
+// turns' request ids are already taken is refused with request_id_reused.
 func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Turn, bool, error) {
 	momentID, err := requireULID("moment id", momentID)
 	if err != nil {
@@ -120,7 +121,15 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 	if err := api.CheckJobID(jobID); err != nil {
 		return nil, false, err
 	}
-	unlock, err := e.keys.lock(ctx, reqKey(jobID))
+	seats := e.Seats()
+	n := max(len(seats), 1)
+	ids := make([]string, n)
+	keys := []string{reqKey(jobID)}
+	for i := range n {
+		ids[i] = mirror.JobTurnRequestID(jobID, i)
+		keys = append(keys, reqKey(ids[i]))
+	}
+	unlock, err := e.keys.lock(ctx, keys...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -132,20 +141,21 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 		turns, err := e.jobTurns(ctx, jobID)
 		return turns, false, err
 	}
+	for i, id := range ids {
+		if err := e.derivedFree(ctx, id, fmt.Sprintf("the job id %q", jobID), fmt.Sprintf("its turn %d", i)); err != nil {
+			return nil, false, err
+		}
+	}
 	if err := e.momentExists(ctx, momentID); err != nil {
 		return nil, false, err
 	}
-	seats := e.Seats()
-	n := max(len(seats), 1)
 	recs := make([]oplog.Record, n)
-	ids := make([]string, n)
 	for i := range n {
-		ids[i] = fmt.Sprintf("%s:%d", jobID, i)
 		start := mirror.TurnStart{ID: ids[i], MomentID: momentID, Mode: api.ModeCareful, Job: jobID, JobIndex: i}
 		if i < len(seats) {
 			start.Seat = seats[i].Name
 		}
-		if recs[i], err = record(api.OpTurnStart, jobID, start); err != nil {
+		if recs[i], err = record(api.OpTurnStart, ids[i], start); err != nil {
 			return nil, false, err
 		}
 	}
@@ -155,6 +165,19 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 	e.run.enqueue(ids...)
 	turns, err := e.jobTurns(ctx, jobID)
 	return turns, true, err
+}
+
+// derivedFree refuses a request id derived from a job or recall id (owner,
+// for the message) when an earlier write already used it.
+func (e *Engine) derivedFree(ctx context.Context, id, owner, what string) error {
+	r, err := e.mirror.Request(ctx, id)
+	switch {
+	case isNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	}
+	return api.Errorf(api.CodeRequestIDReused, "%s cannot be used: %s would have the request id %q, which was already used for a %s; choose another id", owner, what, id, kindWords[r.Kind])
 }
 
 func (e *Engine) jobTurns(ctx context.Context, jobID string) ([]api.Turn, error) {
@@ -172,13 +195,16 @@ func (e *Engine) jobTurns(ctx context.Context, jobID string) ([]api.Turn, error)
 
 // StartRecall starts a quick recall: a moment of kind recall assembled from
 // the kept phrases least recently recalled, with an id the engine mints,
-// and its turn "<recall id>:turn". A repeat returns the same moment and
-// turn (created false). With no phrase kept it is refused with no_phrases.
+// and its turn, whose request id (and turn id) is "<recall id>:turn". A
+// repeat returns the same moment and turn (created false). With no phrase
+// kept it is refused with no_phrases; when "<recall id>:turn" is already
+// taken, with request_id_reused.
 func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment, *api.Turn, bool, error) {
 	if err := api.CheckRecallID(recallID); err != nil {
 		return nil, nil, false, err
 	}
-	unlock, err := e.keys.lock(ctx, reqKey(recallID), recallKey)
+	turnID := mirror.RecallTurnRequestID(recallID)
+	unlock, err := e.keys.lock(ctx, reqKey(recallID), reqKey(turnID), recallKey)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -194,6 +220,9 @@ func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment,
 		t, err := e.Turn(ctx, r.TurnID)
 		return mo, t, false, err
 	}
+	if err := e.derivedFree(ctx, turnID, fmt.Sprintf("the recall id %q", recallID), "its turn"); err != nil {
+		return nil, nil, false, err
+	}
 	phrases, err := e.mirror.LeastRecalled(ctx, recallPhrases)
 	if err != nil {
 		return nil, nil, false, err
@@ -202,7 +231,6 @@ func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment,
 		return nil, nil, false, api.Errorf(api.CodeNoPhrases, "no phrase is kept yet; keep a few words of a reading first, then ask for a recall")
 	}
 	momentID := e.newID()
-	turnID := recallID + ":turn"
 	data := &mirror.RecallData{ID: recallID, TurnID: turnID}
 	texts := make([]string, len(phrases))
 	for i, p := range phrases {
@@ -215,7 +243,7 @@ func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment,
 	if err != nil {
 		return nil, nil, false, err
 	}
-	start, err := record(api.OpTurnStart, recallID, mirror.TurnStart{ID: turnID, MomentID: momentID, Mode: api.ModeRecall, Recall: recallID})
+	start, err := record(api.OpTurnStart, turnID, mirror.TurnStart{ID: turnID, MomentID: momentID, Mode: api.ModeRecall, Recall: recallID})
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -312,3 +312,41 @@ func TestStartTurn_Concurrent(t *testing.T) {
 	}
 	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMediaPut: 1, api.OpTurnStart: 1, api.OpTurnFinish: 1})
 }
+
+// A job and a create racing for the job's derived request id "<job id>:0":
+// exactly one of them takes it, the other is refused with
+// request_id_reused, and the log holds the winner's lines only.
+func TestStartJob_RacesForDerivedRequestID(t *testing.T) {
+	for round := range 5 {
+		e := openEngine(t, t.TempDir())
+		mo := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindNote})
+		before := opCounts(t, e)
+		const n = 8
+		var wg sync.WaitGroup
+		jobErrs, createErrs := make([]error, n), make([]error, n)
+		for i := range n {
+			wg.Go(func() { _, _, jobErrs[i] = e.StartJob(ctxT(t), mo.ID, "race") })
+			wg.Go(func() {
+				_, _, createErrs[i] = e.CreateMoment(ctxT(t), api.CreateMomentRequest{ClientRequestID: "race:0", Kind: api.KindNote})
+			})
+		}
+		wg.Wait()
+		after := opCounts(t, e)
+		jobWon := jobErrs[0] == nil
+		for i := range n {
+			if (jobErrs[i] == nil) != jobWon || (createErrs[i] == nil) == jobWon {
+				t.Fatalf("round %d: job errors %v, create errors %v: want one side to win every call", round, jobErrs, createErrs)
+			}
+			if jobWon {
+				wantCode(t, createErrs[i], api.CodeRequestIDReused)
+			} else {
+				wantCode(t, jobErrs[i], api.CodeRequestIDReused)
+			}
+		}
+		turns, creates := after[api.OpTurnStart]-before[api.OpTurnStart], after[api.OpMomentCreate]-before[api.OpMomentCreate]
+		if jobWon && (turns != 1 || creates != 0) || !jobWon && (turns != 0 || creates != 1) {
+			t.Fatalf("round %d (job won: %v): %d turn.start and %d moment.create lines", round, jobWon, turns, creates)
+		}
+		e.Close()
+	}
+}

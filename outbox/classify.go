@@ -21,14 +21,28 @@ const (
 	// CodeBadAnswer is an answer the engine accepted (2xx) whose body
 	// could not be read as the contract says.
 	CodeBadAnswer = "bad_answer"
-	// CodeOutboxFile is trouble reading an entry's file in the outbox on
-	// this computer (a missing file is parked with missing_file instead).
+	// CodeOutboxFile is trouble with the outbox's files on this computer
+	// other than an entry's own file (which the drain parks with
+	// CodeMissingFile, CodeUnreadableFile or CodeChangedFile).
 	CodeOutboxFile = "outbox_file"
 	// CodeOutboxDatabase is trouble in the outbox's own database (SQLite)
 	// on this computer, such as recording a step the engine has done.
 	CodeOutboxDatabase = "outbox_database"
 	// CodeFailed is any other failure.
 	CodeFailed = "failed"
+)
+
+// Codes of an entry parked for its own files in the outbox on this
+// computer: retrying cannot help until someone puts the file back.
+const (
+	// CodeMissingFile is a file gone from the outbox (or its whole folder).
+	CodeMissingFile = "missing_file"
+	// CodeUnreadableFile is a file the outbox cannot read: permission
+	// denied, a folder in its place, a read error from the disk.
+	CodeUnreadableFile = "unreadable_file"
+	// CodeChangedFile is a file whose size is no longer the one recorded
+	// when the photo was added.
+	CodeChangedFile = "changed_file"
 )
 
 // permanentError marks a failure that retrying cannot fix (river's
@@ -60,8 +74,8 @@ type Verdict struct {
 // statuses retry.Passing names (408, 425, 429, 5xx) and retry.Refused's
 // (401, 403: the user fixes the token, and the entry waits for that) are
 // passing trouble and the entry waits; any other 4xx parks it with the
-// engine's code and message. Errors marked Permanent (a file missing from
-// the outbox) park too. Any other failure (the outbox's own files or
+// engine's code and message. Errors marked Permanent (an entry's own file
+// gone, unreadable or changed in the outbox) park too. Any other failure (the outbox's own files or
 // database, an unreadable answer) waits, under a code that names it.
 func Classify(err error) Verdict {
 	var pe *permanentError

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,6 +341,10 @@ func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step s
 	return "", Permanent("bad_step", fmt.Errorf("unknown step %q", step))
 }
 
+// openOutboxFile opens an entry's file for its upload; tests swap it to
+// answer as a file the user may not read would (chmod does not stop root).
+var openOutboxFile = os.Open
+
 // progressEvery is how many bytes pass between progress events.
 const progressEvery = 256 << 10
 
@@ -366,25 +371,38 @@ func fileOf(e *Entry, step string) entryFile {
 }
 
 // upload streams one file of an entry from disk with its Content-Digest.
+// A file of the entry's own that cannot be read (gone, permission denied, a
+// folder in its place, cut short or grown, a read error) parks the entry
+// with a reason about this computer: no engine and no wait can fix it.
 func (o *Outbox) upload(ctx context.Context, c *client.Client, file entryFile) error {
 	e := file.entry
 	path := filepath.Join(o.entryDir(e.ID), file.name)
-	f, err := os.Open(path)
+	f, err := openOutboxFile(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return Permanent("missing_file", fmt.Errorf("the %s of %s is missing from the outbox (%s); discard this entry and import the photo again", file.role, e.Name, path))
-		}
-		return fmt.Errorf("open the %s of %s: %w", file.role, e.Name, err)
+		return localFileTrouble(file, path, err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return localFileTrouble(file, path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return localFileTrouble(file, path, fmt.Errorf("%s is not a file", path))
+	}
+	if fi.Size() != file.size {
+		return Permanent(CodeChangedFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send has changed since the photo was added (%d bytes, not %d: %s). "+
+			"If you put an older copy of Spark's folder back, put the right one back and press Retry; otherwise press Discard and add the photo again",
+			roleWords(file.role), e.Name, fi.Size(), file.size, path))
+	}
 	sum, err := hex.DecodeString(file.sha256)
 	if err != nil {
 		return Permanent("bad_entry", fmt.Errorf("the outbox holds a bad SHA-256 for %s; discard this entry and import the photo again", e.Name))
 	}
+	body := &localReader{r: f, want: file.size}
 	var last int64
 	_, _, err = c.PutMedia(ctx, client.PutMedia{
 		ID: file.mediaID, MomentID: e.MomentID, Role: file.role, ContentType: file.contentType,
-		Body: f, Size: file.size, SHA256: sum,
+		Body: body, Size: file.size, SHA256: sum,
 		Progress: func(sent int64) {
 			if sent-last >= progressEvery || sent == file.size {
 				last = sent
@@ -392,7 +410,61 @@ func (o *Outbox) upload(ctx context.Context, c *client.Client, file entryFile) e
 			}
 		},
 	})
+	if err != nil && body.err != nil && ctx.Err() == nil {
+		// The upload failed because the file could not be read, not
+		// because of the engine or the network.
+		return localFileTrouble(file, path, body.err)
+	}
 	return err
+}
+
+// localFileTrouble is the parking error for an entry file that cannot be
+// opened or read, in words for the person at the computer; the system's
+// own words stay in parentheses for whoever helps him.
+func localFileTrouble(file entryFile, path string, err error) error {
+	e := file.entry
+	if errors.Is(err, os.ErrNotExist) {
+		return Permanent(CodeMissingFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send is gone from its folder (%s). "+
+			"If you moved it, put it back and press Retry; otherwise press Discard and add the photo again", roleWords(file.role), e.Name, path))
+	}
+	why := "Spark cannot read it"
+	if errors.Is(err, os.ErrPermission) {
+		why = "Spark is not allowed to read it"
+	}
+	return Permanent(CodeUnreadableFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send cannot be read: %s (%v). "+
+		"If you changed the permissions of Spark's folder or put something in its place, undo that and press Retry; otherwise press Discard and add the photo again",
+		roleWords(file.role), e.Name, why, err))
+}
+
+// roleWords names a file of an entry for the person at the computer.
+func roleWords(role string) string {
+	if role == api.RoleCopy {
+		return "small copy"
+	}
+	return "original photo"
+}
+
+// localReader keeps the first read error of an entry's file, so that an
+// upload cut short by the disk is told from one cut short by the network.
+// Reading fewer bytes than the entry recorded is an error too: the file
+// changed since the photo was added.
+type localReader struct {
+	r          io.Reader
+	want, read int64
+	err        error
+}
+
+func (l *localReader) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	l.read += int64(n)
+	switch {
+	case l.err != nil:
+	case err == io.EOF && l.read < l.want:
+		l.err = fmt.Errorf("the file ended after %d bytes of %d", l.read, l.want)
+	case err != nil && err != io.EOF:
+		l.err = err
+	}
+	return n, err
 }
 
 // fail records a failed step: the entry waits or is parked.

@@ -11,7 +11,10 @@
 // (`spark-engine rebuild --data DIR`).
 //
 // The schema (schema.sql) carries a version in PRAGMA user_version. Open
-// refuses a mirror of another version with an error that says to rebuild.
+// migrates a mirror of an older version in place, one numbered migration at
+// a time (migrations in mirror.go), so that it equals the fold of its log
+// by this version; it refuses one it cannot migrate with an error that says
+// to rebuild.
 //
 // # The ops and their data
 //
@@ -31,12 +34,18 @@
 //	phrase.keep    PhraseKeep    an active mark; kept_at = At.
 //	phrase.unkeep  PhraseUnkeep  the mark is removed.
 //
-// The record's RequestID is the client request id (or recall or job id)
-// that caused the op. moment.create and turn.start remember it in the
-// requests table with INSERT OR IGNORE, so the first producer wins and the
-// request memory comes back whole with a rebuild. The kinds are "moment",
-// "recall" (a moment.create with Recall), "turn" and "job" (a turn.start
-// with Job).
+// The record's RequestID is the client request id that caused the op: the
+// create's, the practical turn's, the recall id on a recall's moment.create,
+// and on the turn.start of a job's turn i "<job id>:<i>", of a recall's turn
+// "<recall id>:turn" (logs written before schema version 2 carry the job or
+// recall id itself there; the fold derives these two from the data, so old
+// and new lines fold alike). moment.create and turn.start remember their
+// request ids in the requests table with INSERT OR IGNORE, so the first
+// producer wins and the request memory comes back whole with a rebuild. The
+// kinds are "moment", "recall" (a moment.create with Recall), "turn",
+// "job" (the job id, at its first turn.start), "job_turn" and
+// "recall_turn" (the derived ids, which only a repeat of the job or recall
+// answers).
 //
 // A turn that a worker is running is not logged as such: the mirror says
 // queued until turn.finish, and the engine shows running for the turns its

@@ -265,7 +265,7 @@ func (t *tx) fold(r *oplog.Record) error {
 				}
 			}
 		}
-		return t.request(r, kind, d.ID, turn)
+		return t.request(r.RequestID, r.Seq, kind, d.ID, turn)
 	case api.OpMomentEdit:
 		var d MomentEdit
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -303,20 +303,38 @@ func (t *tx) fold(r *oplog.Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
-		if _, err := t.exec(sqlTurnInsert, d.ID, d.MomentID, d.Mode, d.Seat, r.RequestID, d.Job, d.JobIndex, d.Recall, at, seq); err != nil {
-			return err
-		}
-		kind := RequestTurn
+		// A job's turn and a recall's turn have request ids derived from
+		// the job or recall id. Logs written before version 2 carry the job
+		// or recall id itself on these lines; the derived id comes from the
+		// data, so both fold alike.
+		reqID := r.RequestID
 		switch {
 		case d.Job != "":
-			kind = RequestJob
+			reqID = JobTurnRequestID(d.Job, d.JobIndex)
+		case d.Recall != "":
+			reqID = RecallTurnRequestID(d.Recall)
+		}
+		if _, err := t.exec(sqlTurnInsert, d.ID, d.MomentID, d.Mode, d.Seat, reqID, d.Job, d.JobIndex, d.Recall, at, seq); err != nil {
+			return err
+		}
+		switch {
+		case d.Job != "":
 			if _, err := t.exec(sqlJobInsert, d.Job, d.MomentID, at, seq); err != nil {
 				return err
 			}
+			// The job id answers for the job (its first turn wins).
+			if err := t.request(d.Job, r.Seq, RequestJob, d.MomentID, d.ID); err != nil {
+				return err
+			}
+			return t.request(reqID, r.Seq, RequestJobTurn, d.MomentID, d.ID)
 		case d.Recall != "":
-			kind = RequestRecall
+			// The recall id was remembered by the recall's moment.create.
+			if err := t.request(d.Recall, r.Seq, RequestRecall, d.MomentID, d.ID); err != nil {
+				return err
+			}
+			return t.request(reqID, r.Seq, RequestRecallTurn, d.MomentID, d.ID)
 		}
-		return t.request(r, kind, d.MomentID, d.ID)
+		return t.request(reqID, r.Seq, RequestTurn, d.MomentID, d.ID)
 	case api.OpTurnFinish:
 		var d TurnFinish
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -343,12 +361,13 @@ func (t *tx) fold(r *oplog.Record) error {
 	}
 }
 
-// request remembers what a request id produced; the first producer wins.
-func (t *tx) request(r *oplog.Record, kind, momentID, turnID string) error {
-	if r.RequestID == "" {
+// request remembers what request id id produced, at seq; the first
+// producer wins.
+func (t *tx) request(id string, seq uint64, kind, momentID, turnID string) error {
+	if id == "" {
 		return nil
 	}
-	t.m.ids.add(requestIDs, r.RequestID)
-	_, err := t.exec(sqlRequestInsert, r.RequestID, kind, momentID, turnID, int64(r.Seq))
+	t.m.ids.add(requestIDs, id)
+	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(seq))
 	return err
 }

@@ -1,6 +1,9 @@
 package mirror
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Request kinds in the requests table.
 const (
@@ -8,7 +11,21 @@ const (
 	RequestTurn   = "turn"
 	RequestRecall = "recall"
 	RequestJob    = "job"
+	// RequestJobTurn is the request id "<job id>:<i>" of a job's turn i,
+	// RequestRecallTurn the request id "<recall id>:turn" of a quick
+	// recall's turn: derived from the job or recall id, they are taken as
+	// any other request id is, and only the job or recall itself answers
+	// them.
+	RequestJobTurn    = "job_turn"
+	RequestRecallTurn = "recall_turn"
 )
+
+// JobTurnRequestID is the request id of turn i of job: "<job id>:<i>".
+func JobTurnRequestID(job string, i int) string { return fmt.Sprintf("%s:%d", job, i) }
+
+// RecallTurnRequestID is the request id of a quick recall's turn:
+// "<recall id>:turn".
+func RecallTurnRequestID(recall string) string { return recall + ":turn" }
 
 // MomentCreate is the data of a moment.create op.
 type MomentCreate struct {

@@ -14,7 +14,7 @@ import (
 // Request is what a client request id (or recall or job id) produced.
 type Request struct {
 	ID       string
-	Kind     string // RequestMoment, RequestTurn, RequestRecall or RequestJob
+	Kind     string // RequestMoment, RequestTurn, RequestRecall, RequestJob, RequestJobTurn or RequestRecallTurn
 	MomentID string
 	TurnID   string // the turn of a turn request; a recall's turn; a job's first turn
 }

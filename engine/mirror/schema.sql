@@ -1,6 +1,7 @@
 -- The mirror's schema. Every row is a fold of the op log (see doc.go); the
--- version lives in PRAGMA user_version and a mirror of another version is
--- refused until it is rebuilt from the log.
+-- version lives in PRAGMA user_version; a mirror of an older version is
+-- migrated (mirror.go's migrations), one of another version is refused until
+-- it is rebuilt from the log.
 
 -- meta holds the seq of the last op folded in (key 'last_seq').
 CREATE TABLE meta (
@@ -83,8 +84,10 @@ CREATE TABLE jobs (
 	seq        INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- requests is the request memory: a client request id (or recall or job id)
--- and what it produced. The first producer wins (INSERT OR IGNORE).
+-- requests is the request memory: a client request id (or recall or job id,
+-- or the id derived from one for its turns: "<job id>:<i>", "<recall
+-- id>:turn") and what it produced. The first producer wins (INSERT OR
+-- IGNORE).
 CREATE TABLE requests (
 	id        TEXT PRIMARY KEY,
 	kind      TEXT NOT NULL,
