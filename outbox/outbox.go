@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
 
 	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // Errors returned by the outbox.
@@ -174,9 +176,8 @@ func (o *Outbox) Close() error {
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// FULL sync: a capture reported safe must survive a power cut, not only
 	// a crash of the process.
-	dsn := "file:" + filepath.ToSlash(path) + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	dsn := sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+		"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}})
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open outbox database %s: %w", path, err)
@@ -195,7 +196,7 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 // as the outbox is open. SQLite's locking works the same on every desktop
 // and the operating system drops it when the process dies, even by SIGKILL.
 func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(0)")
+	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_pragma": {"locking_mode(EXCLUSIVE)", "busy_timeout(0)"}}))
 	if err != nil {
 		return nil, fmt.Errorf("open outbox lock %s: %w", path, err)
 	}

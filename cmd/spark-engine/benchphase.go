@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/server"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // benchPhaseCmd is the hidden command the bench runs in a child process per
@@ -298,7 +300,8 @@ func phaseBulkInsert(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	if err := m.Close(); err != nil {
 		return phaseResult{}, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=foreign_keys(1)&_txlock=immediate")
+	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+		"_pragma": {"journal_mode(WAL)", "synchronous(OFF)", "foreign_keys(1)"}}))
 	if err != nil {
 		return phaseResult{}, err
 	}
