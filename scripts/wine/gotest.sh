@@ -28,8 +28,13 @@ printf '{"Replace":{"%s":"%s"}}\n' \
   "$(go env GOROOT)/src/internal/syscall/windows/zz_spark_wine_deleteat_fallback.go" \
   "$here/deleteat_fallback_windows.go" > "$tmp/overlay.json"
 
-# One wine server for the whole run, instead of one started per binary.
-wineserver -p >/dev/null 2>&1 || true
+# One wine server for the whole run, instead of one started per binary, and
+# Wine's own background processes (services.exe, winedevice.exe, ...)
+# started now with no terminal or pipe: started by the first test binary,
+# they would hold its output pipe open after it exits, and go test would
+# wait for it.
+wineserver -p >/dev/null 2>&1 </dev/null || true
+"$WINE" cmd.exe /c exit >/dev/null 2>&1 </dev/null || true
 
 pkgs=()
 for p in "${PACKAGES[@]}"; do
