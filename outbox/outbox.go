@@ -17,7 +17,6 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
 
-	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
@@ -85,6 +84,7 @@ type Outbox struct {
 
 	events events
 	drain  drainState
+	rm     removals
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -185,7 +185,7 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// One connection: the process's writers queue in Go instead of SQLite's
 	// busy handler, which sleeps in steps of many milliseconds.
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open outbox database %s: %w", path, diskFull(err, 0))
 	}
@@ -213,56 +213,6 @@ func takeLock(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("take outbox lock %s: %w", path, err)
 	}
 	return db, nil
-}
-
-// cleanup removes staging leftovers and file folders without a live row.
-func (o *Outbox) cleanup(ctx context.Context) error {
-	staging := filepath.Join(o.dir, "staging")
-	ents, err := os.ReadDir(staging)
-	if err != nil {
-		return fmt.Errorf("clean outbox staging: %w", err)
-	}
-	for _, e := range ents {
-		if err := os.RemoveAll(filepath.Join(staging, e.Name())); err != nil {
-			return fmt.Errorf("clean outbox staging: %w", err)
-		}
-	}
-	keep := map[string]bool{}
-	q := "SELECT id FROM entries WHERE state != 'done'"
-	if o.opts.KeepFiles {
-		q = "SELECT id FROM entries"
-	}
-	rows, err := o.db.QueryContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("clean outbox files: %w", err)
-		}
-		keep[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	files := filepath.Join(o.dir, "files")
-	ents, err = os.ReadDir(files)
-	if err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	for _, e := range ents {
-		if keep[e.Name()] {
-			continue
-		}
-		o.log.Info("outbox: removing stray files", "dir", e.Name())
-		if err := os.RemoveAll(filepath.Join(files, e.Name())); err != nil {
-			return fmt.Errorf("clean outbox files: %w", err)
-		}
-	}
-	return atomicfile.SyncDir(files)
 }
 
 // entryDir is where an entry's files live once captured.

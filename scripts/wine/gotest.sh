@@ -3,7 +3,8 @@
 # windows/amd64 (CGO_ENABLED=0, no race detector) and run under Wine in the
 # private prefix of setup-prefix.sh, one package at a time. Prints
 # `go test -json` on stdout, for scripts/gotest-report.mjs; arguments go to
-# go test (for example -run).
+# go test (for example -run); package patterns among them (./outbox) replace
+# the list below.
 #
 # Go's os.RemoveAll deletes with a call Wine 8.0 lacks, so the test binaries
 # are built with -overlay adding deleteat_fallback_windows.go to Go's
@@ -36,7 +37,13 @@ printf '{"Replace":{"%s":"%s"}}\n' \
 wineserver -p >/dev/null 2>&1 </dev/null || true
 "$WINE" cmd.exe /c exit >/dev/null 2>&1 </dev/null || true
 
-pkgs=()
+args=() pkgs=()
+for a in "$@"; do
+  case $a in ./*) PACKAGES=() ;; esac
+done
+for a in "$@"; do
+  case $a in ./*) PACKAGES+=("$a") ;; *) args+=("$a") ;; esac
+done
 for p in "${PACKAGES[@]}"; do
   # A package named here that this tree lacks is left out, not an error.
   go list "$p" >/dev/null 2>&1 && pkgs+=("$p")
@@ -44,4 +51,4 @@ done
 
 CGO_ENABLED=0 GOOS=windows GOARCH=amd64 \
   go test -json -count=1 -p 1 -timeout 4m -overlay "$tmp/overlay.json" \
-  -exec "$here/go-wine-exec" "$@" "${pkgs[@]}"
+  -exec "$here/go-wine-exec" "${args[@]}" "${pkgs[@]}"
