@@ -217,11 +217,3 @@ func takeLock(ctx context.Context, path string) (*sql.DB, error) {
 
 // entryDir is where an entry's files live once captured.
 func (o *Outbox) entryDir(id string) string { return filepath.Join(o.dir, "files", id) }
-
-// DefaultDataDir is Spark's per-user data folder: $XDG_DATA_HOME/Spark or
-// ~/.local/share/Spark on Linux, %AppData%\Spark on Windows and
-// ~/Library/Application Support/Spark on macOS. The outbox lives in its
-// "outbox" subfolder.
-func DefaultDataDir() (string, error) {
-	return defaultDataDir(os.Getenv, os.UserHomeDir, os.UserConfigDir)
-}
