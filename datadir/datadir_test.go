@@ -13,6 +13,11 @@ import (
 )
 
 func TestDir(t *testing.T) {
+	// An absolute path on the OS running the test (filepath.IsAbs is its).
+	absData := "/data"
+	if runtime.GOOS == "windows" {
+		absData = `C:\data`
+	}
 	home := func() (string, error) { return "/home/dad", nil }
 	noHome := func() (string, error) { return "", errors.New("no home") }
 	env := func(kv ...string) func(string) string {
@@ -34,7 +39,7 @@ func TestDir(t *testing.T) {
 		wantErr bool
 	}{
 		{"Linux", "linux", env(), home, filepath.Join("/home/dad", ".local", "share", "Spark"), false},
-		{"LinuxXDG", "linux", env("XDG_DATA_HOME", "/data"), home, filepath.Join("/data", "Spark"), false},
+		{"LinuxXDG", "linux", env("XDG_DATA_HOME", absData), home, filepath.Join(absData, "Spark"), false},
 		{"LinuxXDGRelativeIgnored", "linux", env("XDG_DATA_HOME", "rel"), home, filepath.Join("/home/dad", ".local", "share", "Spark"), false},
 		{"LinuxNoHome", "linux", env(), noHome, "", true},
 		{"MacOS", "darwin", env(), home, filepath.Join("/home/dad", "Library", "Application Support", "Spark"), false},
