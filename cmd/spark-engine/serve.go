@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,9 +102,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	// A second signal now stops the process at once, the default behaviour.
-	signal.Reset(os.Interrupt, syscall.SIGTERM)
-	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "grace", shutdownGrace)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	signal.Reset(stopSignals...)
+	sig := stopSignal(ctx)
+	grace := stopGrace(sig)
+	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "signal", sig, "grace", grace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	shutErr := srv.Shutdown(sctx)
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -115,7 +116,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("close the engine: %w", err)
 	}
 	if shutErr != nil {
-		return fmt.Errorf("requests still running after %s were cut off: %w", shutdownGrace, shutErr)
+		return fmt.Errorf("requests still running after %s were cut off: %w", grace, shutErr)
 	}
 	logger.Info("stopped; the log is synced")
 	return nil
