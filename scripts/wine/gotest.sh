@@ -19,7 +19,7 @@ root=$(cd "$here/../.." && pwd)
 cd "$root"
 
 PACKAGES=(
-  ./api/... ./atomicfile/... ./client/... ./datadir/... ./engine/... ./outbox/...
+  ./api/... ./atomicfile/... ./client/... ./datadir/... ./endsession/... ./engine/... ./outbox/...
   ./photo/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
 )
 

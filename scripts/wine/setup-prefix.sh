@@ -21,6 +21,14 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   [ -f "$WINEPREFIX/system.reg" ] || { echo "wine setup: wineboot made no prefix in $WINEPREFIX" >&2; exit 1; }
 fi
 
+# Wine's null display driver: windows can be made (a hidden one watches for
+# the end of the session, see endsession/) with no X server.
+if ! grep -q '"Graphics"="null"' "$WINEPREFIX/user.reg" 2>/dev/null; then
+  echo "wine setup: the null display driver"
+  "$WINE" reg add 'HKCU\Software\Wine\Drivers' /v Graphics /d null /f >/dev/null 2>&1
+  wineserver -w
+fi
+
 dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
 if [ ! -f "$dll" ] || [ "$here/processprng.c" -nt "$dll" ]; then
   echo "wine setup: building the stand-in bcryptprimitives.dll (ProcessPrng)"
