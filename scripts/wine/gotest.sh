@@ -49,6 +49,10 @@ for p in "${PACKAGES[@]}"; do
   go list "$p" >/dev/null 2>&1 && pkgs+=("$p")
 done
 
-CGO_ENABLED=0 GOOS=windows GOARCH=amd64 \
-  go test -json -count=1 -p 1 -timeout 4m -overlay "$tmp/overlay.json" \
+export CGO_ENABLED=0 GOOS=windows GOARCH=amd64
+# First the test binaries, built two at a time (-p 1 below builds one at a
+# time too); a build error shows in the run after, in its JSON.
+go test -count=1 -run '^$' -overlay "$tmp/overlay.json" -exec /bin/true "${pkgs[@]}" >/dev/null 2>&1 || true
+# Then the tests, one package at a time under Wine.
+go test -json -count=1 -p 1 -timeout 4m -overlay "$tmp/overlay.json" \
   -exec "$here/go-wine-exec" "${args[@]}" "${pkgs[@]}"
