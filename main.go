@@ -22,6 +22,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/sparkfamily/spark/app"
+	"github.com/sparkfamily/spark/endsession"
 	"github.com/sparkfamily/spark/version"
 )
 
@@ -46,6 +47,12 @@ func main() {
 		OnStartup: func(ctx context.Context) {
 			a.Startup(ctx, app.WailsShell(ctx))
 			go quitOnSignal(ctx)
+			// Windows tells a windowed app of a log off or shut down by
+			// messages, not signals: the shutdown then runs before it ends
+			// the process (nothing to do elsewhere).
+			if _, err := endsession.Watch(a.Shutdown); err != nil {
+				logger.Warn("cannot watch for the end of the session", "err", err)
+			}
 		},
 		OnDomReady: func(ctx context.Context) {
 			logger.Info("window ready", "since_start", time.Since(start).Round(time.Millisecond))
@@ -66,8 +73,9 @@ func main() {
 }
 
 // quitOnSignal closes the window on SIGINT or SIGTERM (a logout, a service
-// manager), so the drain stops between steps and the engine's log is synced
-// as when the user closes it.
+// manager; on Windows Ctrl+C or Ctrl+Break, or its console window closed,
+// when started from one), so the drain stops between steps and the
+// engine's log is synced as when the user closes it.
 func quitOnSignal(ctx context.Context) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

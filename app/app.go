@@ -31,7 +31,7 @@ import (
 
 // Options configure New.
 type Options struct {
-	// DataDir is Spark's data folder; "" is outbox.DefaultDataDir().
+	// DataDir is Spark's data folder; "" is datadir.Default (paths.go).
 	DataDir string
 	// Logger, if set, receives the app's log as well as DATA/logs/spark.log.
 	Logger *slog.Logger
@@ -105,7 +105,7 @@ func (a *App) Startup(ctx context.Context, shell Shell) {
 func (a *App) start(ctx context.Context) error {
 	dir := a.opts.DataDir
 	if dir == "" {
-		d, err := outbox.DefaultDataDir()
+		d, err := defaultDataDir(a.log)
 		if err != nil {
 			return err
 		}

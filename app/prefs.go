@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/sparkfamily/spark/atomicfile"
@@ -49,7 +48,7 @@ const settingsFile = "settings.json"
 // (the local engine, no Pippa yet).
 func loadPrefs(dir string) (prefs, error) {
 	s := prefs{Engine: EngineLocal}
-	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	b, err := atomicfile.ReadFile(filepath.Join(dir, settingsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

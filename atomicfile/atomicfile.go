@@ -3,9 +3,16 @@
 // entries it creates durable.
 //
 // Every state file Spark keeps (the engine's tokens and seats, the app's
-// settings) goes through WriteFile; code that streams into its own temp
-// file and renames it (media blobs, outbox captures) calls SyncDir after
-// the rename.
+// settings) goes through WriteFile, and is read back with ReadFile; code
+// that streams into its own temp file and renames it (media blobs, outbox
+// captures) calls SyncDir after the rename.
+//
+// On Windows a file cannot be replaced while another process has it open
+// without delete sharing, which Go's os.Open does not give: WriteFile
+// replaces with MoveFileEx(MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH)
+// and retries for a short, bounded time on a sharing violation or "access
+// denied" (a reader, an antivirus scan, a backup tool), and ReadFile opens
+// with delete sharing so that Spark's own readers never stand in the way.
 package atomicfile
 
 import (
@@ -14,11 +21,17 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 )
 
+// replaceRetries counts the times WriteFile waited for a busy file (on
+// Windows), for tests.
+var replaceRetries atomic.Int64
+
 // WriteFile replaces path with data: it writes a temp file in path's
-// directory, fsyncs and closes it, renames it over path and fsyncs the
-// directory. The file gets exactly perm, whatever the umask; Windows
+// directory, fsyncs and closes it, renames it over path (on Windows with
+// MoveFileEx and a bounded retry while another process holds path open) and
+// fsyncs the directory. The file gets exactly perm, whatever the umask; Windows
 // ignores perm. When it fails before the rename, path is untouched and the
 // temp file is removed.
 func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
@@ -52,7 +65,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := replace(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	renamed = true

@@ -208,7 +208,9 @@ func TestClient_Errors(t *testing.T) {
 		addr := l.Addr().String()
 		l.Close()
 		_, err := client.New("http://"+addr, "t", nil).Health(context.Background())
-		if _, ok := api.AsError(err); ok || !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "cannot reach the engine") {
+		// Windows answers WSAECONNREFUSED (10061), which syscall.ECONNREFUSED is not there.
+		refused := errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.Errno(10061))
+		if _, ok := api.AsError(err); ok || !refused || !strings.Contains(err.Error(), "cannot reach the engine") {
 			t.Errorf("err = %v, want a wrapped connection refused", err)
 		}
 	})

@@ -25,7 +25,7 @@ type seatsFile struct {
 
 // readSeatsFile reads the seats of engine.json; a missing file has none.
 func readSeatsFile(path string) ([]pippa.Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

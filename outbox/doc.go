@@ -25,7 +25,11 @@
 // So a crash leaves either a whole entry or no row at all; Open removes
 // whatever is in staging/ and every files/<id> without a row (or of a
 // delivered entry, unless Options.KeepFiles), so no stray file outlives a
-// crash.
+// crash. A folder that cannot be removed (on Windows, a file another
+// program holds open) never stops Open, the drain or Discard: it is
+// remembered in the removals table, retried later and listed by
+// Leftovers (removals.go). The database's schema version is in PRAGMA
+// user_version, brought up to date by numbered migrations (migrate.go).
 //
 // # Drain
 //

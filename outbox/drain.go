@@ -521,12 +521,9 @@ func (o *Outbox) finish(ctx context.Context, e *Entry) {
 		o.logOnce("outbox: cannot mark delivered", err)
 		return
 	}
-	if !o.opts.KeepFiles {
-		// A crash before this removal leaves a folder that Open removes.
-		if err := os.RemoveAll(o.entryDir(e.ID)); err != nil {
-			o.log.Warn("outbox: cannot remove delivered files", "entry", e.ID, "err", err)
-		}
-	}
+	// A crash before this removal leaves a folder that Open removes; a
+	// folder that cannot be removed now is remembered (removals.go).
+	o.removeDelivered(ctx, e.ID)
 	o.events.publish(Event{Kind: EventDone, EntryID: e.ID, At: now})
 }
 

@@ -157,13 +157,13 @@ func TestDrain_Delivers(t *testing.T) {
 		if e.State != Done || e.StepsDone != 4 || e.DeliveredAt == nil || e.Target != proxy.URL() {
 			t.Errorf("entry %+v", e)
 		}
-		// The done event follows the removal of the files: the entry
-		// shows as done in the database a moment before.
+		// Delivered files are removed, just after the entry is marked
+		// done; the engine has them.
+		waitFor(t, 5*time.Second, "the delivered files to go", func() bool {
+			_, err := os.Stat(o.entryDir(e.ID))
+			return os.IsNotExist(err)
+		})
 		waitFor(t, 5*time.Second, "the done event", func() bool { return len(rec.of(e.ID, EventDone)) == 1 })
-		// Delivered files are removed; the engine has them.
-		if _, err := os.Stat(o.entryDir(e.ID)); !os.IsNotExist(err) {
-			t.Errorf("files of delivered %s still there (%v)", e.ID, err)
-		}
 		var steps []string
 		for _, ev := range rec.of(e.ID, EventStepDone) {
 			steps = append(steps, ev.Step)
@@ -245,6 +245,9 @@ func TestDrain_Parks(t *testing.T) {
 			if got.State != Parked || got.LastCode != tt.code || got.LastError == "" || got.Attempts != 1 {
 				t.Errorf("parked entry = state %s code %q error %q attempts %d", got.State, got.LastCode, got.LastError, got.Attempts)
 			}
+			// The event follows the state change: wait for it (it was
+			// missed under load, with the state already parked).
+			waitFor(t, 5*time.Second, "the parked event", func() bool { return len(rec.of(bad.ID, EventParked)) > 0 })
 			if ev := rec.of(bad.ID, EventParked); len(ev) != 1 || ev[0].Code != tt.code || ev[0].Step != tt.step {
 				t.Errorf("parked events = %+v", ev)
 			}

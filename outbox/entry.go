@@ -259,7 +259,8 @@ func (o *Outbox) RetryAll(ctx context.Context) (int, error) {
 
 // Discard removes an entry and its files. When exportDir is not empty the
 // original is first copied there by ExportOriginal, so the user keeps the
-// photo; it returns the exported path. A delivery in
+// photo; it returns the exported path. Files that cannot be removed yet (a
+// file held open on Windows) are removed later; see Leftovers. A delivery in
 // progress for the entry is stopped first.
 func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, error) {
 	if _, err := o.Entry(ctx, id); err != nil {
@@ -275,14 +276,13 @@ func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, err
 			return "", fmt.Errorf("discard %s: %w", id, err)
 		}
 	}
-	if _, err := o.db.ExecContext(ctx, "DELETE FROM entries WHERE id = ?", id); err != nil {
+	// The row goes with its files' removal recorded, in one transaction,
+	// so the files are never forgotten: removed now, or (a file held open)
+	// remembered and removed later, never an error.
+	if err := o.forget(ctx, id); err != nil {
 		return "", fmt.Errorf("discard %s: %w", id, err)
 	}
-	// A crash before this removal leaves a folder without a row, which
-	// the next Open removes.
-	if err := os.RemoveAll(o.entryDir(id)); err != nil {
-		return exported, fmt.Errorf("discard %s: remove its files: %w", id, err)
-	}
+	o.removeFiles(ctx, "files/"+id, id, ReasonDiscarded)
 	o.events.publish(Event{Kind: EventRemoved, EntryID: id, At: o.opts.Now()})
 	return exported, nil
 }

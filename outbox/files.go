@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/sparkfamily/spark/datadir"
 )
 
 // writeFile is the part of *os.File a capture writes through. Tests swap
@@ -81,22 +82,10 @@ func defaultHTTPClient() *http.Client {
 	}}
 }
 
-func defaultDataDir(getenv func(string) string, home, config func() (string, error)) (string, error) {
-	switch runtime.GOOS {
-	case "windows", "darwin":
-		// %AppData% on Windows, ~/Library/Application Support on macOS.
-		d, err := config()
-		if err != nil {
-			return "", fmt.Errorf("find the user data folder: %w; pass --data DIR", err)
-		}
-		return filepath.Join(d, "Spark"), nil
-	}
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "Spark"), nil
-	}
-	h, err := home()
-	if err != nil {
-		return "", fmt.Errorf("find the user data folder: %w; pass --data DIR", err)
-	}
-	return filepath.Join(h, ".local", "share", "Spark"), nil
+// DefaultDataDir is Spark's per-user data folder, datadir.Default: the
+// outbox lives in its "outbox" subfolder. On Windows it is
+// %LocalAppData%\Spark, and an outbox an older Spark left in %AppData%\Spark
+// is moved there first; the move is logged to slog's default logger.
+func DefaultDataDir() (string, error) {
+	return datadir.Default(slog.Default())
 }

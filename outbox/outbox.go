@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,7 +17,7 @@ import (
 	"modernc.org/sqlite" // the "sqlite" driver, pure Go
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // Errors returned by the outbox.
@@ -84,6 +85,7 @@ type Outbox struct {
 
 	events events
 	drain  drainState
+	rm     removals
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -175,9 +177,8 @@ func (o *Outbox) Close() error {
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// FULL sync: a capture reported safe must survive a power cut, not only
 	// a crash of the process.
-	dsn := "file:" + filepath.ToSlash(path) + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	dsn := sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+		"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}})
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open outbox database %s: %w", path, err)
@@ -185,7 +186,7 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// One connection: the process's writers queue in Go instead of SQLite's
 	// busy handler, which sleeps in steps of many milliseconds.
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open outbox database %s: %w", path, diskFull(err, 0))
 	}
@@ -196,7 +197,7 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 // as the outbox is open. SQLite's locking works the same on every desktop
 // and the operating system drops it when the process dies, even by SIGKILL.
 func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(0)")
+	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_pragma": {"locking_mode(EXCLUSIVE)", "busy_timeout(0)"}}))
 	if err != nil {
 		return nil, fmt.Errorf("open outbox lock %s: %w", path, err)
 	}
@@ -225,63 +226,5 @@ func sqliteCode(err error) int {
 	return 0
 }
 
-// cleanup removes staging leftovers and file folders without a live row.
-func (o *Outbox) cleanup(ctx context.Context) error {
-	staging := filepath.Join(o.dir, "staging")
-	ents, err := os.ReadDir(staging)
-	if err != nil {
-		return fmt.Errorf("clean outbox staging: %w", err)
-	}
-	for _, e := range ents {
-		if err := os.RemoveAll(filepath.Join(staging, e.Name())); err != nil {
-			return fmt.Errorf("clean outbox staging: %w", err)
-		}
-	}
-	keep := map[string]bool{}
-	q := "SELECT id FROM entries WHERE state != 'done'"
-	if o.opts.KeepFiles {
-		q = "SELECT id FROM entries"
-	}
-	rows, err := o.db.QueryContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("clean outbox files: %w", err)
-		}
-		keep[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	files := filepath.Join(o.dir, "files")
-	ents, err = os.ReadDir(files)
-	if err != nil {
-		return fmt.Errorf("clean outbox files: %w", err)
-	}
-	for _, e := range ents {
-		if keep[e.Name()] {
-			continue
-		}
-		o.log.Info("outbox: removing stray files", "dir", e.Name())
-		if err := os.RemoveAll(filepath.Join(files, e.Name())); err != nil {
-			return fmt.Errorf("clean outbox files: %w", err)
-		}
-	}
-	return atomicfile.SyncDir(files)
-}
-
 // entryDir is where an entry's files live once captured.
 func (o *Outbox) entryDir(id string) string { return filepath.Join(o.dir, "files", id) }
-
-// DefaultDataDir is Spark's per-user data folder: $XDG_DATA_HOME/Spark or
-// ~/.local/share/Spark on Linux, %AppData%\Spark on Windows and
-// ~/Library/Application Support/Spark on macOS. The outbox lives in its
-// "outbox" subfolder.
-func DefaultDataDir() (string, error) {
-	return defaultDataDir(os.Getenv, os.UserHomeDir, os.UserConfigDir)
-}

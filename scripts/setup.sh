@@ -2,8 +2,10 @@
 # Installs everything Spark needs to build, run and test on Debian 12:
 # Debian packages (GTK and WebKitGTK headers for the Wails window, Xvfb and
 # Chromium for the UI tests, NSIS for the Windows installer, libvips-tools as
-# the small-copy benchmark's peer), the frontend's npm packages from the lock
-# file, and the Wails CLI. It is idempotent: a second run only checks.
+# the small-copy benchmark's peer, Wine and MinGW-w64 for the Windows test
+# run), the frontend's npm packages from the lock file, the Wails CLI and the
+# private Wine prefix the Windows tests run in (scripts/wine/). It is
+# idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,7 @@ APT_PACKAGES=(
   nsis
   libvips-tools
   dpkg-dev
+  wine wine64 gcc-mingw-w64-x86-64-win32
 )
 
 missing=()
@@ -40,3 +43,6 @@ if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/n
 fi
 
 bash scripts/install-wails.sh
+
+# The Windows tests run under Wine in a prefix of their own.
+bash scripts/wine/setup-prefix.sh

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test of Spark desktop, as CI does: formatting and vet, the Go
-# tests under the race detector, the TypeScript type check and unit tests, the
-# browser end-to-end tests, the fuzz targets for a short time each, the
-# cross-builds, the Wails builds for Linux and Windows, and the Linux package
-# installed with dpkg. It goes on after a failing step, so one run shows every
-# problem, and closes with one summary line of all tests counted.
+# tests under the race detector, the same Go tests built for Windows and run
+# under Wine (every package but the window), the TypeScript type check and
+# unit tests, the browser end-to-end tests, the fuzz targets for a short time
+# each, the cross-builds, the Wails builds for Linux and Windows, and the
+# Linux package installed with dpkg. It goes on after a failing step, so one
+# run shows every problem, and closes with one summary line of all tests
+# counted.
 #
 # Usage: scripts/test.sh [--quick]   (--quick: Go checks and tests only)
 set -uo pipefail
@@ -82,6 +84,14 @@ go_tests() {
   go test -race -count=1 -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
 }
 
+# The Go tests of every package but the window, cross-compiled for
+# windows/amd64 and run under Wine in the private prefix that scripts/setup.sh
+# makes (scripts/wine/), one package at a time; counted like the others.
+wine_tests() {
+  bash scripts/wine/setup-prefix.sh &&
+    bash scripts/wine/gotest.sh | node scripts/gotest-report.mjs "$counts"
+}
+
 fuzz_targets() {
   local rc=0 file pkg name
   while IFS=: read -r file name; do
@@ -129,6 +139,7 @@ else
 fi
 step "go vet" go vet ./...
 step "go test -race" go_tests
+step "go test under Wine (windows/amd64)" wine_tests
 if [ $quick -eq 0 ]; then
   step "TypeScript unit tests" node_tests ts_unit
   step "browser end-to-end tests" node_tests e2e

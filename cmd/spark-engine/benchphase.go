@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/served"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // benchPhaseCmd is the hidden command the bench runs in a child process per
@@ -283,7 +285,8 @@ func phaseBulkInsert(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	if err := m.Close(); err != nil {
 		return phaseResult{}, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=foreign_keys(1)&_txlock=immediate")
+	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+		"_pragma": {"journal_mode(WAL)", "synchronous(OFF)", "foreign_keys(1)"}}))
 	if err != nil {
 		return phaseResult{}, err
 	}

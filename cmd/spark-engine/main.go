@@ -19,11 +19,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 
+	"github.com/sparkfamily/spark/datadir"
 	"github.com/sparkfamily/spark/version"
 )
 
@@ -64,7 +63,7 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyStop(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -153,50 +152,23 @@ func dataFlag(fs *flag.FlagSet) *string {
 	return fs.String("data", "", "the engine's data directory (default "+defaultDataDirText()+")")
 }
 
-// dataDir resolves --data: the flag, else the OS user data directory.
+// dataDir resolves --data: the flag, else the engine/ folder of Spark's
+// data folder (datadir.Dir; on Windows %LocalAppData%\Spark\engine).
 func dataDir(flagValue string) (string, error) {
 	if flagValue != "" {
 		return filepath.Abs(flagValue)
 	}
-	base, err := userDataDir()
+	base, err := datadir.Dir()
 	if err != nil {
-		return "", fmt.Errorf("find the default data directory: %w; pass --data DIR", err)
+		return "", fmt.Errorf("find the default data directory: %w", err)
 	}
-	return filepath.Join(base, "Spark", "engine"), nil
+	return filepath.Join(base, "engine"), nil
 }
 
 func defaultDataDirText() string {
-	base, err := userDataDir()
+	base, err := datadir.Dir()
 	if err != nil {
-		return "<user data dir>/Spark/engine"
+		return filepath.Join("<user data dir>", datadir.Name, "engine")
 	}
-	return filepath.Join(base, "Spark", "engine")
-}
-
-// userDataDir is where the OS keeps a user's application data:
-// %LocalAppData% on Windows, ~/Library/Application Support on macOS and
-// $XDG_DATA_HOME or ~/.local/share elsewhere.
-func userDataDir() (string, error) {
-	switch runtime.GOOS {
-	case "windows":
-		if d := os.Getenv("LocalAppData"); d != "" {
-			return d, nil
-		}
-		return "", errors.New("%LocalAppData% is not set")
-	case "darwin", "ios":
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(home, "Library", "Application Support"), nil
-	default:
-		if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-			return d, nil
-		}
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(home, ".local", "share"), nil
-	}
+	return filepath.Join(base, "engine")
 }

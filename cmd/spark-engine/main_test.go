@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -129,6 +130,46 @@ func TestToken(t *testing.T) {
 var serveAddr = regexp.MustCompile(`msg=serving addr=(\S+)`)
 
 func TestServe_SIGTERM(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no SIGTERM to send (Process.Signal refuses it; under Wine it would be a kill): " +
+			"Windows sends console close, logoff and shutdown events instead, which Go reports as SIGTERM; " +
+			"TestServe_CtrlBreak and TestServe_StopInProcess stop serve there, and TestStopGrace checks the shorter grace of those events")
+	}
+	testServeStops(t, serveProcess(nil, func(cmd *exec.Cmd) error { return cmd.Process.Signal(syscall.SIGTERM) }))
+}
+
+// A running serve, for testServeStops: its log, how to stop it, and how to
+// wait for it to end.
+type serveRun struct {
+	stderr io.Reader
+	stop   func() error
+	wait   func() error
+}
+
+// serveProcess starts serve as a process (prepare, if set, readies the
+// command first) to be stopped by stop.
+func serveProcess(prepare func(*exec.Cmd), stop func(*exec.Cmd) error) func(*testing.T, []string) serveRun {
+	return func(t *testing.T, args []string) serveRun {
+		cmd := command(t, args...)
+		if prepare != nil {
+			prepare(cmd)
+		}
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return serveRun{stderr: stderr, stop: func() error { return stop(cmd) }, wait: cmd.Wait}
+	}
+}
+
+// testServeStops runs serve with start, creates a moment, starts an
+// upload, stops serve while the upload is in flight, and checks that the
+// upload finished, serve said its log is synced and ended without error,
+// and the log holds both.
+func testServeStops(t *testing.T, start func(*testing.T, []string) serveRun) {
 	dir := t.TempDir()
 	token, _, code := spark(t, "token", "add", "test", "--data", dir)
 	if code != 0 {
@@ -136,14 +177,8 @@ func TestServe_SIGTERM(t *testing.T) {
 	}
 	token = strings.TrimSpace(token)
 
-	cmd := command(t, "serve", "--data", dir, "--listen", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	run := start(t, []string{"serve", "--data", dir, "--listen", "127.0.0.1:0"})
+	stderr := run.stderr
 	lines := make(chan string, 100)
 	var logBuf bytes.Buffer
 	go func() {
@@ -204,20 +239,20 @@ func TestServe_SIGTERM(t *testing.T) {
 	pw.Write(bytes.Repeat([]byte("a"), 64<<10))
 	// Give the request time to reach its handler before the signal.
 	time.Sleep(200 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := run.stop(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
 	pw.Write(bytes.Repeat([]byte("b"), 64<<10))
 	pw.Close()
 	if status := <-done; status != http.StatusCreated {
-		t.Fatalf("the upload in flight at SIGTERM answered %d, want 201", status)
+		t.Fatalf("the upload in flight at the stop signal answered %d, want 201", status)
 	}
 	for line := range lines {
 		logBuf.WriteString(line + "\n")
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve after SIGTERM: %v; log:\n%s", err, logBuf.String())
+	if err := run.wait(); err != nil {
+		t.Fatalf("serve after the stop signal: %v; log:\n%s", err, logBuf.String())
 	}
 	if !strings.Contains(logBuf.String(), "the log is synced") {
 		t.Errorf("log does not say it stopped cleanly:\n%s", logBuf.String())

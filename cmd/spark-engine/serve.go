@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -78,9 +77,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	// A second signal now stops the process at once, the default behaviour.
-	signal.Reset(os.Interrupt, syscall.SIGTERM)
-	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "grace", shutdownGrace)
-	if err := se.Close(); err != nil {
+	signal.Reset(stopSignals...)
+	sig := stopSignal(ctx)
+	grace := stopGrace(sig)
+	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "signal", sig, "grace", grace)
+	if err := se.CloseWithin(grace); err != nil {
 		return err
 	}
 	logger.Info("stopped; the log is synced")

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -77,7 +77,7 @@ func (g *globals) appSettings() (appSettings, bool) {
 	if err != nil {
 		return s, false
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+	b, err := atomicfile.ReadFile(filepath.Join(dir, "settings.json"))
 	if err != nil {
 		return s, false
 	}

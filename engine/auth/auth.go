@@ -104,7 +104,7 @@ func (s *Store) load() error {
 	if err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}
-	b, err := os.ReadFile(s.path)
+	b, err := atomicfile.ReadFile(s.path)
 	if err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // SchemaVersion is the version of schema.sql, kept in PRAGMA user_version.
@@ -113,9 +115,9 @@ func dsn(path string, bulk, readOnly bool) string {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
-	// A plain file name (no "file:" URI) reaches SQLite as it is, so a
-	// Windows path with backslashes or a path with "%" needs no escaping.
-	return path + "?" + q.Encode()
+	// A file: URI with the path escaped (sqlitedsn): the plain form cuts
+	// the path at its first "?".
+	return sqlitedsn.DSN(path, q)
 }
 
 // Open opens the mirror at path, creating it with the current schema when

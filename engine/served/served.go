@@ -129,9 +129,14 @@ func (e *Engine) Err() error { return e.http.Err() }
 // Close stops serving (requests in flight get the grace period to finish,
 // then are cut off) and closes the engine, which syncs its log. Later calls
 // return the first one's error.
-func (e *Engine) Close() error {
+func (e *Engine) Close() error { return e.CloseWithin(e.http.grace) }
+
+// CloseWithin is Close with grace as the grace period instead of the one
+// Start was given: a stop that the system gives only seconds (a Windows
+// console closed, a log-off) takes less.
+func (e *Engine) CloseWithin(grace time.Duration) error {
 	e.closeOnce.Do(func() {
-		err := e.http.Close()
+		err := e.http.closeWithin(grace)
 		if cerr := e.Engine.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close the engine: %w", cerr))
 		}
@@ -215,13 +220,15 @@ func (s *HTTP) Err() error {
 // Close stops taking connections, lets the requests in flight finish for
 // the grace period, cuts off those still running, and waits for serving to
 // stop.
-func (s *HTTP) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
+func (s *HTTP) Close() error { return s.closeWithin(s.grace) }
+
+func (s *HTTP) closeWithin(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)
 	if err != nil {
 		s.srv.Close()
-		err = fmt.Errorf("requests still running after %s were cut off: %w", s.grace, err)
+		err = fmt.Errorf("requests still running after %s were cut off: %w", grace, err)
 	}
 	<-s.done
 	return err

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sparkfamily/spark/engine"
+)
+
+// TestStopGrace: Ctrl+C (and Ctrl+Break) give requests the full grace; on
+// Windows SIGTERM means the console is closing or the session ending, and
+// Windows ends the process about five seconds later, so requests get less
+// and the log is synced in time.
+func TestStopGrace(t *testing.T) {
+	if got := stopGrace(os.Interrupt); got != shutdownGrace {
+		t.Errorf("stopGrace(Interrupt) = %v; want %v", got, shutdownGrace)
+	}
+	want := shutdownGrace
+	if runtime.GOOS == "windows" {
+		want = sessionEndGrace
+		if sessionEndGrace >= 4*time.Second {
+			t.Errorf("sessionEndGrace = %v leaves no time to close the engine before Windows ends the process", sessionEndGrace)
+		}
+	}
+	if got := stopGrace(syscall.SIGTERM); got != want {
+		t.Errorf("stopGrace(SIGTERM) = %v; want %v", got, want)
+	}
+}
+
+func TestStopSignal(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if stopSignal(ctx) != nil {
+		t.Error("stopSignal of a live context is not nil")
+	}
+	cancel(stopCause{syscall.SIGTERM})
+	if got := stopSignal(ctx); got != syscall.SIGTERM {
+		t.Errorf("stopSignal = %v; want SIGTERM", got)
+	}
+	ctx, stop := notifyStop(context.Background())
+	stop()
+	if stopSignal(ctx) != nil || ctx.Err() == nil {
+		t.Errorf("after stop: signal %v, err %v; want none and cancelled", stopSignal(ctx), ctx.Err())
+	}
+}
+
+// TestServe_StopInProcess runs serve in this process and stops it as each
+// stop signal does once Go has delivered it (Ctrl+C or Ctrl+Break as
+// os.Interrupt; on Windows a console close, logoff or shutdown as SIGTERM):
+// the upload in flight finishes within the grace and the log is synced.
+// Under Wine, which can send no console event to a test without a
+// terminal, this is the Windows run's graceful stop.
+func TestServe_StopInProcess(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			testServeStops(t, func(t *testing.T, args []string) serveRun {
+				pr, pw := io.Pipe()
+				ctx, cancel := context.WithCancelCause(context.Background())
+				t.Cleanup(func() { cancel(nil) })
+				done := make(chan error, 1)
+				go func() {
+					err := serveCmd(ctx, args[1:], pw)
+					pw.Close()
+					done <- err
+				}()
+				return serveRun{
+					stderr: pr,
+					stop:   func() error { cancel(stopCause{sig}); return nil },
+					wait:   func() error { return <-done },
+				}
+			})
+		})
+	}
+}
+
+// TestServe_KilledKeepsAcknowledged runs serve as a process (under Wine, a
+// Windows process answering over loopback), creates a moment, and kills
+// it, as Windows does when a console close or logoff outlasts its few
+// seconds: what serve acknowledged is in the log.
+func TestServe_KilledKeepsAcknowledged(t *testing.T) {
+	dir := t.TempDir()
+	token, _, code := spark(t, "token", "add", "test", "--data", dir)
+	if code != 0 {
+		t.Fatal("token add failed")
+	}
+	cmd := command(t, "serve", "--data", dir, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	var base string
+	for base == "" && sc.Scan() {
+		if m := serveAddr.FindStringSubmatch(sc.Text()); m != nil {
+			base = "http://" + m[1]
+		}
+	}
+	if base == "" {
+		t.Fatal("serve did not say where it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	resp, err := http.Get(base + "/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("health: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("POST", base+"/v1/moments", strings.NewReader(`{"client_request_id":"before-kill","kind":"note","caption":"kept"}`))
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	eng, err := engine.Open(context.Background(), engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("open the engine after the kill: %v", err)
+	}
+	defer eng.Close()
+	ops, _, err := eng.Ops(context.Background(), 0, 10)
+	if err != nil || len(ops) != 1 || ops[0].ClientRequestID != "before-kill" {
+		t.Errorf("log after the kill holds %+v (%v); want the acknowledged create", ops, err)
+	}
+}
