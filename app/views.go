@@ -16,6 +16,9 @@ type Status struct {
 	// Problem says why and what to do.
 	Ready   bool   `json:"ready"`
 	Problem string `json:"problem"`
+	// Starting is true while Spark has not finished starting (and has not
+	// failed): the UI says so instead of showing Problem as a failure.
+	Starting bool `json:"starting"`
 	// Engine is "local" or "remote"; EngineURL is where it is.
 	Engine    string `json:"engine"`
 	EngineURL string `json:"engineURL"`
@@ -42,10 +45,17 @@ type CaptureResult struct {
 	Error     *UIError `json:"error"`
 }
 
+// The kinds of CaptureEvent (mirrored in frontend/src/events.ts).
+const (
+	CaptureKindStart  = "start"  // the batch's file names, before any is captured
+	CaptureKindResult = "result" // one file's result
+	CaptureKindDone   = "done"   // every file is done
+)
+
 // CaptureEvent reports a batch's progress on the "capture" event.
 type CaptureEvent struct {
 	Batch  string         `json:"batch"`
-	Kind   string         `json:"kind"` // "start", "result" or "done"
+	Kind   string         `json:"kind"` // CaptureStart, CaptureResultKind or CaptureDone
 	Total  int            `json:"total"`
 	Done   int            `json:"done"`
 	Names  []string       `json:"names"`

@@ -1,7 +1,7 @@
-import { backend, BackendError, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
+import { backend, errorText, BackendError, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
 import { h, clear, toast, plural } from './dom';
 import { ulid } from './ulid';
-import type { Screen } from './main';
+import type { Screen } from './screen';
 
 type Go = (t: 'outbox' | 'moments' | 'settings') => void;
 
@@ -73,7 +73,7 @@ export class CaptureScreen implements Screen {
       else if (dup > 0) toast(`${plural(dup, 'photo was', 'photos were')} already in Spark, so ${dup === 1 ? 'it was' : 'they were'} not added twice.`);
     } catch (e) {
       if (e instanceof BackendError && e.code === 'canceled') return;
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -190,7 +190,7 @@ export class CaptureScreen implements Screen {
       this.note.value = '';
       toast('Note kept. It is in Moments.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 }

@@ -6,14 +6,7 @@ import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
 import { OutboxScreen } from './outbox';
 import { SettingsScreen } from './settings';
-
-export interface Screen {
-  readonly el: HTMLElement;
-  /** show is called each time the screen becomes visible. */
-  show(): void;
-}
-
-type Tab = 'capture' | 'moments' | 'phrases' | 'outbox' | 'settings';
+import type { Screen, Tab } from './screen';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
   moments: 'Moments',
@@ -118,14 +111,14 @@ class App {
       this.problem.hidden = false;
       clear(
         this.problem,
-        h('h2', {}, st.problem === 'Spark is starting...' ? 'Spark is starting…' : 'Spark could not start'),
-        h('p', {}, st.problem),
+        h('h2', {}, st.starting ? 'Spark is starting…' : 'Spark could not start'),
+        st.starting ? null : h('p', {}, st.problem),
       );
     } else {
       this.problem.hidden = true;
     }
     // When Spark could not start, nothing else works: show only the message.
-    const stuck = !st.ready && st.problem !== 'Spark is starting...';
+    const stuck = !st.ready && !st.starting;
     this.main.hidden = stuck;
     this.nav.hidden = stuck;
     const waiting = st.waiting;

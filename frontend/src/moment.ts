@@ -1,4 +1,4 @@
-import { backend, type Moment, type Reading } from './backend';
+import { backend, errorText, type Moment, type Reading } from './backend';
 import { h, clear, toast, when, confirmDialog, bytes } from './dom';
 import { ulid } from './ulid';
 
@@ -76,7 +76,7 @@ export class MomentDialog {
         this.render();
       }
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
     clearTimeout(this.poll);
     const busy = this.m?.pending || this.m?.readings.some((r) => r.status === 'queued' || r.status === 'running');
@@ -163,7 +163,7 @@ export class MomentDialog {
       this.keepBar.hidden = true;
       document.getSelection()?.removeAllRanges();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -174,7 +174,7 @@ export class MomentDialog {
       this.hooks.changed(this.m);
       toast('Caption saved.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -185,7 +185,7 @@ export class MomentDialog {
       toast('Pippa will take a careful look.');
       await this.reload();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -200,7 +200,7 @@ export class MomentDialog {
       this.hooks.deleted(m.id);
       toast('Moment deleted.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 }

@@ -1,7 +1,7 @@
-import { backend, type Moment } from './backend';
+import { backend, errorText, type Moment } from './backend';
 import { h, toast, when } from './dom';
 import { MomentDialog } from './moment';
-import type { Screen } from './main';
+import type { Screen } from './screen';
 
 const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
@@ -114,7 +114,7 @@ export class MomentsScreen implements Screen {
       this.counted();
       this.layout();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
       this.ended = false;
     } finally {
       this.loading = false;

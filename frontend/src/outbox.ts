@@ -1,6 +1,6 @@
-import { backend, type Entry } from './backend';
+import { backend, errorText, type Entry } from './backend';
 import { h, clear, toast, clock, bytes, confirmDialog, plural } from './dom';
-import type { Screen } from './main';
+import type { Screen } from './screen';
 
 type Go = (t: 'settings') => void;
 
@@ -49,7 +49,7 @@ export class OutboxScreen implements Screen {
     try {
       es = await backend.outbox.entries();
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, e instanceof Error ? e.message : String(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorText(e)));
       return;
     }
     const parked = es.filter((e) => e.state === 'parked').length;
@@ -114,7 +114,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${e.name} again.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toast(errorText(err), 'error');
     }
   }
 
@@ -124,7 +124,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${plural(n, 'capture', 'captures')} again.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toast(errorText(err), 'error');
     }
   }
 
@@ -133,7 +133,7 @@ export class OutboxScreen implements Screen {
       await backend.outbox.sendNow();
       toast('Trying to send now.');
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toast(errorText(err), 'error');
     }
   }
 
@@ -143,7 +143,7 @@ export class OutboxScreen implements Screen {
       toast(`Saved as ${p}.`);
     } catch (err) {
       if (err instanceof Error && 'code' in err && err.code === 'canceled') return;
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toast(errorText(err), 'error');
     }
   }
 
@@ -155,7 +155,7 @@ export class OutboxScreen implements Screen {
       toast(`${e.name} discarded.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toast(errorText(err), 'error');
     }
   }
 }

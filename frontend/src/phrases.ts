@@ -1,7 +1,7 @@
-import { backend, type Phrase, type Reading } from './backend';
+import { backend, errorText, type Phrase, type Reading } from './backend';
 import { h, clear, toast, when } from './dom';
 import { ulid } from './ulid';
-import type { Screen } from './main';
+import type { Screen } from './screen';
 
 /** PhrasesScreen lists kept phrases and runs a quick recall over them. */
 export class PhrasesScreen implements Screen {
@@ -37,7 +37,7 @@ export class PhrasesScreen implements Screen {
       }
       clear(this.list, ...ps.map((p) => this.item(p)));
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, e instanceof Error ? e.message : String(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorText(e)));
     }
   }
 
@@ -57,7 +57,7 @@ export class PhrasesScreen implements Screen {
       toast(`Removed “${p.text}”.`);
       await this.load();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -68,7 +68,7 @@ export class PhrasesScreen implements Screen {
       const r = await backend.phrases.recall(ulid());
       this.showReading(r.reading);
     } catch (e) {
-      clear(this.recall, h('p', { class: 'error-text' }, e instanceof Error ? e.message : String(e)));
+      clear(this.recall, h('p', { class: 'error-text' }, errorText(e)));
     }
   }
 
@@ -85,7 +85,7 @@ export class PhrasesScreen implements Screen {
         try {
           this.showReading(await backend.moments.reading(r.id));
         } catch (e) {
-          toast(e instanceof Error ? e.message : String(e), 'error');
+          toast(errorText(e), 'error');
         }
       }, 1000);
     }

@@ -1,6 +1,6 @@
-import { backend, type SettingsView } from './backend';
+import { backend, errorText, type SettingsView } from './backend';
 import { h, clear, toast } from './dom';
-import type { Screen } from './main';
+import type { Screen } from './screen';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -19,7 +19,7 @@ export class SettingsScreen implements Screen {
     try {
       this.render(await backend.settings.get());
     } catch (e) {
-      clear(this.body, h('p', { class: 'error-text' }, e instanceof Error ? e.message : String(e)));
+      clear(this.body, h('p', { class: 'error-text' }, errorText(e)));
     }
   }
 
@@ -99,8 +99,8 @@ export class SettingsScreen implements Screen {
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open data folder'),
-          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open log folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toast(errorText(e), 'error')) }, 'Open data folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toast(errorText(e), 'error')) }, 'Open log folder'),
         ),
       ),
     );
@@ -114,7 +114,7 @@ export class SettingsScreen implements Screen {
       out.textContent = r.message;
       out.classList.add(r.ok ? 'ok' : 'bad');
     } catch (e) {
-      out.textContent = e instanceof Error ? e.message : String(e);
+      out.textContent = errorText(e);
       out.classList.add('bad');
     }
   }
@@ -125,7 +125,7 @@ export class SettingsScreen implements Screen {
       toast('Spark now uses the family engine. Captures waiting here will go there.');
       this.changed();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -135,7 +135,7 @@ export class SettingsScreen implements Screen {
       toast('Spark now uses the engine on this computer.');
       this.changed();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 
@@ -144,7 +144,7 @@ export class SettingsScreen implements Screen {
       this.render(await backend.settings.setPippa({ url, model, key }));
       toast('Pippa saved.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toast(errorText(e), 'error');
     }
   }
 }
