@@ -28,6 +28,7 @@ func TestEventKindsMirrored(t *testing.T) {
 		{"OutboxKind", "../outbox/events.go", func(_, typ string) bool { return typ == "EventKind" }},
 		{"StepName", "../outbox/entry.go", func(name, _ string) bool { return strings.HasPrefix(name, "Step") }},
 		{"CaptureKind", "views.go", func(name, _ string) bool { return strings.HasPrefix(name, "CaptureKind") }},
+		{"MomentKind", "watch.go", func(name, _ string) bool { return strings.HasPrefix(name, "MomentKind") }},
 	} {
 		want := goConstants(t, c.file, c.match)
 		got := tsUnion(t, string(ts), c.union)

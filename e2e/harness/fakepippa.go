@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +17,10 @@ import (
 type fakePippa struct {
 	URL string // base URL including /v1
 	srv *http.Server
+	// delay makes every answer wait (the slow Pippa of the live-update
+	// test); refuse makes it answer 400, so the reading fails at once.
+	delay  atomic.Int64 // nanoseconds
+	refuse atomic.Bool
 }
 
 // fakeReading is what the fake Pippa says about a photo; the tests keep a
@@ -28,7 +33,19 @@ func startFakePippa() (*fakePippa, error) {
 		return nil, fmt.Errorf("start the fake Pippa: %w", err)
 	}
 	mux := http.NewServeMux()
+	p := &fakePippa{URL: "http://" + ln.Addr().String() + "/v1"}
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		if d := time.Duration(p.delay.Load()); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if p.refuse.Load() {
+			http.Error(w, `{"error":{"message":"model 'fake-pippa' does not accept images today"}}`, http.StatusBadRequest)
+			return
+		}
 		var req struct {
 			Model    string `json:"model"`
 			Messages []struct {
@@ -56,7 +73,7 @@ func startFakePippa() (*fakePippa, error) {
 			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
 		})
 	})
-	p := &fakePippa{URL: "http://" + ln.Addr().String() + "/v1", srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go p.srv.Serve(ln)
 	return p, nil
 }

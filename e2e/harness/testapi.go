@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -34,6 +35,7 @@ type testAPI struct {
 	dir    string // the harness's temp folder
 	data   string // the app's data folder
 	pippa  string
+	fake   *fakePippa
 	logger *slog.Logger
 
 	mu     sync.Mutex
@@ -53,6 +55,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 		reply(w, map[string]bool{"stopped": true})
 	})
 	mux.HandleFunc("POST /test/seed", t.seed)
+	mux.HandleFunc("POST /test/pippa", t.setPippa)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
 		t.shell.mu.Lock()
 		defer t.shell.mu.Unlock()
@@ -298,4 +301,20 @@ func seedOne(ctx context.Context, cl *client.Client, thumb []byte) error {
 	_, _, err := cl.PutMedia(ctx, client.PutMedia{ID: cid, MomentID: mid, Role: api.RoleCopy, ContentType: "image/jpeg",
 		Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]})
 	return err
+}
+
+// setPippa makes the fake Pippa slow ({"delayMs": 4000}) or refuse
+// ({"refuse": true}); {} puts it back.
+func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		DelayMs int64 `json:"delayMs"`
+		Refuse  bool  `json:"refuse"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t.fake.delay.Store(int64(time.Duration(in.DelayMs) * time.Millisecond))
+	t.fake.refuse.Store(in.Refuse)
+	reply(w, map[string]bool{"ok": true})
 }

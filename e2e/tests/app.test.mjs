@@ -57,7 +57,7 @@ test('three generated photos and a broken file: cards show at once, the broken o
   await reading.waitFor();
   assert.match(await reading.innerText(), /red door/);
   await shot(page, 'moment');
-  await page.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
 });
 
 test('real photos, one HEIC: small copies drawn upright and read by Pippa', async (t) => {
@@ -80,7 +80,7 @@ test('real photos, one HEIC: small copies drawn upright and read by Pippa', asyn
   await shot(page, 'capture-real');
   await openNewestMoment();
   await page.locator('[data-testid=reading][data-status=finished]').first().waitFor();
-  await page.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
 });
 
 test('a drop on the window and a pasted picture are captured too', async () => {
@@ -112,23 +112,42 @@ test('a drop on the window and a pasted picture are captured too', async () => {
   assert.match(await page.getByTestId('card').first().innerText(), /Pasted picture\.png/);
 });
 
-test('keep a phrase selected in a reading', async () => {
+test('keep a phrase selected in a reading with the mouse: the selection snaps to whole words and the dialog does not move', async () => {
   await openNewestMoment();
-  const text = page.locator('[data-testid=moment-dialog] [data-testid=reading-text]').first();
+  const dialog = page.getByTestId('moment-dialog');
+  const text = dialog.locator('[data-testid=reading-text]').first();
   await text.waitFor();
-  await text.evaluate((el) => {
+  // Aim as a hand does: from the middle of "red" to the middle of "door".
+  const [from, to] = await text.evaluate((el) => {
     const node = el.firstChild;
     const at = node.textContent.indexOf('red door');
-    const r = document.createRange();
-    r.setStart(node, at);
-    r.setEnd(node, at + 'red door'.length);
-    const sel = document.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(r);
+    const point = (i) => {
+      const r = document.createRange();
+      r.setStart(node, i);
+      r.setEnd(node, i + 1);
+      const b = r.getBoundingClientRect();
+      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+    };
+    return [point(at + 1), point(at + 'red do'.length)];
   });
+  const before = await dialog.boundingBox();
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
+  assert.ok(await page.getByTestId('keep-bar').isHidden(), 'no bar while the button is held');
+  const during = await dialog.boundingBox();
+  await page.mouse.move(to.x, to.y, { steps: 4 });
+  await page.mouse.up();
+  const bar = page.getByTestId('keep-bar');
+  await bar.waitFor();
+  const after = await dialog.boundingBox();
+  for (const b of [during, after]) assert.deepEqual(b, before, 'the dialog does not move while selecting');
+  assert.equal(await page.evaluate(() => document.getSelection().toString()), 'red door', 'the selection snaps to whole words');
+  assert.match(await bar.innerText(), /“red door”/);
+  await shot(page, 'keep-phrase');
   await page.getByTestId('keep-phrase').click();
   await page.getByText('Kept “red door”').waitFor();
-  await page.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await tab(page, 'Phrases');
   await page.getByTestId('phrase').filter({ hasText: 'red door' }).waitFor();
 });
@@ -143,17 +162,17 @@ test('a moment: caption edited, a careful reading asked for, then deleted after 
   await page.getByText('Caption saved.').waitFor();
 
   await dialog.getByRole('button', { name: 'Ask for a careful reading' }).click();
-  await dialog.locator('[data-testid=reading]').filter({ hasText: 'Careful reading' }).filter({ hasText: 'Finished' }).waitFor();
+  await dialog.locator('[data-testid=reading][data-status=finished]').filter({ hasText: 'Careful reading' }).waitFor();
   await shot(page, 'moment-careful');
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await page.locator(`[data-moment="${id}"]`).filter({ hasText: 'Sunday at the allotment' }).waitFor();
 
   await page.locator(`[data-moment="${id}"]`).click();
-  await dialog.getByRole('button', { name: 'Delete moment…' }).click();
+  await dialog.getByRole('button', { name: 'Delete…' }).click();
   const confirm = page.locator('dialog.confirm');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   assert.ok(await dialog.isVisible(), 'Cancel keeps the moment');
-  await dialog.getByRole('button', { name: 'Delete moment…' }).click();
+  await dialog.getByRole('button', { name: 'Delete…' }).click();
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await page.getByText('Moment deleted.').waitFor();
   await until(async () => (await page.locator(`[data-moment="${id}"]`).count()) === 0, 'the tile to go');

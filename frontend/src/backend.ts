@@ -8,9 +8,9 @@ import * as Outbox from '../wailsjs/go/app/Outbox';
 import * as Settings from '../wailsjs/go/app/Settings';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
-import type { CaptureEvent, OutboxEvent } from './events';
+import type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
 
-export type { CaptureEvent, OutboxEvent } from './events';
+export type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
 
 export type CaptureResult = app.CaptureResult;
 export type Entry = app.Entry;
@@ -71,6 +71,7 @@ export const backend = {
     askCareful: (momentID: string, jobID: string) => call(Moments.AskCareful(momentID, jobID)),
     addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
     reading: (id: string) => call(Moments.Reading(id)),
+    readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
   },
   phrases: {
     list: () => call(Phrases.List()),
@@ -101,6 +102,10 @@ export const backend = {
   },
   onOutbox(fn: (e: OutboxEvent) => void): () => void {
     return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+  },
+  /** onMoment: a moment changed in the engine (see store.ts). */
+  onMoment(fn: (e: MomentEvent) => void): () => void {
+    return EventsOn('moment', (e: MomentEvent) => fn(e));
   },
   /** onFileDrop calls fn with the paths of files dropped on an element
    * styled with --wails-drop-target: drop. */

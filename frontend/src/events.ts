@@ -1,7 +1,7 @@
 // The events the Go side sends (runtime.EventsEmit), mirrored from its
 // structs. The kinds are unions of the Go constants; app/events_test.go
 // reads this file and fails when a Go constant is missing here.
-import type { CaptureResult } from './backend';
+import type { CaptureResult, Moment } from './backend';
 
 /** CaptureKind: the Kind of app.CaptureEvent (app/capture.go). */
 export type CaptureKind = 'start' | 'result' | 'done';
@@ -30,4 +30,15 @@ export interface OutboxEvent {
   bytesSent: number;
   reason: string;
   nextTry: string;
+}
+
+/** MomentKind: the Kind of app.MomentEvent (app/watch.go). */
+export type MomentKind = 'changed' | 'deleted';
+
+/** MomentEvent mirrors app.MomentEvent (sent on "moment" when the
+ * engine's log says a moment changed: a reading arrived, say). */
+export interface MomentEvent {
+  kind: MomentKind;
+  id: string;
+  moment: Moment | null;
 }

@@ -1,12 +1,15 @@
-import { backend, errorText, type Moment } from './backend';
-import { h, toast, when } from './dom';
-import { MomentDialog } from './moment';
+import { backend, type Moment } from './backend';
+import { h, when } from './dom';
+import { toastError } from './feedback';
+import { openMoment, kindWord } from './moment';
+import { onMoment } from './store';
+import { preview, firstLines } from './words';
 import type { Screen } from './screen';
 
 const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
 const MIN_TILE = 168; // px: tiles are at least this wide
-const LABEL = 52; // px under the image for the date and state
+const LABEL = 112; // px under the image: the caption or date, and the reading's first lines
 const OVERSCAN = 3; // rows rendered above and below the view
 
 /**
@@ -32,14 +35,16 @@ export class MomentsScreen implements Screen {
   private rendered = new Map<number, Tile>();
   private pool: Tile[] = [];
   private local = new Map<string, { m: Moment | null; at: number }>();
-  private dialog: MomentDialog;
   private loaded = false;
   private refreshTimer = 0;
 
   constructor() {
-    this.dialog = new MomentDialog({
-      changed: (m) => this.replace(m),
-      deleted: (id) => this.drop(id),
+    onMoment((e) => {
+      if (e.kind === 'deleted') this.drop(e.id);
+      else if (e.moment) {
+        if (this.items.some((m) => m.id === e.id)) this.replace(e.moment);
+        else this.refreshSoon();
+      }
     });
     this.scroller.append(this.spacer);
     this.spacer.append(this.grid);
@@ -114,7 +119,7 @@ export class MomentsScreen implements Screen {
       this.counted();
       this.layout();
     } catch (e) {
-      toast(errorText(e), 'error');
+      toastError(e);
       this.ended = false;
     } finally {
       this.loading = false;
@@ -185,7 +190,7 @@ export class MomentsScreen implements Screen {
       if (!m) continue;
       // Tiles leaving the view are reused for those coming in, so a scroll
       // moves and refills a few dozen elements instead of making new ones.
-      const t = this.pool.pop() ?? new Tile((mo) => void this.dialog.open(mo));
+      const t = this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.items));
       this.place(t, m, i);
       this.rendered.set(i, t);
       if (i < firstDrawn) above.append(t.li);
@@ -231,6 +236,9 @@ class Tile {
   private note: HTMLDivElement;
   private pill: HTMLSpanElement;
   private label: HTMLDivElement;
+  private title: HTMLSpanElement;
+  private when: HTMLSpanElement;
+  private said: HTMLParagraphElement;
   private moment: Moment | null = null;
 
   constructor(open: (m: Moment) => void) {
@@ -238,7 +246,10 @@ class Tile {
     this.note = h('div', { class: 'note-face' });
     this.pill = h('span', { class: 'pill' });
     this.frame = h('div', { class: 'frame' }, this.img, this.note, this.pill);
-    this.label = h('div', { class: 'tile-label' });
+    this.title = h('span', { class: 'tile-title' });
+    this.when = h('span', { class: 'tile-when muted' });
+    this.said = h('p', { class: 'tile-reading', 'data-testid': 'tile-reading' });
+    this.label = h('div', { class: 'tile-label' }, h('div', { class: 'tile-head' }, this.title, this.when), this.said);
     this.button = h('button', { type: 'button', class: 'tile-button', 'data-testid': 'moment-tile' }, this.frame, this.label);
     this.button.addEventListener('click', () => {
       if (this.moment) open(this.moment);
@@ -255,7 +266,9 @@ class Tile {
     const b = this.button;
     b.dataset.moment = m.id;
     b.dataset.pending = m.pending ? 'true' : 'false';
-    b.setAttribute('aria-label', `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${date}${m.pending ? ', not sent yet' : ''}`);
+    const p = preview(m);
+    const name = m.caption || (m.kind === 'photo' ? m.name : '') || kindWord(m);
+    b.setAttribute('aria-label', `${name}, ${date}${m.pending ? ', not sent yet' : ''}. ${p.text}`);
     if (m.thumb) {
       if (this.img.getAttribute('src') !== m.thumb) this.img.src = m.thumb;
       this.img.alt = m.caption || m.name || 'Photo';
@@ -265,21 +278,20 @@ class Tile {
       this.img.removeAttribute('src');
       this.img.hidden = true;
       this.note.hidden = false;
-      this.note.textContent = m.caption || 'Note';
+      this.note.textContent = m.caption || kindWord(m);
     }
     const [text, cls] = pillFor(m);
     this.pill.hidden = text === '';
     this.pill.textContent = text;
     this.pill.className = `pill ${cls}`;
-    this.label.textContent = m.caption || date;
+    this.title.textContent = m.caption && m.thumb ? m.caption : m.kind === 'photo' ? date : kindWord(m);
+    this.when.textContent = m.caption && m.thumb ? date : m.kind === 'photo' ? '' : date;
+    this.said.textContent = firstLines(p.text, 160);
+    this.said.dataset.state = p.state;
   }
 }
 
 function pillFor(m: Moment): [string, string] {
   if (m.pending) return ['Not sent yet', 'waiting'];
-  const finished = m.readings.filter((r) => r.status === 'finished').length;
-  if (finished > 0) return [`${finished} reading${finished === 1 ? '' : 's'}`, ''];
-  if (m.readings.some((r) => r.status === 'running')) return ['Pippa is reading…', 'muted'];
-  if (m.readings.some((r) => r.status === 'queued')) return ['Waiting for Pippa', 'muted'];
   return ['', ''];
 }

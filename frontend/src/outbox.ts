@@ -1,4 +1,5 @@
-import { backend, errorText, type Entry } from './backend';
+import { backend, type Entry } from './backend';
+import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, clock, bytes, confirmDialog, plural } from './dom';
 import type { Screen } from './screen';
 
@@ -49,7 +50,7 @@ export class OutboxScreen implements Screen {
     try {
       es = await backend.outbox.entries();
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, errorText(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
       return;
     }
     const parked = es.filter((e) => e.state === 'parked').length;
@@ -114,7 +115,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${e.name} again.`);
       this.soon();
     } catch (err) {
-      toast(errorText(err), 'error');
+      toastError(err);
     }
   }
 
@@ -124,7 +125,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${plural(n, 'capture', 'captures')} again.`);
       this.soon();
     } catch (err) {
-      toast(errorText(err), 'error');
+      toastError(err);
     }
   }
 
@@ -133,7 +134,7 @@ export class OutboxScreen implements Screen {
       await backend.outbox.sendNow();
       toast('Trying to send now.');
     } catch (err) {
-      toast(errorText(err), 'error');
+      toastError(err);
     }
   }
 
@@ -143,7 +144,7 @@ export class OutboxScreen implements Screen {
       toast(`Saved as ${p}.`);
     } catch (err) {
       if (err instanceof Error && 'code' in err && err.code === 'canceled') return;
-      toast(errorText(err), 'error');
+      toastError(err);
     }
   }
 
@@ -155,7 +156,7 @@ export class OutboxScreen implements Screen {
       toast(`${e.name} discarded.`);
       this.soon();
     } catch (err) {
-      toast(errorText(err), 'error');
+      toastError(err);
     }
   }
 }

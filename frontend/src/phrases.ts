@@ -1,4 +1,5 @@
-import { backend, errorText, type Phrase, type Reading } from './backend';
+import { backend, type Phrase, type Reading } from './backend';
+import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, when } from './dom';
 import { ulid } from './ulid';
 import type { Screen } from './screen';
@@ -37,7 +38,7 @@ export class PhrasesScreen implements Screen {
       }
       clear(this.list, ...ps.map((p) => this.item(p)));
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, errorText(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
     }
   }
 
@@ -57,7 +58,7 @@ export class PhrasesScreen implements Screen {
       toast(`Removed “${p.text}”.`);
       await this.load();
     } catch (e) {
-      toast(errorText(e), 'error');
+      toastError(e);
     }
   }
 
@@ -68,7 +69,7 @@ export class PhrasesScreen implements Screen {
       const r = await backend.phrases.recall(ulid());
       this.showReading(r.reading);
     } catch (e) {
-      clear(this.recall, h('p', { class: 'error-text' }, errorText(e)));
+      clear(this.recall, errorBlock(e));
     }
   }
 
@@ -85,7 +86,7 @@ export class PhrasesScreen implements Screen {
         try {
           this.showReading(await backend.moments.reading(r.id));
         } catch (e) {
-          toast(errorText(e), 'error');
+          toastError(e);
         }
       }, 1000);
     }

@@ -1,4 +1,5 @@
 import { backend, errorText, type SettingsView } from './backend';
+import { toastError, errorBlock } from './feedback';
 import { h, clear, toast } from './dom';
 import type { Screen } from './screen';
 
@@ -19,7 +20,7 @@ export class SettingsScreen implements Screen {
     try {
       this.render(await backend.settings.get());
     } catch (e) {
-      clear(this.body, h('p', { class: 'error-text' }, errorText(e)));
+      clear(this.body, errorBlock(e));
     }
   }
 
@@ -99,8 +100,8 @@ export class SettingsScreen implements Screen {
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toast(errorText(e), 'error')) }, 'Open data folder'),
-          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toast(errorText(e), 'error')) }, 'Open log folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toastError(e)) }, 'Open data folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, 'Open log folder'),
         ),
       ),
     );
@@ -125,7 +126,7 @@ export class SettingsScreen implements Screen {
       toast('Spark now uses the family engine. Captures waiting here will go there.');
       this.changed();
     } catch (e) {
-      toast(errorText(e), 'error');
+      toastError(e);
     }
   }
 
@@ -135,7 +136,7 @@ export class SettingsScreen implements Screen {
       toast('Spark now uses the engine on this computer.');
       this.changed();
     } catch (e) {
-      toast(errorText(e), 'error');
+      toastError(e);
     }
   }
 
@@ -144,7 +145,7 @@ export class SettingsScreen implements Screen {
       this.render(await backend.settings.setPippa({ url, model, key }));
       toast('Pippa saved.');
     } catch (e) {
-      toast(errorText(e), 'error');
+      toastError(e);
     }
   }
 }
