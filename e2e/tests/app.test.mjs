@@ -15,7 +15,7 @@ let page;
 before(async () => {
   assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
   ({ context, page } = await launch());
-  await page.getByTestId('engine-state').filter({ hasText: 'This computer: connected' }).waitFor();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
 });
 
 after(async () => {
@@ -196,22 +196,22 @@ test('an unreachable family engine: calm banner, captures wait, then send on the
   await page.getByTestId('test-result').filter({ hasText: 'No engine answers' }).waitFor();
   await shot(page, 'settings');
   await page.getByTestId('use-remote').click();
-  await page.getByTestId('engine-state').filter({ hasText: 'Family engine: offline' }).waitFor();
+  await page.locator('[data-testid=engine-state][data-state=offline]').filter({ hasText: 'family engine' }).waitFor();
   const banner = page.locator('.banner');
   await banner.waitFor();
 
   const { paths } = await harness('/test/generate', { n: 2 });
   await choose(page, paths);
-  await until(async () => /2 captures are waiting/.test(await banner.innerText()), 'the banner counts two waiting captures');
+  await until(async () => /2 photos are waiting/.test(await banner.innerText()), 'the banner counts two waiting captures');
   await tab(page, 'Outbox');
   await until(async () => (await page.locator('[data-testid=entry][data-state=pending]').count()) === 2, 'two waiting entries');
-  await page.getByText("The engine can't be reached").first().waitFor();
+  await page.getByText('can’t be reached right now').first().waitFor();
   await shot(page, 'offline');
 
   await harness('/test/remote/start', {});
   await page.getByRole('button', { name: 'Send now' }).click();
   await until(async () => (await page.getByTestId('entry').count()) === 0, 'the outbox empties');
-  await page.getByTestId('engine-state').filter({ hasText: 'Family engine: connected' }).waitFor();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
   await until(async () => !(await banner.isVisible()), 'the banner goes away');
   await tab(page, 'Moments');
   await until(async () => (await page.locator('[data-testid=moment-tile][data-pending=false]').count()) >= 2, 'the family engine has them');
@@ -225,14 +225,18 @@ test('a parked entry shows the engine’s message, is retried and sent', async (
   const parked = page.locator('[data-testid=entry][data-state=parked]');
   await parked.waitFor({ timeout: 60_000 });
   const msg = await parked.getByTestId('parked-message').innerText();
-  assert.match(msg, /refused/);
-  await page.getByTestId('parked').filter({ hasText: '1 need you' }).waitFor();
+  assert.match(msg, /too large/, `it says what happened: ${msg}`);
+  assert.doesNotMatch(msg.split('Details')[0], /bytes|engine's limit|1000000/, `no raw limit in the sentence: ${msg}`);
+  assert.match(await parked.getByTestId('save-original').getAttribute('class'), /primary/, 'saving the original is the main action (sending again cannot work)');
+  await parked.getByTestId('parked-message').locator('summary').click();
+  assert.match(await parked.getByTestId('parked-message').locator('pre').innerText(), /1000000|limit/, 'the engine’s own words are behind Details');
+  await page.locator('[data-testid=parked][data-count="1"]').filter({ hasText: '1 photo needs you' }).waitFor();
   await shot(page, 'parked');
 
   await harness('/test/remote/start', {});
   await parked.getByTestId('retry').click();
   await until(async () => (await page.getByTestId('entry').count()) === 0, 'the retried entry is sent');
-  await page.getByTestId('parked').filter({ hasText: '0 need you' }).waitFor();
+  await page.locator('[data-testid=parked][data-count="0"]').waitFor({ state: 'attached' });
 });
 
 test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off', async () => {

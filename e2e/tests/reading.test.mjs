@@ -13,7 +13,7 @@ let page;
 before(async () => {
   assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
   ({ context, page } = await launch());
-  await page.getByTestId('engine-state').filter({ hasText: /connected/ }).waitFor();
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
 });
 
 after(async () => {

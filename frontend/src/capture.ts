@@ -38,6 +38,7 @@ export class CaptureScreen implements Screen {
       { class: 'dropzone', 'aria-label': 'Drop photos here', 'data-testid': 'dropzone' },
       h('div', { class: 'drop-icon', 'aria-hidden': 'true' }, '✦'),
       h('h1', {}, 'Add photos'),
+      h('p', { class: 'lead', 'data-testid': 'what-spark-does' }, 'Photograph a letter, a label or anything you want explained. Pippa reads each photo and tells you in plain words what it says; Spark keeps them so you can find them again.'),
       h('p', {}, 'Drag photos from your computer onto this window, or:'),
       h(
         'div',
@@ -45,7 +46,7 @@ export class CaptureScreen implements Screen {
         h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b)) }, 'Choose photos…'),
         h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b)) }, 'Import a folder…'),
       ),
-      h('p', { class: 'muted' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
+      h('p', { class: 'hint' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
     );
     drop.style.setProperty('--wails-drop-target', 'drop');
     const noteForm = h(

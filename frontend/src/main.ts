@@ -128,33 +128,40 @@ class App {
     if (offline) {
       const what =
         waiting > 0
-          ? `${plural(waiting, 'capture is', 'captures are')} waiting safely on this computer and will send on their own when it is back.`
-          : 'New captures will wait safely on this computer and send on their own when it is back.';
+          ? `${plural(waiting, 'photo is', 'photos are')} waiting safely on this computer and will be sent on their own when it is back.`
+          : 'Anything you add waits safely on this computer and is sent on its own when it is back.';
       if (st.refused) {
         clear(
           this.banner,
-          h('strong', {}, 'The engine refused Spark’s token. '),
+          h('strong', {}, 'The family engine did not accept Spark’s key. '),
           `${what} `,
-          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check the token in Settings'),
+          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Paste its connection text again in Settings'),
         );
       } else {
-        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'The engine isn’t answering right now. '), what);
+        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'Spark’s own engine on this computer isn’t answering right now. '), what);
       }
     }
     this.outboxBadge.hidden = waiting + st.parked === 0;
     this.outboxBadge.textContent = String(waiting + st.parked);
-    this.outboxBadge.setAttribute('aria-label', `${waiting} waiting, ${st.parked} need you`);
-    const where = st.engine === 'remote' ? 'Family engine' : 'This computer';
+    this.outboxBadge.setAttribute('aria-label', [waiting ? `${waiting} waiting to be sent` : '', st.parked ? `${st.parked} need${st.parked === 1 ? 's' : ''} you` : ''].filter(Boolean).join(', '));
+    const where = st.engine === 'remote' ? 'Kept on the family engine' : 'Kept on this computer';
+    const state = !st.ready ? 'starting' : st.reachable ? 'connected' : st.refused ? 'refused' : 'offline';
+    const stateWords: Record<string, string> = {
+      starting: 'Spark is starting…',
+      connected: where,
+      refused: `${where}, which did not accept Spark’s key`,
+      offline: `${where}, which can’t be reached right now`,
+    };
     clear(
       this.statusBar,
-      h('span', { class: `dot ${st.ready && st.reachable ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
-      h('span', { 'data-testid': 'engine-state' }, st.ready ? `${where}: ${st.reachable ? 'connected' : st.refused ? 'token refused' : 'offline'}` : 'Not started'),
+      h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
+      h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
       h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
-      h('span', { 'data-testid': 'waiting' }, `${waiting} waiting`),
-      h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo', 'photos')} waiting to be sent`),
+      st.parked > 0 ? h('span', { class: 'sep', 'aria-hidden': 'true' }, '·') : null,
       st.parked > 0
-        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', onclick: () => this.go('outbox') }, `${st.parked} need you`)
-        : h('span', { 'data-testid': 'parked' }, '0 need you'),
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo needs', 'photos need')} you`)
+        : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       h('span', { class: 'grow' }),
       h('span', { class: 'muted' }, `Spark ${st.version}`),
     );

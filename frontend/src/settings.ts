@@ -1,6 +1,6 @@
 import { backend, errorText, type SettingsView } from './backend';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast } from './dom';
+import { h, clear, toast, detailsOf } from './dom';
 import type { Screen } from './screen';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
@@ -72,15 +72,19 @@ export class SettingsScreen implements Screen {
         'fieldset',
         {},
         h('legend', {}, 'Where your moments are kept'),
-        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, s.localURL ? ` (running at ${s.localURL})` : ''))),
-        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ' on another computer, shared by the family'))),
+        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
+        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
         remoteFields,
+        s.localURL ? detailsOf(`The engine on this computer answers at ${s.localURL} (only this computer can reach it).`) : null,
       ),
       h(
         'fieldset',
         { disabled: s.engine === 'remote' },
-        h('legend', {}, 'Pippa, the reader (for this computer’s engine)'),
-        h('p', { class: 'muted' }, 'Pippa reads your photos through an OpenAI-compatible model server. Ollama on this computer works without the internet.'),
+        h('legend', {}, 'Pippa, who reads your photos'),
+        h('p', {}, s.engine === 'remote'
+          ? 'The family engine has its own Pippa; whoever looks after it sets her up.'
+          : 'Pippa is a program that looks at each photo and explains it. The usual choice is Ollama on this computer, which works without the internet: install it, then press “Use Ollama on this computer”.'),
+        detailsOf('Any OpenAI-compatible chat-completions server works: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.'),
         h('div', { class: 'fields' },
           h('label', { for: 'pippa-url' }, 'Address'), pURL,
           h('label', { for: 'pippa-model' }, 'Model'), pModel,
@@ -123,7 +127,7 @@ export class SettingsScreen implements Screen {
   private async useRemote(url: string, token: string): Promise<void> {
     try {
       this.render(await backend.settings.useRemote(url, token));
-      toast('Spark now uses the family engine. Captures waiting here will go there.');
+      toast('Spark now keeps your moments on the family engine. Photos waiting here will go there.');
       this.changed();
     } catch (e) {
       toastError(e);
@@ -133,7 +137,7 @@ export class SettingsScreen implements Screen {
   private async useLocal(): Promise<void> {
     try {
       this.render(await backend.settings.useLocal());
-      toast('Spark now uses the engine on this computer.');
+      toast('Spark now keeps your moments on this computer.');
       this.changed();
     } catch (e) {
       toastError(e);
@@ -143,7 +147,7 @@ export class SettingsScreen implements Screen {
   private async savePippa(url: string, model: string, key: string): Promise<void> {
     try {
       this.render(await backend.settings.setPippa({ url, model, key }));
-      toast('Pippa saved.');
+      toast('Saved. Pippa reads the next photos with these settings.');
     } catch (e) {
       toastError(e);
     }

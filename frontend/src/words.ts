@@ -88,11 +88,9 @@ export function problem(code: string, message: string): Explained {
     case 'offline':
       return { sentence: 'Spark can’t reach where your moments are kept right now. Anything you add waits safely on this computer and is sent on its own.', detail: message };
     case 'unauthorized':
-      return { sentence: 'The family computer did not accept Spark’s key. Paste the connection text again in Settings.', detail: message };
+      return { sentence: 'The family engine did not accept Spark’s key. Paste its connection text again in Settings.', detail: message };
     case 'not_ready':
       return { sentence: 'Spark is still starting. Try again in a moment.', detail: message };
-    case 'media_too_large':
-      return { sentence: 'This photo is larger than the family computer accepts.', detail: message };
     case 'bad_input':
     case 'failed':
     case 'canceled':
@@ -109,16 +107,30 @@ export function parkedAdvice(code: string): { sentence: string; main: 'save' | '
   switch (code) {
     case 'media_too_large':
       return {
-        sentence: 'This photo is too large for the family computer, so sending it again will not help. Save the original somewhere safe, or ask whoever looks after the family computer to accept larger photos, then send it again.',
+        sentence: 'This photo is too large to be accepted where your moments are kept, so sending it again will not help. Save the original somewhere safe. If whoever looks after Spark raises the limit, press “Send again”.',
         main: 'save',
       };
     case 'unknown_moment':
     case 'media_conflict':
     case 'request_id_reused':
-      return { sentence: 'The family computer did not accept this photo. Save the original somewhere safe; then you can remove it from this list and add it again.', main: 'save' };
+    case 'bad_media_ref':
+      return { sentence: 'This photo was not accepted where your moments are kept. Save the original somewhere safe; then you can remove it from this list and add it again.', main: 'save' };
     default:
-      return { sentence: 'The family computer did not accept this photo. You can try sending it again, or save the original somewhere safe.', main: 'retry' };
+      return { sentence: 'This photo was not accepted where your moments are kept. Press “Send again”; if it is refused again, save the original somewhere safe.', main: 'retry' };
   }
+}
+
+/** soon says when a time to come is, roughly ("in about 2 minutes"). */
+export function soon(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.round((t - now) / 1000);
+  if (s < 10) return 'in a moment';
+  if (s < 60) return 'in less than a minute';
+  const m = Math.round(s / 60);
+  if (m < 60) return m === 1 ? 'in about a minute' : `in about ${m} minutes`;
+  const h = Math.round(m / 60);
+  return h === 1 ? 'in about an hour' : `in about ${h} hours`;
 }
 
 /** firstLines shortens a reading to about n characters, at a word. */
