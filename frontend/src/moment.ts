@@ -3,7 +3,8 @@ import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } f
 import { toastError } from './feedback';
 import { ulid } from './ulid';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError } from './words';
+import { latest, readingError, kindWord } from './words';
+import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 
 const statusWords: Record<string, string> = {
@@ -19,13 +20,7 @@ const modeWords: Record<string, string> = {
   recall: 'Quick recall',
 };
 
-/** Shown in place of an original the webview cannot draw (HEIC). */
-export const drawable = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
-
-/** kindWord names a moment's kind for a person. */
-export function kindWord(m: Moment): string {
-  return m.kind === 'note' ? 'Note' : m.kind === 'recall' ? 'Quick recall' : 'Photo';
-}
+export { kindWord };
 
 /**
  * MomentDialog opens one moment: Pippa's latest reading first, then the
@@ -192,7 +187,14 @@ export class MomentDialog {
     if (!m) return;
     const list = this.list().filter((x) => x.thumb);
     const at = list.findIndex((x) => x.id === m.id);
-    document.dispatchEvent(new CustomEvent('spark:view', { detail: { list: at >= 0 ? list : [m], index: Math.max(0, at) } }));
+    viewPhotos({
+      list: at >= 0 ? list : [m],
+      index: Math.max(0, at),
+      // Stepping through photos there leaves this dialog on the last one seen.
+      closed: (last) => {
+        if (this.isOpen && last.id !== this.m?.id) void this.open(last);
+      },
+    });
   }
 
   /** keepBar is the "Keep this phrase" offer (see phrasebar.ts). */

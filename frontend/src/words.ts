@@ -18,6 +18,15 @@ export interface MomentLike {
   readings: ReadingLike[] | null;
 }
 
+/** drawable are the types the webview can draw; an original of another
+ * type (HEIC) is shown as its small copy. */
+export const drawable = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
+
+/** kindWord names a moment's kind for a person. */
+export function kindWord(m: { kind: string }): string {
+  return m.kind === 'note' ? 'Note' : m.kind === 'recall' ? 'Quick recall' : 'Photo';
+}
+
 /** latest is the reading to show first: the newest finished one, else the
  * newest of any state (so a running or failed reading shows while there is
  * nothing better). Readings come oldest first. */
