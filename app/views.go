@@ -108,12 +108,21 @@ type Page struct {
 	Next    string   `json:"next"`
 }
 
-// Phrase is a kept phrase.
+// Phrase is a kept phrase, with what the Phrases screen shows of the
+// moment it came from (when it names one): its small copy and caption, so
+// the phrase links back to it.
 type Phrase struct {
 	ID       string `json:"id"`
 	Text     string `json:"text"`
 	MomentID string `json:"momentID"`
 	KeptAt   string `json:"keptAt"`
+	// MomentThumb is the URL of the moment's small copy, "" when it has
+	// none; MomentKind and MomentCaption describe it; MomentGone is true
+	// when the moment was deleted or could not be read.
+	MomentThumb   string `json:"momentThumb"`
+	MomentKind    string `json:"momentKind"`
+	MomentCaption string `json:"momentCaption"`
+	MomentGone    bool   `json:"momentGone"`
 }
 
 // Recall is a quick recall: its moment and its reading.

@@ -56,6 +56,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("POST /test/seed", t.seed)
 	mux.HandleFunc("POST /test/pippa", t.setPippa)
+	mux.HandleFunc("POST /test/moment", t.moment)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
 		t.shell.mu.Lock()
 		defer t.shell.mu.Unlock()
@@ -241,23 +242,11 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
 		return
 	}
-	addr, err := os.ReadFile(filepath.Join(t.data, "engine-address"))
+	cl, err := t.ownEngine()
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	var prefs struct {
-		LocalToken string `json:"local_token"`
-	}
-	b, err := os.ReadFile(filepath.Join(t.data, "settings.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &prefs)
-	}
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	cl := client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil)
 	thumbs := make([][]byte, 8)
 	for i := range thumbs {
 		thumbs[i] = photo(1000+i, 320, 320, 80, false)
@@ -317,4 +306,81 @@ func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
 	t.fake.delay.Store(int64(time.Duration(in.DelayMs) * time.Millisecond))
 	t.fake.refuse.Store(in.Refuse)
 	reply(w, map[string]bool{"ok": true})
+}
+
+// ownEngine is a client of the app's own engine, from the address and
+// token the app wrote in its data folder.
+func (t *testAPI) ownEngine() (*client.Client, error) {
+	addr, err := os.ReadFile(filepath.Join(t.data, "engine-address"))
+	if err != nil {
+		return nil, err
+	}
+	var prefs struct {
+		LocalToken string `json:"local_token"`
+	}
+	b, err := os.ReadFile(filepath.Join(t.data, "settings.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &prefs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil), nil
+}
+
+// moment makes one moment in the app's own engine, as another client
+// would: {"kind": "photo", "caption": "...", "takenAt": RFC 3339 or "",
+// "read": true} (a photo gets a small copy; read starts Pippa's reading).
+// It answers {"id"}.
+func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Kind    string `json:"kind"`
+		Caption string `json:"caption"`
+		TakenAt string `json:"takenAt"`
+		Read    bool   `json:"read"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cl, err := t.ownEngine()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	req := api.CreateMomentRequest{ID: ulid.Make().String(), Kind: in.Kind, Caption: in.Caption}
+	req.ClientRequestID = "test:" + req.ID
+	if in.TakenAt != "" {
+		at, err := time.Parse(time.RFC3339, in.TakenAt)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req.TakenAt = &at
+	}
+	ctx := r.Context()
+	if _, _, err := cl.CreateMoment(ctx, req); err != nil {
+		fail(w, err)
+		return
+	}
+	if in.Kind == api.KindPhoto {
+		t.mu.Lock()
+		t.gen++
+		n := t.gen
+		t.mu.Unlock()
+		thumb := photo(2000+n, 480, 360, 85, false)
+		sum := sha256.Sum256(thumb)
+		if _, _, err := cl.PutMedia(ctx, client.PutMedia{ID: ulid.Make().String(), MomentID: req.ID, Role: api.RoleCopy, ContentType: "image/jpeg",
+			Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]}); err != nil {
+			fail(w, err)
+			return
+		}
+		if in.Read {
+			if _, _, err := cl.StartTurn(ctx, req.ID, api.StartTurnRequest{ClientRequestID: "test-read:" + req.ID, Mode: api.ModePractical}); err != nil {
+				fail(w, err)
+				return
+			}
+		}
+	}
+	reply(w, map[string]string{"id": req.ID})
 }

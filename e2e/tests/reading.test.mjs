@@ -5,13 +5,14 @@
 // reading says what to do, with the raw error behind Details, and Try again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, choose, tab, shot, until, url } from './lib.mjs';
+import { launch, harness, useLocalEngine, choose, tab, shot, until, url } from './lib.mjs';
 
 let context;
 let page;
 
 before(async () => {
   assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
   ({ context, page } = await launch());
   await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
 });

@@ -142,6 +142,7 @@ export class MomentDialog {
     caption.value = m.caption;
     const save = h('button', { type: 'button', onclick: () => void this.saveCaption(caption.value) }, 'Save caption');
     const careful = !m.pending && m.kind === 'photo';
+    this.body.classList.toggle('no-picture', picture === null);
     clear(
       this.body,
       readingBox,
