@@ -14,7 +14,13 @@ import (
 const (
 	MomentKindChanged = "changed" // new, edited, a file or a reading added or finished
 	MomentKindDeleted = "deleted"
+	MomentKindMany    = "many" // too many changed to send one by one: read the list again
 )
+
+// watchMany is how many moments one look at the log sends one by one; past
+// it (an import of hundreds of photos on the family engine, say) one
+// MomentKindMany event is sent instead.
+const watchMany = 50
 
 // MomentEvent tells the UI, on the "moment" event, that a moment changed in
 // the engine: a reading started or finished, a caption was edited, a file
@@ -119,7 +125,16 @@ func (a *App) watchOnce(ctx context.Context, cl *client.Client, last uint64) uin
 	if err != nil || len(ops) == 0 {
 		return last
 	}
+	if h.Seq-last > 1000 {
+		// Far behind: skip to the present and let the UI read the list.
+		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		return h.Seq
+	}
 	ids := momentsTouched(rctx, cl, ops)
+	if len(ids) > watchMany {
+		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		return ops[len(ops)-1].Seq
+	}
 	for _, id := range ids {
 		mo, err := cl.Moment(rctx, id)
 		if err != nil {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startHarness, out } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const limit = Number(process.env.E2E_TIMEOUT || 300) * 1000;
+const limit = Number(process.env.E2E_TIMEOUT || 600) * 1000;
 
 let harness;
 try {

@@ -237,12 +237,23 @@ func (t *testAPI) stopRemote() {
 func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		N int `json:"n"`
+		// Family seeds the family engine instead of the app's own.
+		Family bool `json:"family"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.N < 1 || in.N > 100000 {
 		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
 		return
 	}
 	cl, err := t.ownEngine()
+	if in.Family {
+		t.mu.Lock()
+		if t.remote == nil {
+			err = fmt.Errorf("start the family engine first")
+		} else {
+			cl = client.New(t.remote.URL, t.remote.Token, nil)
+		}
+		t.mu.Unlock()
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -259,7 +270,7 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			defer wg.Done()
 			for i := range ids {
-				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)]); err != nil {
+				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)], seedCaption(i)); err != nil {
 					select {
 					case errs <- err:
 					default:
@@ -281,9 +292,24 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func seedOne(ctx context.Context, cl *client.Client, thumb []byte) error {
+// seedWords make the seeded captions differ, so a search over them has
+// something to sort: each caption holds two of them, and one moment in a
+// thousand holds "zanzibar".
+var seedWords = strings.Fields("letter bank pharmacy label garden kitchen recipe invoice parcel ticket " +
+	"doctor appointment birthday card postcard receipt warranty manual timetable menu " +
+	"seeds tomato roses bicycle window door cup teapot stamp envelope")
+
+func seedCaption(i int) string {
+	c := fmt.Sprintf("Seeded moment %d: %s and %s", i, seedWords[i%len(seedWords)], seedWords[(i*7+3)%len(seedWords)])
+	if i%1000 == 999 {
+		c += " from Zanzibar"
+	}
+	return c
+}
+
+func seedOne(ctx context.Context, cl *client.Client, thumb []byte, caption string) error {
 	mid, cid := ulid.Make().String(), ulid.Make().String()
-	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto, Caption: "Seeded moment"}); err != nil {
+	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto, Caption: caption}); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(thumb)

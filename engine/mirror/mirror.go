@@ -14,13 +14,26 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
-// SchemaVersion is the version of schema.sql, kept in PRAGMA user_version.
-// Any change to the schema or to what the fold writes bumps it, so that an
-// old mirror is refused and rebuilt rather than misread.
-const SchemaVersion = 1
+// SchemaVersion is the version of the schema (schema.sql, then
+// search.sql), kept in PRAGMA user_version. Any change to the schema or to
+// what the fold writes bumps it, so that an old mirror is migrated (see
+// migrations) or refused and rebuilt rather than misread.
+//
+// Version 2 added full-text search (search.sql).
+const SchemaVersion = 2
 
 //go:embed schema.sql
 var schema string
+
+//go:embed search.sql
+var searchSchema string
+
+// migrations[v] brings a mirror of version v to version v+1, in the same
+// transaction that stores the new version. A mirror older than the first
+// migration is refused (StaleError) and rebuilt from the log.
+var migrations = map[int]string{
+	1: searchSchema, // full-text search, indexing the rows already there
+}
 
 // ErrStale matches (errors.Is) the error Open returns for a mirror written
 // by another schema version; its message says how to rebuild it.
@@ -157,7 +170,7 @@ func (m *DB) init(ctx context.Context) error {
 		return nil
 	}
 	if version != 0 || tables != 0 {
-		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+		return m.migrate(ctx, version)
 	}
 	tx, err := m.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -165,6 +178,9 @@ func (m *DB) init(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, searchSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {
@@ -175,6 +191,37 @@ func (m *DB) init(ctx context.Context) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	return nil
+}
+
+// migrate brings a mirror of an older version up to SchemaVersion, one
+// migration after another, each in its own transaction; a version with no
+// migration (or a newer one) is a *StaleError.
+func (m *DB) migrate(ctx context.Context, version int) error {
+	if version <= 0 || version > SchemaVersion {
+		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+	}
+	for v := version; v < SchemaVersion; v++ {
+		up, ok := migrations[v]
+		if !ok {
+			return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+		}
+		tx, err := m.w.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, up); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate mirror %s to version %d: %w; rebuild it with `spark-engine rebuild --data %s`", m.path, v+1, err, filepath.Dir(m.path))
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
+		}
 	}
 	return nil
 }

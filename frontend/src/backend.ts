@@ -72,6 +72,7 @@ export const backend = {
     addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
     reading: (id: string) => call(Moments.Reading(id)),
     readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
+    search: (q: string) => call(Moments.Search(q)),
   },
   phrases: {
     list: () => call(Phrases.List()),

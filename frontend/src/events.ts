@@ -33,10 +33,11 @@ export interface OutboxEvent {
 }
 
 /** MomentKind: the Kind of app.MomentEvent (app/watch.go). */
-export type MomentKind = 'changed' | 'deleted';
+export type MomentKind = 'changed' | 'deleted' | 'many';
 
 /** MomentEvent mirrors app.MomentEvent (sent on "moment" when the
- * engine's log says a moment changed: a reading arrived, say). */
+ * engine's log says a moment changed: a reading arrived, say; "many"
+ * when too many changed at once: the list is to be read again). */
 export interface MomentEvent {
   kind: MomentKind;
   id: string;

@@ -7,6 +7,7 @@ import { PhrasesScreen } from './phrases';
 import { OutboxScreen } from './outbox';
 import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
+import { SearchScreen } from './search';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
   moments: 'Moments',
@@ -24,6 +25,19 @@ class App {
   private main = h('main', { id: 'main', tabindex: -1 });
   private nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
+  private search = new SearchScreen();
+  private searchBox = h('input', {
+    type: 'search',
+    id: 'search',
+    class: 'search-box',
+    placeholder: 'Search captions, readings, phrases…',
+    'aria-label': 'Search your moments',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'data-testid': 'search-box',
+  });
+  private tab: Tab = 'capture';
+  private searchTimer = 0;
   status: Status | null = null;
   private acted = false; // the person chose a tab or started adding photos
 
@@ -38,7 +52,7 @@ class App {
     };
     const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
-      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.go(t); } }, labels[t]);
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.searchBox.value = ''; this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
       this.tabs.set(t, b);
       nav.append(b);
@@ -48,8 +62,23 @@ class App {
       { class: 'top' },
       h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, 'Spark')),
       nav,
+      h('div', { class: 'search-wrap', role: 'search' }, this.searchBox),
     );
-    for (const s of Object.values(this.screens)) {
+    this.searchBox.addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = window.setTimeout(() => this.find(this.searchBox.value), 200);
+    });
+    this.searchBox.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && this.searchBox.value) {
+        e.preventDefault();
+        this.searchBox.value = '';
+        this.find('');
+      } else if (e.key === 'Enter') {
+        clearTimeout(this.searchTimer);
+        this.find(this.searchBox.value);
+      }
+    });
+    for (const s of [...Object.values(this.screens), this.search]) {
       s.el.hidden = true;
       this.main.append(s.el);
     }
@@ -66,6 +95,8 @@ class App {
   }
 
   go(t: Tab): void {
+    this.tab = t;
+    this.search.el.hidden = true;
     for (const [k, b] of this.tabs) {
       if (k === t) b.setAttribute('aria-current', 'page');
       else b.removeAttribute('aria-current');
@@ -74,6 +105,20 @@ class App {
       s.el.hidden = k !== t;
     }
     this.screens[t].show();
+  }
+
+  /** find shows the results of a search, or the tab again when the box
+   * is emptied. */
+  private find(q: string): void {
+    if (!q.trim()) {
+      if (!this.search.el.hidden) this.go(this.tab);
+      return;
+    }
+    this.acted = true;
+    for (const b of this.tabs.values()) b.removeAttribute('aria-current');
+    for (const s of Object.values(this.screens)) s.el.hidden = true;
+    this.search.el.hidden = false;
+    void this.search.run(q.trim());
   }
 
   /** home opens Moments instead when there already are some: the

@@ -53,6 +53,11 @@ export class MomentDialog {
     });
     document.body.append(this.dlg);
     onMoment((e) => {
+      if (e.kind === 'many' && this.m) {
+        const id = this.m.id;
+        void backend.moments.get(id).then((m) => this.m?.id === id && this.update(m), () => undefined);
+        return;
+      }
       if (!this.m || e.id !== this.m.id) return;
       if (e.kind === 'deleted') {
         this.close();

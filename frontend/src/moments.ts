@@ -79,7 +79,8 @@ export class MomentsScreen implements Screen {
     this.grid.addEventListener('keydown', (e) => this.key(e));
     new ResizeObserver(() => this.layout()).observe(this.scroller);
     onMoment((e) => {
-      if (e.kind === 'deleted') this.drop(e.id);
+      if (e.kind === 'many') this.reloadSoon();
+      else if (e.kind === 'deleted') this.drop(e.id);
       else if (e.moment) {
         if (this.byID.has(e.id)) this.replace(e.moment);
         else this.refreshSoon();
@@ -115,6 +116,18 @@ export class MomentsScreen implements Screen {
     this.active = 0;
     this.scroller.scrollTop = 0;
     this.invalidate();
+  }
+
+  /** reloadSoon reads every page again (many moments changed at once). */
+  private reloadSoon(): void {
+    if (!this.loaded) return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = window.setTimeout(() => {
+      if (this.loading) return;
+      this.next = '';
+      this.ended = false;
+      void this.loadAll();
+    }, 400);
   }
 
   private refreshSoon(): void {
@@ -155,7 +168,7 @@ export class MomentsScreen implements Screen {
       try {
         const asked = performance.now();
         const page = await backend.moments.page(this.next, PAGE);
-        for (const m of this.fresher(page.moments, asked)) if (!this.byID.has(m.id)) this.byID.set(m.id, m);
+        for (const m of this.fresher(page.moments, asked)) this.byID.set(m.id, m);
         this.next = page.next;
         this.ended = page.next === '';
         this.invalidate();
