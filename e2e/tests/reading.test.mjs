@@ -77,6 +77,28 @@ test('a slow Pippa: the card and the tile show the reading the moment it arrives
   await harness('/test/pippa', {});
 });
 
+test('typing a caption while the reading arrives: the cursor and the words stay', async () => {
+  await harness('/test/pippa', { delayMs: 4000 });
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await choose(page, paths);
+  const card = page.getByTestId('card').first();
+  await until(async () => (await card.locator('.card-open').isEnabled()), 'the card can be opened');
+  await card.locator('.card-open').click();
+  const dialog = page.getByTestId('moment-dialog');
+  const field = dialog.getByTestId('caption');
+  await field.waitFor();
+  await until(async () => (await field.isVisible()) && (await field.isEnabled()), 'the caption field');
+  await field.click();
+  await field.pressSequentially('The letter from', { delay: 20 });
+  await dialog.locator('[data-testid=reading][data-status=finished]').filter({ hasText: 'red door' }).waitFor({ timeout: 30_000 });
+  await field.pressSequentially(' the council', { delay: 20 });
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'caption', 'the caption field keeps the cursor');
+  assert.equal(await field.inputValue(), 'The letter from the council');
+  await dialog.getByTestId('caption-state').filter({ hasText: 'Saved' }).waitFor();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  await harness('/test/pippa', {});
+});
+
 test('a failed reading says what to do, keeps the raw error behind Details, and Try again reads it', async () => {
   await harness('/test/pippa', { refuse: true });
   const { paths } = await harness('/test/generate', { n: 1 });

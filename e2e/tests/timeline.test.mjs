@@ -61,16 +61,25 @@ test('the timeline: by date taken under Today, This week and months; by date add
   const ys = {};
   for (const k of ['undated', 'week', 'y2021', 'y2015']) {
     await reveal(made[k]);
-    ys[k] = Number(await page.locator(`[data-moment="${made[k]}"]`).evaluate((el) => el.closest('.tile').dataset.y));
+    ys[k] = await page.locator(`[data-moment="${made[k]}"]`).evaluate((el) => {
+      const t = el.closest('.tile');
+      return { y: Number(t.dataset.y), i: Number(t.dataset.index), heading: t.dataset.heading };
+    });
   }
-  assert.ok(ys.undated < ys.week && ys.week < ys.y2021 && ys.y2021 < ys.y2015, `newest taken first: ${JSON.stringify(ys)}`);
+  ys.order = await page.getByTestId('order-taken').isChecked();
+  ys.count = await page.getByTestId('moments-count').innerText();
+  assert.ok(ys.undated.i < ys.week.i && ys.week.i < ys.y2021.i && ys.y2021.i < ys.y2015.i && ys.week.y > ys.undated.y, `newest taken first: ${JSON.stringify(ys)}`);
   assert.equal(await headingOf(made.y2015), 'June 2015');
   assert.equal(await headingOf(made.y2021), 'March 2021');
   assert.equal(await headingOf(made.week), 'This week');
   assert.equal(await headingOf(made.undated), 'Today', 'a photo with no date taken goes by when it was added');
-  assert.match(await page.locator(`[data-moment="${made.undated}"]`).innerText(), /added/, 'and says so');
-  assert.doesNotMatch(await page.locator(`[data-moment="${made.y2015}"]`).innerText(), /added/);
-  const note = await page.locator(`[data-moment="${made.note}"]`).innerText();
+  const text = async (id) => {
+    await reveal(id);
+    return page.locator(`[data-moment="${id}"]`).innerText();
+  };
+  assert.match(await text(made.undated), /added/, 'and says so');
+  assert.doesNotMatch(await text(made.y2015), /added/);
+  const note = await text(made.note);
   assert.match(note, /Note/);
   assert.doesNotMatch(note, /Photo/);
   await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
@@ -99,6 +108,7 @@ test('the timeline: by date taken under Today, This week and months; by date add
 
 test('the arrow keys move through the tiles', async () => {
   await tab(page, 'Moments');
+  await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
   const first = page.locator('.tile[data-index="0"] [data-testid=moment-tile]');
   await first.focus();
   await page.keyboard.press('ArrowRight');

@@ -38,8 +38,11 @@ test('the viewer: full window, small copy then the original, zoom, pan, fit, 1:1
   await choose(page, [...small.paths, ...big.paths]);
   await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= 3, 'three photos sent', 120_000);
 
+  // The big photo was chosen last, so its card is first.
+  const bigID = await page.getByTestId('card').first().getAttribute('data-moment-id');
   await tab(page, 'Moments');
-  const tile = page.locator('[data-testid=moment-tile][data-pending=false]').first();
+  await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
+  const tile = page.locator(`[data-testid=moment-tile][data-moment="${bigID}"]`);
   await tile.getByTestId('tile-reading').filter({ hasText: 'red door' }).waitFor();
   await tile.click();
   const dialog = page.getByTestId('moment-dialog');

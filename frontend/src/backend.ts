@@ -93,6 +93,7 @@ export const backend = {
     useLocal: () => call(Settings.UseLocal()),
     useRemote: (url: string, token: string) => call(Settings.UseRemote(url, token)),
     test: (url: string, token: string) => call(Settings.Test(url, token)),
+    connect: (text: string, anyway: boolean) => call(Settings.Connect(text, anyway)),
     setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),

@@ -129,7 +129,7 @@ export class CaptureScreen implements Screen {
     // The whole card opens its moment, once there is one.
     card.open = h(
       'button',
-      { type: 'button', class: 'card-open', disabled: true, 'aria-label': `${name}: open it`, onclick: () => card.momentID && openMoment(card.momentID) },
+      { type: 'button', class: 'card-open', disabled: true, onclick: () => card.momentID && openMoment(card.momentID) },
       thumb,
       h('span', { class: 'name', title: name }, name),
       state,
@@ -163,7 +163,6 @@ export class CaptureScreen implements Screen {
     c.state.textContent = 'Safe on this computer. Sending…';
     c.momentID = r.momentID;
     c.open.disabled = false;
-    c.open.setAttribute('aria-label', `${c.name}: open it to see what Pippa says`);
     this.byEntry.set(r.entryID, c);
     this.byMoment.set(r.momentID, c);
   }

@@ -173,7 +173,7 @@ class App {
     if (offline) {
       const what =
         waiting > 0
-          ? `${plural(waiting, 'photo is', 'photos are')} waiting safely on this computer and will be sent on their own when it is back.`
+          ? `${plural(waiting, 'photo is', 'photos are')} waiting safely on this computer and will be sent on ${waiting === 1 ? 'its' : 'their'} own when it is back.`
           : 'Anything you add waits safely on this computer and is sent on its own when it is back.';
       if (st.refused) {
         clear(

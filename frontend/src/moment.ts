@@ -1,6 +1,6 @@
 import { backend, type Moment, type Reading } from './backend';
 import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } from './dom';
-import { toastError } from './feedback';
+import { toastError, explain } from './feedback';
 import { ulid } from './ulid';
 import { onMoment, changed, deleted } from './store';
 import { latest, readingError, kindWord } from './words';
@@ -36,6 +36,24 @@ export class MomentDialog {
   private body = h('div', { class: 'moment-body' });
   private keepBar = h('div', { class: 'keep-bar', hidden: true, 'data-testid': 'keep-bar' });
   private m: Moment | null = null;
+  // The caption field lives as long as the dialog shows one moment, so a
+  // redraw (a reading arriving) never takes it from under the typing.
+  private caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
+  private captionState = h('span', { class: 'caption-state muted', 'aria-live': 'polite', 'data-testid': 'caption-state' });
+  private captionFor = '';
+  private captionBox = h(
+    'div',
+    { class: 'caption-edit' },
+    h('div', { class: 'row between' }, h('label', { for: 'caption' }, 'Caption'), this.captionState),
+    this.caption,
+    h('p', { class: 'hint' }, 'Saved as you type.'),
+  );
+  private readingSlot = h('section', { class: 'reading-first', 'aria-label': 'What Pippa says', 'data-testid': 'readings' });
+  private pictureSlot = h('div', { class: 'picture-slot' });
+  private pendingSlot = h('div');
+  private metaSlot = h('div');
+  private actionsSlot = h('div');
+  private captionTimer = 0;
   /** list is the moments the dialog can step through (the viewer's next
    * and previous), set by whoever opened it. */
   private list: () => Moment[] = () => [];
@@ -46,7 +64,12 @@ export class MomentDialog {
       this.body,
       this.keepBar,
     );
+    this.body.append(this.readingSlot, this.pictureSlot, h('div', { class: 'moment-side' }, this.pendingSlot, this.captionBox, this.metaSlot, this.actionsSlot));
+    this.caption.addEventListener('input', () => this.typed());
+    this.caption.addEventListener('blur', () => void this.flushCaption());
     this.dlg.addEventListener('close', () => {
+      // Escape or ✕ while typing: the caption is saved all the same.
+      void this.flushCaption();
       this.m = null;
       this.keepBar.hidden = true;
       rehomeToasts();
@@ -77,6 +100,15 @@ export class MomentDialog {
         toastError(e);
         return;
       }
+    }
+    if (this.captionFor !== m.id) {
+      await this.flushCaption();
+      this.captionFor = m.id;
+      // A caption typed earlier that could not be saved comes back.
+      const draft = drafts.get(m.id);
+      this.caption.value = draft ?? m.caption;
+      this.captionState.textContent = '';
+      if (draft !== undefined && draft !== m.caption && !m.pending) this.captionTimer = window.setTimeout(() => void this.flushCaption(), 0);
     }
     this.m = m;
     this.render();
@@ -119,9 +151,8 @@ export class MomentDialog {
     this.title.textContent = m.caption || (m.kind === 'photo' ? m.name || 'Photo' : kindWord(m));
     const top = latest(m.readings);
     const older = m.readings.filter((r) => r !== top).reverse();
-    const readingBox = h(
-      'section',
-      { class: 'reading-first', 'aria-label': 'What Pippa says', 'data-testid': 'readings' },
+    clear(
+      this.readingSlot,
       top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? 'Pippa will read it once it is sent from this computer.' : m.kind === 'note' ? 'A note of yours. Pippa reads photos.' : 'No reading yet.'),
       older.length
         ? h('details', { class: 'older' }, h('summary', {}, older.length === 1 ? 'One earlier reading' : `${older.length} earlier readings`), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
@@ -143,33 +174,33 @@ export class MomentDialog {
       : m.kind === 'note' || m.kind === 'recall'
         ? h('blockquote', { class: 'note-text' }, m.caption)
         : null;
-    const caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
-    caption.value = m.caption;
-    const save = h('button', { type: 'button', onclick: () => void this.saveCaption(caption.value) }, 'Save caption');
-    const careful = !m.pending && m.kind === 'photo';
+    // Keep the photo's elements when it is the same photo, so it does not
+    // flicker when a reading arrives.
+    const shownThumb = this.pictureSlot.dataset.thumb ?? '';
+    if (!(m.thumb && shownThumb === m.thumb && this.pictureSlot.dataset.original === String(!!orig))) {
+      clear(this.pictureSlot, picture);
+      this.pictureSlot.dataset.thumb = m.thumb;
+      this.pictureSlot.dataset.original = String(!!orig);
+    }
     this.body.classList.toggle('no-picture', picture === null);
+    // The caption field stays where it is (never taken out of the page),
+    // so a reading arriving while Dad types does not take his cursor.
+    const caption = this.caption;
+    if (!drafts.has(m.id) && document.activeElement !== caption) caption.value = m.caption;
+    this.captionBox.hidden = m.pending || m.kind === 'recall';
+    const careful = !m.pending && m.kind === 'photo';
+    clear(this.pendingSlot, m.pending ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can add a caption once it reaches where your moments are kept.') : null);
+    clear(this.metaSlot, h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`));
     clear(
-      this.body,
-      readingBox,
-      picture,
-      h(
-        'div',
-        { class: 'moment-side' },
-        m.pending
-          ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
-          : m.kind === 'recall'
-            ? null
-            : h('div', { class: 'caption-edit' }, h('label', { for: 'caption' }, 'Caption'), caption, h('div', { class: 'row' }, save)),
-        h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`),
-        m.pending
-          ? null
-          : h(
-              'div',
-              { class: 'row between actions' },
-              careful ? h('button', { type: 'button', onclick: () => void this.careful() }, 'Ask for a careful reading') : h('span'),
-              h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
-            ),
-      ),
+      this.actionsSlot,
+      m.pending
+        ? null
+        : h(
+            'div',
+            { class: 'row between actions' },
+            careful ? h('button', { type: 'button', onclick: () => void this.careful() }, 'Ask for a careful reading') : h('span'),
+            h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
+          ),
     );
   }
 
@@ -212,15 +243,38 @@ export class MomentDialog {
     return this.dlg;
   }
 
-  private async saveCaption(text: string): Promise<void> {
-    if (!this.m) return;
+  /** typed keeps the caption as a draft at once and saves it once the
+   * typing pauses. */
+  private typed(): void {
+    const id = this.captionFor;
+    if (!id) return;
+    drafts.set(id, this.caption.value);
+    this.captionState.textContent = '';
+    clearTimeout(this.captionTimer);
+    this.captionTimer = window.setTimeout(() => void this.flushCaption(), 800);
+  }
+
+  /** flushCaption saves a caption draft now; the draft stays (and comes
+   * back when the moment is opened again) if it could not be saved. */
+  private async flushCaption(): Promise<void> {
+    clearTimeout(this.captionTimer);
+    const id = this.captionFor;
+    const text = drafts.get(id);
+    if (!id || text === undefined) return;
+    if (this.captionFor === id) this.captionState.textContent = 'Saving…';
     try {
-      this.m = await backend.moments.setCaption(this.m.id, text);
-      changed(this.m);
-      this.render();
-      toast('Caption saved.');
+      const m = await backend.moments.setCaption(id, text);
+      if (drafts.get(id) === text) drafts.delete(id);
+      changed(m);
+      if (this.m?.id === id) {
+        this.m = m;
+        this.title.textContent = m.caption || kindWord(m);
+      }
+      if (this.captionFor === id && !drafts.has(id)) this.captionState.textContent = 'Saved ✓';
     } catch (e) {
-      toastError(e);
+      const x = explain(e);
+      if (this.captionFor === id) this.captionState.textContent = 'Not saved yet';
+      toast(`Your caption is kept on this computer but not saved yet. ${x.sentence}`, 'error', x.detail);
     }
   }
 
@@ -261,6 +315,33 @@ export class MomentDialog {
     }
   }
 }
+
+/** drafts are captions typed and not saved yet, by moment id: kept in
+ * localStorage so that neither Escape, nor a failed save, nor quitting
+ * Spark loses them. */
+const drafts = {
+  all(): Record<string, string> {
+    try {
+      return JSON.parse(localStorage.getItem('spark.captions') ?? '{}') as Record<string, string>;
+    } catch {
+      return {};
+    }
+  },
+  get(id: string): string | undefined {
+    return this.all()[id];
+  },
+  has(id: string): boolean {
+    return id in this.all();
+  },
+  set(id: string, text: string): void {
+    localStorage.setItem('spark.captions', JSON.stringify({ ...this.all(), [id]: text }));
+  },
+  delete(id: string): void {
+    const a = this.all();
+    delete a[id];
+    localStorage.setItem('spark.captions', JSON.stringify(a));
+  },
+};
 
 let single: MomentDialog | null = null;
 

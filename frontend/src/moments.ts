@@ -281,7 +281,7 @@ export class MomentsScreen implements Screen {
       if (this.heads.has(r)) continue;
       const row = this.rows[r];
       if (row?.kind !== 'head') continue;
-      const el = h('li', { class: 'timeline-head', role: 'presentation', 'data-testid': 'timeline-head', 'data-group': row.key, 'data-y': row.y + GAP }, h('h2', {}, row.label));
+      const el = h('li', { class: 'timeline-head', 'data-testid': 'timeline-head', 'data-group': row.key, 'data-y': row.y + GAP }, h('h2', {}, row.label));
       el.style.transform = `translateY(${row.y + GAP}px)`;
       this.heads.set(r, el);
       this.grid.append(el);
@@ -460,10 +460,12 @@ class Tile {
     const p = preview(m);
     const kind = kindWord(m);
     const name = m.kind === 'photo' ? m.caption || m.name || kind : kind;
-    b.setAttribute('aria-label', `${name}, ${date}${m.pending ? ', not sent yet' : ''}. ${p.text}`);
+    // The name is what the tile shows (its title, date and reading), so
+    // what is heard is what is seen.
+    b.title = `${name}, ${date}`;
     if (m.thumb) {
       if (this.img.getAttribute('src') !== m.thumb) this.img.src = m.thumb;
-      this.img.alt = m.caption || m.name || 'Photo';
+      this.img.alt = ''; // the title beside it says what it is
       this.img.hidden = false;
       this.note.hidden = true;
     } else {

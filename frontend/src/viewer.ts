@@ -58,7 +58,7 @@ export class Viewer {
       this.zoomLabel,
       btn('Zoom in (+)', '+', () => this.zoomBy(1.25), 'viewer-zoom-in'),
       h('button', { type: 'button', class: 'viewer-btn text', title: 'Fit the photo in the window (0)', 'data-testid': 'viewer-fit', onclick: () => this.fit() }, 'Fit'),
-      h('button', { type: 'button', class: 'viewer-btn text', title: 'Actual size: one photo pixel per screen pixel (1)', 'aria-label': 'Actual size', 'data-testid': 'viewer-actual', onclick: () => this.actual() }, '1:1'),
+      h('button', { type: 'button', class: 'viewer-btn text', title: 'Actual size: one photo pixel per screen pixel (1)', 'aria-label': '1:1, actual size', 'data-testid': 'viewer-actual', onclick: () => this.actual() }, '1:1'),
       h('button', { type: 'button', class: 'viewer-btn text', title: 'Turn a quarter to the right, for viewing only (R)', 'data-testid': 'viewer-rotate', onclick: () => this.rotate() }, 'Rotate'),
       h('button', { type: 'button', class: 'viewer-btn close', 'aria-label': 'Close the photo (Escape)', title: 'Close (Escape)', 'data-testid': 'viewer-close', onclick: () => this.close() }, '✕'),
     );

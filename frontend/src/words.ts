@@ -95,7 +95,7 @@ export function readingError(raw: string): Explained {
 export function problem(code: string, message: string): Explained {
   switch (code) {
     case 'offline':
-      return { sentence: 'Spark can’t reach where your moments are kept right now. Anything you add waits safely on this computer and is sent on its own.', detail: message };
+      return { sentence: 'Spark can’t reach where your moments are kept right now. Try again when the connection is back; anything you add meanwhile waits safely on this computer.', detail: message };
     case 'unauthorized':
       return { sentence: 'The family engine did not accept Spark’s key. Paste its connection text again in Settings.', detail: message };
     case 'not_ready':
