@@ -106,8 +106,11 @@ test('the timeline: by date taken under Today, This week and months; by date add
   await until(async () => (await headingOf(made.y2015)) === 'June 2015', 'back to the date taken');
 });
 
-test('the arrow keys move through the tiles', async () => {
-  await tab(page, 'Moments');
+test('the arrow keys move through the tiles; Alt+2 opens Moments', async () => {
+  await tab(page, 'Add photos');
+  await page.locator('body').press('Alt+2');
+  await page.locator('main .screen.moments').waitFor();
+  await until(async () => page.evaluate(() => document.activeElement?.dataset?.testid === 'moment-tile'), 'a tile has the keyboard');
   await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
   const first = page.locator('.tile[data-index="0"] [data-testid=moment-tile]');
   await first.focus();

@@ -44,9 +44,15 @@ test('the viewer: full window, small copy then the original, zoom, pan, fit, 1:1
   await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
   const tile = page.locator(`[data-testid=moment-tile][data-moment="${bigID}"]`);
   await tile.getByTestId('tile-reading').filter({ hasText: 'red door' }).waitFor();
-  await tile.click();
+  // The timeline redraws as readings and deliveries come in: click until
+  // the dialog shows the big photo (a tile can move under the pointer).
   const dialog = page.getByTestId('moment-dialog');
-  await dialog.waitFor();
+  await until(async () => {
+    if (await dialog.isVisible()) await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+    await tile.click();
+    await dialog.waitFor();
+    return (await dialog.getAttribute('data-moment')) === bigID;
+  }, 'the big photo’s moment open');
 
   // Watch what the viewer's image shows, from the first frame.
   await page.evaluate(() => {

@@ -52,7 +52,7 @@ class App {
     };
     const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
-      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.searchBox.value = ''; this.go(t); } }, labels[t]);
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, title: `${labels[t]} (Alt+${Object.keys(labels).indexOf(t) + 1})`, onclick: () => { this.acted = true; this.searchBox.value = ''; this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
       this.tabs.set(t, b);
       nav.append(b);
@@ -90,6 +90,23 @@ class App {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
     document.addEventListener('spark:status', () => this.soon());
+    // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
+    document.addEventListener('keydown', (e) => {
+      if (document.querySelector('dialog[open]')) return;
+      const order = Object.keys(labels) as Tab[];
+      const n = Number(e.key);
+      if (e.altKey && !e.ctrlKey && !e.metaKey && n >= 1 && n <= order.length) {
+        e.preventDefault();
+        this.acted = true;
+        this.searchBox.value = '';
+        this.go(order[n - 1] as Tab);
+        this.focusScreen();
+      } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        this.searchBox.focus();
+        this.searchBox.select();
+      }
+    });
     void this.refreshStatus();
     setInterval(() => void this.refreshStatus(), 4000);
   }
@@ -105,6 +122,16 @@ class App {
       s.el.hidden = k !== t;
     }
     this.screens[t].show();
+  }
+
+  /** focusScreen puts the keyboard on the screen just opened: its
+   * tile in the Tab order, or else its first control. */
+  private focusScreen(): void {
+    const el = this.screens[this.tab].el;
+    window.setTimeout(() => {
+      const target = el.querySelector<HTMLElement>('[data-testid=moment-tile][tabindex="0"]') ?? el.querySelector<HTMLElement>('button, input, textarea, select');
+      target?.focus();
+    }, 50);
   }
 
   /** find shows the results of a search, or the tab again when the box
