@@ -90,8 +90,8 @@ perm=$(stat -c %a "$SPARK_DATA/settings.json")
 sleep 4 # let the drain deliver and the status bar settle before the picture
 import -window root "$out/window.png"
 # The window alone (it opens at 1180x800, centred on the 1280x860 screen),
-# in 256 colours: the README's picture is made from it with
-#   cp build/screenshots/window-only.png docs/screenshot.png
+# in 256 colours. The README's picture is the tour's Moments by date added:
+#   convert build/screenshots/tour/moments-added-light.png -colors 256 PNG8:docs/screenshot.png
 convert "$out/window.png" -crop 1180x800+50+30 +repage -strip -colors 256 PNG8:"$out/window-only.png"
 colours=$(convert "$out/window.png" -format '%k' info:)
 [ "$colours" -gt 200 ] || { echo "FAIL: the window looks blank ($colours colours)"; exit 1; }

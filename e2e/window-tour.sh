@@ -49,6 +49,11 @@ click() { xdotool mousemove $((X + $1)) $((Y + $2)) click 1; sleep "${PAUSE:-1.2
 click 900 790
 key alt+2
 shot moments
+# By the date added: this session's photos side by side (the README's picture).
+click 1012 99
+shot moments-added
+click 890 99
+key alt+2
 key Return
 sleep 1
 shot moment

@@ -53,7 +53,7 @@ test('a caption saves as it is typed and is not lost on Escape', async () => {
   await until(async () => (await rpc('Moments/Get', photo)).caption === 'Grandma’s garden gate', 'the caption saved after Escape');
   await page.locator(`[data-testid=moment-tile][data-moment="${photo}"]`).filter({ hasText: 'Grandma’s garden gate' }).waitFor();
   dialog = await openPhoto();
-  assert.equal(await dialog.getByTestId('caption').inputValue(), 'Grandma’s garden gate');
+  await until(async () => (await dialog.getByTestId('caption').inputValue()) === 'Grandma’s garden gate', 'the caption in the field when the moment opens again');
   // Typing and pausing saves too, and says so.
   await dialog.getByTestId('caption').fill('Grandma’s garden gate, spring');
   await dialog.getByTestId('caption-state').filter({ hasText: 'Saved' }).waitFor();

@@ -51,7 +51,7 @@ test('the viewer: full window, small copy then the original, zoom, pan, fit, 1:1
     if (await dialog.isVisible()) await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     await tile.click();
     await dialog.waitFor();
-    return (await dialog.getAttribute('data-moment')) === bigID;
+    return (await dialog.getAttribute('data-moment-id')) === bigID;
   }, 'the big photo’s moment open');
 
   // Watch what the viewer's image shows, from the first frame.

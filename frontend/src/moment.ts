@@ -147,7 +147,7 @@ export class MomentDialog {
   private render(): void {
     const m = this.m;
     if (!m) return;
-    this.dlg.dataset.moment = m.id;
+    this.dlg.dataset.momentId = m.id;
     const date = when(m.takenAt || m.createdAt);
     this.title.textContent = m.caption || (m.kind === 'photo' ? m.name || 'Photo' : kindWord(m));
     const top = latest(m.readings);

@@ -13,6 +13,8 @@ export class PhrasesScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'phrases', 'data-testid': 'phrases' });
   private recall = h('section', { class: 'recall', 'aria-live': 'polite', 'data-testid': 'recall' });
+  private startRecall = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall');
+  private recallHint = h('p', { class: 'hint', hidden: true }, 'Keep a phrase or two first; then Pippa can weave them into a recall.');
   /** recallID is the moment of the recall being shown. */
   private recallMoment = '';
 
@@ -25,7 +27,8 @@ export class PhrasesScreen implements Screen {
       this.list,
       h('h2', {}, 'Quick recall'),
       h('p', { class: 'muted' }, 'Pippa weaves a few of your kept phrases into a short reminder.'),
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall'),
+      this.startRecall,
+      this.recallHint,
       this.recall,
     );
     onMoment((e) => {
@@ -40,6 +43,8 @@ export class PhrasesScreen implements Screen {
   private async load(): Promise<void> {
     try {
       const ps = await backend.phrases.list();
+      this.startRecall.disabled = ps.length === 0;
+      this.recallHint.hidden = ps.length > 0;
       if (ps.length === 0) {
         clear(this.list, h('li', { class: 'empty' }, 'No kept phrases yet.'));
         return;

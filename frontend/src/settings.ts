@@ -113,17 +113,27 @@ export class SettingsScreen implements Screen {
         h('legend', {}, 'Pippa, who reads your photos'),
         h('p', {}, s.engine === 'remote'
           ? 'The family engine has its own Pippa; whoever looks after it sets her up.'
-          : 'Pippa is a program that looks at each photo and explains it. The usual choice is Ollama on this computer, which works without the internet: install it, then press “Use Ollama on this computer”.'),
-        detailsOf('Any OpenAI-compatible chat-completions server works: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.'),
-        h('div', { class: 'fields' },
-          h('label', { for: 'pippa-url' }, 'Address'), pURL,
-          h('label', { for: 'pippa-model' }, 'Model'), pModel,
-          h('label', { for: 'pippa-key' }, 'Key'), pKey),
+          : 'Pippa is a program that looks at each photo and explains it. The usual choice is Ollama on this computer, which works without the internet: install it (and a model that reads pictures, such as llava), then press “Use Ollama on this computer”.'),
+        s.engine === 'remote'
+          ? null
+          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url
+              ? `Pippa now: the model “${s.pippa.model}”${s.pippa.url === s.ollamaURL ? ' in Ollama on this computer' : ''}.`
+              : 'Pippa is not set up yet, so photos wait for her reading.'),
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => { pURL.value = s.ollamaURL; if (!pModel.value) pModel.value = 'llava'; pKey.value = ''; } }, 'Use Ollama on this computer'),
-          h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa'),
+          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollamaURL, pModel.value && s.pippa.url === s.ollamaURL ? pModel.value : 'llava', '') }, 'Use Ollama on this computer'),
+        ),
+        h(
+          'details',
+          { class: 'details' },
+          h('summary', {}, 'Details: another Pippa (address, model, key)'),
+          h('p', { class: 'hint' }, 'Any OpenAI-compatible chat-completions server works: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.'),
+          h('div', { class: 'fields' },
+            h('label', { for: 'pippa-url' }, 'Address'), pURL,
+            h('label', { for: 'pippa-model' }, 'Model'), pModel,
+            h('label', { for: 'pippa-key' }, 'Key'), pKey),
+          h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa')),
         ),
       ),
       h(

@@ -100,6 +100,11 @@ export function problem(code: string, message: string): Explained {
       return { sentence: 'The family engine did not accept Spark’s key. Paste its connection text again in Settings.', detail: message };
     case 'not_ready':
       return { sentence: 'Spark is still starting. Try again in a moment.', detail: message };
+    case 'no_phrases':
+      return { sentence: 'Keep a phrase first: select some words in one of Pippa’s readings and choose “Keep this phrase”.', detail: '' };
+    case 'moment_deleted':
+    case 'not_found':
+      return { sentence: 'This moment is no longer there: it was deleted, perhaps on another computer.', detail: message };
     case 'bad_input':
     case 'failed':
     case 'canceled':
