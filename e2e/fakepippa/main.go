@@ -10,15 +10,14 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
-	"strings"
-	"time"
+	"os/signal"
+	"syscall"
+
+	"github.com/sparkfamily/spark/e2e/pippafake"
 )
 
 var readings = []string{
@@ -34,45 +33,25 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the server's base URL here once it serves")
 	delay := flag.Duration("delay", 0, "wait this long before each answer")
 	flag.Parse()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := pippafake.Start(func(content string) string {
+		if !pippafake.HasImage(content) {
+			return "Remembering together: the water bill is paid, Anna rings on Sunday, and the tomatoes go out after the frost."
+		}
+		sum := sha256.Sum256([]byte(content))
+		return readings[int(sum[0])%len(readings)]
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-			return
-		}
-		time.Sleep(*delay)
-		var all strings.Builder
-		for _, m := range req.Messages {
-			all.Write(m.Content)
-		}
-		sum := sha256.Sum256([]byte(all.String()))
-		text := readings[int(sum[0])%len(readings)]
-		if !strings.Contains(all.String(), "image_url") {
-			text = "Remembering together: the water bill is paid, Anna rings on Sunday, and the tomatoes go out after the frost."
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": fmt.Sprintf("chatcmpl-fake%d", time.Now().UnixNano()), "object": "chat.completion",
-			"created": time.Now().Unix(), "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
-		})
-	})
-	url := "http://" + ln.Addr().String() + "/v1"
+	p.SetDelay(*delay)
 	if *urlFile != "" {
-		if err := os.WriteFile(*urlFile, []byte(url+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(*urlFile, []byte(p.URL+"\n"), 0o600); err != nil {
 			log.Fatal(err)
 		}
 	}
-	fmt.Println("fake Pippa at", url)
-	log.Fatal((&http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}).Serve(ln))
+	fmt.Println("fake Pippa at", p.URL)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	p.Close()
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/app"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/e2e/pippafake"
 	"github.com/sparkfamily/spark/engine"
 )
 
@@ -35,7 +36,7 @@ type testAPI struct {
 	dir    string // the harness's temp folder
 	data   string // the app's data folder
 	pippa  string
-	fake   *fakePippa
+	fake   *pippafake.Server
 	logger *slog.Logger
 
 	mu     sync.Mutex
@@ -329,8 +330,8 @@ func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	t.fake.delay.Store(int64(time.Duration(in.DelayMs) * time.Millisecond))
-	t.fake.refuse.Store(in.Refuse)
+	t.fake.SetDelay(time.Duration(in.DelayMs) * time.Millisecond)
+	t.fake.SetRefuse(in.Refuse)
 	reply(w, map[string]bool{"ok": true})
 }
 

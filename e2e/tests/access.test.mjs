@@ -53,7 +53,22 @@ test('a caption saves as it is typed and is not lost on Escape', async () => {
   await until(async () => (await rpc('Moments/Get', photo)).caption === 'Grandma’s garden gate', 'the caption saved after Escape');
   await page.locator(`[data-testid=moment-tile][data-moment="${photo}"]`).filter({ hasText: 'Grandma’s garden gate' }).waitFor();
   dialog = await openPhoto();
-  await until(async () => (await dialog.getByTestId('caption').inputValue()) === 'Grandma’s garden gate', 'the caption in the field when the moment opens again');
+  // The field shows the caption (what it holds is printed if it does not).
+  await until(
+    () =>
+      page.evaluate(() => {
+        const d = {
+          value: document.querySelector('#caption').value,
+          open: document.querySelector('[data-testid=moment-dialog]').dataset.momentId,
+          active: document.activeElement?.id || document.activeElement?.tagName,
+          drafts: localStorage.getItem('spark.captions'),
+          title: document.querySelector('#moment-title').textContent,
+        };
+        return d.value === 'Grandma’s garden gate' ? true : { ...d, ok: false };
+      }).then((d) => (d === true ? true : (console.log(`# caption field: ${JSON.stringify(d)}`), false))),
+    'the caption in the field when the moment opens again',
+    15_000,
+  );
   // Typing and pausing saves too, and says so.
   await dialog.getByTestId('caption').fill('Grandma’s garden gate, spring');
   await dialog.getByTestId('caption-state').filter({ hasText: 'Saved' }).waitFor();
