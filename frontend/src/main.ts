@@ -127,11 +127,17 @@ class App {
   /** focusScreen puts the keyboard on the screen just opened: its
    * tile in the Tab order, or else its first control. */
   private focusScreen(): void {
-    const el = this.screens[this.tab].el;
-    window.setTimeout(() => {
-      const target = el.querySelector<HTMLElement>('[data-testid=moment-tile][tabindex="0"]') ?? el.querySelector<HTMLElement>('button, input, textarea, select');
-      target?.focus();
-    }, 50);
+    const tab = this.tab;
+    const el = this.screens[tab].el;
+    // Moments may still be reading its first page: wait a little for a tile.
+    const attempt = (left: number) => {
+      if (this.tab !== tab || el.hidden) return;
+      const tile = el.querySelector<HTMLElement>('[data-testid=moment-tile][tabindex="0"]');
+      if (tile) tile.focus();
+      else if (tab === 'moments' && left > 0) window.setTimeout(() => attempt(left - 1), 150);
+      else el.querySelector<HTMLElement>('button, input, textarea, select')?.focus();
+    };
+    window.setTimeout(() => attempt(8), 50);
   }
 
   /** find shows the results of a search, or the tab again when the box

@@ -184,10 +184,17 @@ export class MomentsScreen implements Screen {
   }
 
   private invalidate(): void {
+    // A redraw must not take the keyboard from the tile that has it.
+    const active = document.activeElement as HTMLElement | null;
+    const focused = active && this.grid.contains(active) ? active.dataset.moment : undefined;
     this.view = sorted([...this.byID.values()], this.order);
     this.release();
     this.counted();
     this.layout();
+    if (focused) {
+      const i = this.view.findIndex((m) => m.id === focused);
+      if (i >= 0) this.focusTile(i);
+    }
   }
 
   private release(): void {

@@ -110,6 +110,11 @@ export function problem(code: string, message: string): Explained {
     case 'canceled':
       return { sentence: message, detail: '' };
     default:
+      // A text the engine will not keep because of its length (a caption
+      // past the engine's cap, say).
+      if (/too_(large|long)|caption/i.test(code) || /too long|longer than|at most \d+ bytes/i.test(message)) {
+        return { sentence: 'This is too long to keep. Shorten it and it is saved on its own.', detail: message };
+      }
       return { sentence: 'Something went wrong. Try again; if it keeps happening, the details below help whoever looks after Spark.', detail: message };
   }
 }

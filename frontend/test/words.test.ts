@@ -2,7 +2,7 @@
 // says of a moment's readings, and failed readings in plain sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem } from '../src/words.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
 const snap = (from: string, to: string) => {
@@ -53,4 +53,12 @@ test('first lines stop at a word', () => {
   const f = firstLines(text, 40);
   assert.ok(f.endsWith('…') && f.length <= 41, f);
   assert.ok(text.startsWith(f.slice(0, -1)), f);
+});
+
+test('an engine error in plain words, the engine’s own behind Details', () => {
+  assert.match(problem('bad_caption', 'the caption is 70000 bytes; at most 65536 bytes').sentence, /too long/);
+  assert.equal(problem('no_phrases', 'no phrase kept').detail, '');
+  const x = problem('internal', 'database is locked');
+  assert.doesNotMatch(x.sentence, /database/);
+  assert.equal(x.detail, 'database is locked');
 });
