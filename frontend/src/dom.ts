@@ -59,8 +59,8 @@ export function rehomeToasts(): void {
 }
 
 /** toast shows a short message for a few seconds, announced to screen
- * readers, above any dialog. An error stays until closed and can carry
- * its detail behind "Details". */
+ * readers, above any dialog. An error stays longer (20 s, or until closed)
+ * and can carry its detail behind "Details". */
 export function toast(message: string, kind: 'info' | 'error' = 'info', detail = '', action?: { label: string; run: () => void }): void {
   const host = toastHost();
   const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: () => t.remove() }, '✕');
@@ -73,8 +73,10 @@ export function toast(message: string, kind: 'info' | 'error' = 'info', detail =
     close,
   );
   host.append(t);
-  if (kind === 'info') {
-    let timer = window.setTimeout(() => t.remove(), action ? 8000 : 5000);
+  {
+    // Errors stay long enough to read and open Details; neither goes while
+    // the pointer or the keyboard is on it.
+    let timer = window.setTimeout(() => t.remove(), kind === 'error' ? 20000 : action ? 8000 : 5000);
     // Not while the person reads it or reaches for its button.
     const hold = () => clearTimeout(timer);
     const resume = () => (timer = window.setTimeout(() => t.remove(), 3000));
