@@ -65,6 +65,7 @@ type App struct {
 	events  func()        // stops forwarding outbox events
 
 	progress progressTable
+	watch    watcher // sends "moment" events as the engine's log grows
 }
 
 // New makes an App; nothing starts until Startup.
@@ -99,7 +100,9 @@ func (a *App) Startup(ctx context.Context, shell Shell) {
 	if err := a.start(ctx); err != nil {
 		a.problem = err.Error()
 		a.log.Error("Spark could not start", "err", err)
+		return
 	}
+	a.watch.start(a)
 }
 
 func (a *App) start(ctx context.Context) error {
@@ -231,6 +234,7 @@ func (a *App) startDrain() {
 // Shutdown stops the drain between steps, closes the outbox and the engine
 // (its log synced). Wails calls it when the window closes.
 func (a *App) Shutdown() {
+	a.watch.stopWatch()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stop != nil {

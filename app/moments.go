@@ -128,6 +128,20 @@ func (m *Moments) AskCareful(momentID, jobID string) ([]Reading, error) {
 	return out, nil
 }
 
+// ReadAgain asks Pippa for a new practical reading of a moment (after one
+// failed, say); requestID is minted by the UI, so a repeat is harmless.
+func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
+	cl, err := m.a.client()
+	if err != nil {
+		return Reading{}, err
+	}
+	t, _, err := cl.StartTurn(context.Background(), momentID, api.StartTurnRequest{ClientRequestID: requestID, Mode: api.ModePractical})
+	if err != nil {
+		return Reading{}, err
+	}
+	return readingView(*t), nil
+}
+
 // AddNote writes a note as a moment; id is a ULID minted by the UI.
 func (m *Moments) AddNote(id, text string) (Moment, error) {
 	text = strings.TrimSpace(text)

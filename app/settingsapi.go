@@ -200,6 +200,7 @@ func (s *Settings) Status() (Status, error) {
 	a.mu.Unlock()
 	if st.Problem != "" || cl == nil || ob == nil {
 		if st.Problem == "" {
+			st.Starting = true
 			st.Problem = "Spark is starting..."
 		}
 		return st, nil
@@ -208,9 +209,9 @@ func (s *Settings) Status() (Status, error) {
 	st.EngineURL = cl.BaseURL()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if _, err := cl.Health(ctx); err != nil {
+	if h, err := cl.Health(ctx); err != nil {
 		st.Reason = "The engine at " + cl.BaseURL() + " can't be reached."
-	} else if _, err := cl.Phrases(ctx); err != nil {
+	} else if err := checkToken(ctx, cl, h.Seq); err != nil {
 		if e, ok := api.AsError(err); ok && retry.Refused(e.Status) {
 			st.Refused = true
 			st.Reason = "The engine refused Spark's token. Check it in Settings."

@@ -16,6 +16,9 @@ type Status struct {
 	// Problem says why and what to do.
 	Ready   bool   `json:"ready"`
 	Problem string `json:"problem"`
+	// Starting is true while Spark has not finished starting (and has not
+	// failed): the UI says so instead of showing Problem as a failure.
+	Starting bool `json:"starting"`
 	// Engine is "local" or "remote"; EngineURL is where it is.
 	Engine    string `json:"engine"`
 	EngineURL string `json:"engineURL"`
@@ -42,10 +45,17 @@ type CaptureResult struct {
 	Error     *UIError `json:"error"`
 }
 
+// The kinds of CaptureEvent (mirrored in frontend/src/events.ts).
+const (
+	CaptureKindStart  = "start"  // the batch's file names, before any is captured
+	CaptureKindResult = "result" // one file's result
+	CaptureKindDone   = "done"   // every file is done
+)
+
 // CaptureEvent reports a batch's progress on the "capture" event.
 type CaptureEvent struct {
 	Batch  string         `json:"batch"`
-	Kind   string         `json:"kind"` // "start", "result" or "done"
+	Kind   string         `json:"kind"` // CaptureStart, CaptureResultKind or CaptureDone
 	Total  int            `json:"total"`
 	Done   int            `json:"done"`
 	Names  []string       `json:"names"`
@@ -98,12 +108,21 @@ type Page struct {
 	Next    string   `json:"next"`
 }
 
-// Phrase is a kept phrase.
+// Phrase is a kept phrase, with what the Phrases screen shows of the
+// moment it came from (when it names one): its small copy and caption, so
+// the phrase links back to it.
 type Phrase struct {
 	ID       string `json:"id"`
 	Text     string `json:"text"`
 	MomentID string `json:"momentID"`
 	KeptAt   string `json:"keptAt"`
+	// MomentThumb is the URL of the moment's small copy, "" when it has
+	// none; MomentKind and MomentCaption describe it; MomentGone is true
+	// when the moment was deleted or could not be read.
+	MomentThumb   string `json:"momentThumb"`
+	MomentKind    string `json:"momentKind"`
+	MomentCaption string `json:"momentCaption"`
+	MomentGone    bool   `json:"momentGone"`
 }
 
 // Recall is a quick recall: its moment and its reading.

@@ -59,7 +59,7 @@ try {
   // Cold start: a fresh browser profile, the page's first contentful paint.
   const first = await launch();
   const cdp0 = await first.context.newCDPSession(first.page);
-  await first.page.getByTestId('engine-state').filter({ hasText: 'connected' }).waitFor();
+  await first.page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
   const paint = await first.page.evaluate(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
     return fcp ? fcp.startTime : -1;
@@ -78,7 +78,7 @@ try {
   const { context, page } = await launch();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
-  await page.getByTestId('engine-state').filter({ hasText: 'connected' }).waitFor();
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
   await page.locator('nav.tabs').getByRole('button', { name: 'Moments' }).click();
   await page.getByTestId('moment-tile').first().waitFor();
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startHarness, out } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const limit = Number(process.env.E2E_TIMEOUT || 300) * 1000;
+const limit = Number(process.env.E2E_TIMEOUT || 600) * 1000;
 
 let harness;
 try {
@@ -29,8 +29,14 @@ const killer = setTimeout(() => {
   process.exit(1);
 }, limit);
 
-const files = readdirSync(join(here, 'tests')).filter((f) => f.endsWith('.test.mjs')).map((f) => join(here, 'tests', f));
-const tests = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+// E2E_FILES (comma-separated names, e.g. "search") picks test files;
+// E2E_GREP picks tests by name (node --test-name-pattern).
+const only = (process.env.E2E_FILES ?? '').split(',').filter(Boolean);
+const files = readdirSync(join(here, 'tests'))
+  .filter((f) => f.endsWith('.test.mjs') && (only.length === 0 || only.some((o) => f.startsWith(o))))
+  .map((f) => join(here, 'tests', f));
+const grep = process.env.E2E_GREP ? [`--test-name-pattern=${process.env.E2E_GREP}`] : [];
+const tests = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...grep, ...files], {
   cwd: join(here, '..'),
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, SPARK_HARNESS_URL: url, SPARK_SCREENSHOTS: join(out, 'screenshots') },

@@ -4,9 +4,12 @@
 # the embedded engine answers GET /v1/health at the address the app wrote
 # to its data folder, and that SIGTERM closes it cleanly (drain stopped,
 # engine closed). It prints cold start and memory figures and saves a
-# screenshot of the real window to build/screenshots/window.png.
+# screenshot of the real window to build/screenshots/window.png. The photos
+# are read by a fake Pippa (e2e/fakepippa), so the pictures show readings;
+# with xdotool, e2e/window-tour.sh then takes a picture of every screen in
+# light and in dark (build/screenshots/tour/).
 #
-# Usage: e2e/window-test.sh [--no-build]   (needs xvfb, x11-utils, imagemagick)
+# Usage: e2e/window-test.sh [--no-build]   (needs xvfb, x11-utils, imagemagick; xdotool for the tour)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$(go env GOPATH)/bin:$PATH"
@@ -23,8 +26,10 @@ bin=build/bin/spark-desktop
 tmp=$(mktemp -d)
 xvfb_pid=""
 app_pid=""
+pippa_pid=""
 cleanup() {
   [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  [ -n "$pippa_pid" ] && kill "$pippa_pid" 2>/dev/null || true
   [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
   rm -rf "$tmp"
 }
@@ -39,6 +44,12 @@ export DISPLAY=":$disp"
 for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
 
 export SPARK_DATA="$tmp/data"
+# A fake Pippa reads the photos, so the pictures show readings.
+go build -o "$tmp/fakepippa" ./e2e/fakepippa || { echo "FAIL: build the fake Pippa"; exit 1; }
+"$tmp/fakepippa" -url-file "$tmp/pippa.url" >"$tmp/pippa.log" 2>&1 &
+pippa_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/pippa.url" ] && break; sleep 0.1; done
+go run ./e2e/seed -data "$SPARK_DATA" -pippa "$(cat "$tmp/pippa.url")" || { echo "FAIL: set the fake Pippa"; exit 1; }
 # With the test photos at hand, a few are captured first (as "Choose
 # photos…" would), so the window opens on Moments, as for a returning user.
 photos=../shared/photos
@@ -79,8 +90,8 @@ perm=$(stat -c %a "$SPARK_DATA/settings.json")
 sleep 4 # let the drain deliver and the status bar settle before the picture
 import -window root "$out/window.png"
 # The window alone (it opens at 1180x800, centred on the 1280x860 screen),
-# in 256 colours: the README's picture is made from it with
-#   cp build/screenshots/window-only.png docs/screenshot.png
+# in 256 colours. The README's picture is the tour's Moments by date added:
+#   convert build/screenshots/tour/moments-added-light.png -colors 256 PNG8:docs/screenshot.png
 convert "$out/window.png" -crop 1180x800+50+30 +repage -strip -colors 256 PNG8:"$out/window-only.png"
 colours=$(convert "$out/window.png" -format '%k' info:)
 [ "$colours" -gt 200 ] || { echo "FAIL: the window looks blank ($colours colours)"; exit 1; }
@@ -99,6 +110,11 @@ for _ in $(seq 100); do kill -0 "$app_pid" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$app_pid" 2>/dev/null; then echo "FAIL: the app did not exit on SIGTERM"; exit 1; fi
 app_pid=""
 grep -q 'Spark stopped' "$SPARK_DATA/logs/spark.log" || { tail "$SPARK_DATA/logs/spark.log"; echo "FAIL: no clean shutdown in the log"; exit 1; }
+
+# Every screen, light and dark, from the real window.
+for scheme in light dark; do
+  bash e2e/window-tour.sh "$bin" "$SPARK_DATA" "$out/tour" "$scheme" || { echo "FAIL: the window tour ($scheme)"; exit 1; }
+done
 
 # The same window over 10,000 moments (written into its engine first): it
 # opens on Moments and shows the first page; its memory then.

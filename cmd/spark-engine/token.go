@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,8 +21,10 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	sub, rest := args[0], args[1:]
 	var synopsis string
 	switch sub {
-	case "add", "revoke":
-		synopsis = "token " + sub + " NAME [--data DIR]"
+	case "add":
+		synopsis = "token add NAME [--address URL] [--data DIR]"
+	case "revoke":
+		synopsis = "token revoke NAME [--data DIR]"
 	case "list":
 		synopsis = "token list [--data DIR]"
 	default:
@@ -28,6 +32,10 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlagSet("token "+sub, stderr, synopsis)
 	data := dataFlag(fs)
+	var address *string
+	if sub == "add" {
+		address = fs.String("address", "", "the engine's address as clients reach it (e.g. https://spark.example.org): also print the connection text, address#token, that Spark's Settings take in one field")
+	}
 	pos, err := parseArgs(fs, rest)
 	if err != nil {
 		return err
@@ -44,6 +52,11 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 		return usagef("token %s takes exactly one NAME, got %d arguments", sub, len(pos))
 	}
 
+	if address != nil && *address != "" {
+		if u, err := url.Parse(*address); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+			return usagef("--address %q is not an engine address; it looks like https://spark.example.org or http://192.168.1.20:8787", *address)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
@@ -61,6 +74,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 		// advice goes to stderr.
 		fmt.Fprintln(stdout, token)
 		fmt.Fprintf(stderr, "Added a token for %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", pos[0])
+		if *address != "" {
+			fmt.Fprintf(stderr, "Connection text for Spark (Settings, \"Connect to a family engine\"), to send privately:\n%s#%s\n", strings.TrimRight(*address, "/"), token)
+		}
 	case "list":
 		tokens, err := store.List()
 		if err != nil {

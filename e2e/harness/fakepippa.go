@@ -1,64 +1,18 @@
 package main
 
-import (
-	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"strings"
-	"time"
-)
+import "github.com/sparkfamily/spark/e2e/pippafake"
 
-// fakePippa is the harness's fake Pippa: an OpenAI-compatible
-// chat-completions server on loopback that answers every request at once
-// with a fixed, friendly reading. It stands in for the model server, the
-// one thing outside the project.
-type fakePippa struct {
-	URL string // base URL including /v1
-	srv *http.Server
-}
-
-// fakeReading is what the fake Pippa says about a photo; the tests keep a
-// phrase from it.
+// fakeReading is what the harness's fake Pippa says about a photo; the
+// tests keep a phrase from it.
 const fakeReading = "A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step."
 
-func startFakePippa() (*fakePippa, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("start the fake Pippa: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
+// startFakePippa starts the harness's fake Pippa (e2e/pippafake): the same
+// reading for every photo, a recall for anything else.
+func startFakePippa() (*pippafake.Server, error) {
+	return pippafake.Start(func(content string) string {
+		if !pippafake.HasImage(content) {
+			return "Remembering together: the red door, the blue cup, and the afternoon light you kept."
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-			return
-		}
-		text := fakeReading
-		var all strings.Builder
-		for _, m := range req.Messages {
-			all.Write(m.Content)
-		}
-		if !strings.Contains(all.String(), "image_url") {
-			text = "Remembering together: the red door, the blue cup, and the afternoon light you kept."
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id":      fmt.Sprintf("chatcmpl-fake%d", time.Now().UnixNano()),
-			"object":  "chat.completion",
-			"created": time.Now().Unix(),
-			"model":   req.Model,
-			"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
-		})
+		return fakeReading
 	})
-	p := &fakePippa{URL: "http://" + ln.Addr().String() + "/v1", srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
-	go p.srv.Serve(ln)
-	return p, nil
 }
-
-func (p *fakePippa) Close() error { return p.srv.Close() }

@@ -83,7 +83,7 @@ func run(listen, dist, data, urlFile string, verbose bool) error {
 		return fmt.Errorf("set the fake Pippa: %w", err)
 	}
 
-	t := &testAPI{shell: sh, app: a, dir: tmp, pippa: pippa.URL, data: data, logger: logger}
+	t := &testAPI{shell: sh, app: a, dir: tmp, pippa: pippa.URL, fake: pippa, data: data, logger: logger}
 	defer t.stopRemote()
 
 	mux := http.NewServeMux()

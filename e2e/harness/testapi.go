@@ -18,12 +18,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/app"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/e2e/pippafake"
 	"github.com/sparkfamily/spark/engine"
 )
 
@@ -34,6 +36,7 @@ type testAPI struct {
 	dir    string // the harness's temp folder
 	data   string // the app's data folder
 	pippa  string
+	fake   *pippafake.Server
 	logger *slog.Logger
 
 	mu     sync.Mutex
@@ -53,6 +56,8 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 		reply(w, map[string]bool{"stopped": true})
 	})
 	mux.HandleFunc("POST /test/seed", t.seed)
+	mux.HandleFunc("POST /test/pippa", t.setPippa)
+	mux.HandleFunc("POST /test/moment", t.moment)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
 		t.shell.mu.Lock()
 		defer t.shell.mu.Unlock()
@@ -233,28 +238,27 @@ func (t *testAPI) stopRemote() {
 func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		N int `json:"n"`
+		// Family seeds the family engine instead of the app's own.
+		Family bool `json:"family"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.N < 1 || in.N > 100000 {
 		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
 		return
 	}
-	addr, err := os.ReadFile(filepath.Join(t.data, "engine-address"))
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	var prefs struct {
-		LocalToken string `json:"local_token"`
-	}
-	b, err := os.ReadFile(filepath.Join(t.data, "settings.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &prefs)
+	cl, err := t.ownEngine()
+	if in.Family {
+		t.mu.Lock()
+		if t.remote == nil {
+			err = fmt.Errorf("start the family engine first")
+		} else {
+			cl = client.New(t.remote.URL, t.remote.Token, nil)
+		}
+		t.mu.Unlock()
 	}
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	cl := client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil)
 	thumbs := make([][]byte, 8)
 	for i := range thumbs {
 		thumbs[i] = photo(1000+i, 320, 320, 80, false)
@@ -267,7 +271,7 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			defer wg.Done()
 			for i := range ids {
-				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)]); err != nil {
+				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)], seedCaption(i)); err != nil {
 					select {
 					case errs <- err:
 					default:
@@ -289,13 +293,121 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func seedOne(ctx context.Context, cl *client.Client, thumb []byte) error {
+// seedWords make the seeded captions differ, so a search over them has
+// something to sort: each caption holds two of them, and one moment in a
+// thousand holds "zanzibar".
+var seedWords = strings.Fields("letter bank pharmacy label garden kitchen recipe invoice parcel ticket " +
+	"doctor appointment birthday card postcard receipt warranty manual timetable menu " +
+	"seeds tomato roses bicycle window door cup teapot stamp envelope")
+
+func seedCaption(i int) string {
+	c := fmt.Sprintf("Seeded moment %d: %s and %s", i, seedWords[i%len(seedWords)], seedWords[(i*7+3)%len(seedWords)])
+	if i%1000 == 999 {
+		c += " from Zanzibar"
+	}
+	return c
+}
+
+func seedOne(ctx context.Context, cl *client.Client, thumb []byte, caption string) error {
 	mid, cid := ulid.Make().String(), ulid.Make().String()
-	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto, Caption: "Seeded moment"}); err != nil {
+	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: mid, ClientRequestID: "seed:" + mid, Kind: api.KindPhoto, Caption: caption}); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(thumb)
 	_, _, err := cl.PutMedia(ctx, client.PutMedia{ID: cid, MomentID: mid, Role: api.RoleCopy, ContentType: "image/jpeg",
 		Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]})
 	return err
+}
+
+// setPippa makes the fake Pippa slow ({"delayMs": 4000}) or refuse
+// ({"refuse": true}); {} puts it back.
+func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		DelayMs int64 `json:"delayMs"`
+		Refuse  bool  `json:"refuse"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t.fake.SetDelay(time.Duration(in.DelayMs) * time.Millisecond)
+	t.fake.SetRefuse(in.Refuse)
+	reply(w, map[string]bool{"ok": true})
+}
+
+// ownEngine is a client of the app's own engine, from the address and
+// token the app wrote in its data folder.
+func (t *testAPI) ownEngine() (*client.Client, error) {
+	addr, err := os.ReadFile(filepath.Join(t.data, "engine-address"))
+	if err != nil {
+		return nil, err
+	}
+	var prefs struct {
+		LocalToken string `json:"local_token"`
+	}
+	b, err := os.ReadFile(filepath.Join(t.data, "settings.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &prefs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil), nil
+}
+
+// moment makes one moment in the app's own engine, as another client
+// would: {"kind": "photo", "caption": "...", "takenAt": RFC 3339 or "",
+// "read": true} (a photo gets a small copy; read starts Pippa's reading).
+// It answers {"id"}.
+func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Kind    string `json:"kind"`
+		Caption string `json:"caption"`
+		TakenAt string `json:"takenAt"`
+		Read    bool   `json:"read"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cl, err := t.ownEngine()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	req := api.CreateMomentRequest{ID: ulid.Make().String(), Kind: in.Kind, Caption: in.Caption}
+	req.ClientRequestID = "test:" + req.ID
+	if in.TakenAt != "" {
+		at, err := time.Parse(time.RFC3339, in.TakenAt)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req.TakenAt = &at
+	}
+	ctx := r.Context()
+	if _, _, err := cl.CreateMoment(ctx, req); err != nil {
+		fail(w, err)
+		return
+	}
+	if in.Kind == api.KindPhoto {
+		t.mu.Lock()
+		t.gen++
+		n := t.gen
+		t.mu.Unlock()
+		thumb := photo(2000+n, 480, 360, 85, false)
+		sum := sha256.Sum256(thumb)
+		if _, _, err := cl.PutMedia(ctx, client.PutMedia{ID: ulid.Make().String(), MomentID: req.ID, Role: api.RoleCopy, ContentType: "image/jpeg",
+			Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]}); err != nil {
+			fail(w, err)
+			return
+		}
+		if in.Read {
+			if _, _, err := cl.StartTurn(ctx, req.ID, api.StartTurnRequest{ClientRequestID: "test-read:" + req.ID, Mode: api.ModePractical}); err != nil {
+				fail(w, err)
+				return
+			}
+		}
+	}
+	reply(w, map[string]string{"id": req.ID})
 }

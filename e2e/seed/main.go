@@ -3,13 +3,17 @@
 // would (the README's screenshot), or many small moments written straight
 // into the engine (the memory figure with 10,000 moments).
 //
-// Usage: go run ./e2e/seed -data DIR [-moments N] [PHOTO...]
+// With -pippa URL it also sets the app's Pippa (DATA/settings.json) to
+// that chat-completions server, a fake one for the window's pictures.
+//
+// Usage: go run ./e2e/seed -data DIR [-moments N] [-pippa URL] [PHOTO...]
 package main
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
@@ -29,12 +33,19 @@ import (
 func main() {
 	data := flag.String("data", "", "the Spark data folder")
 	moments := flag.Int("moments", 0, "write this many small photo moments into the engine")
+	pippa := flag.String("pippa", "", "set the app's Pippa to this OpenAI-compatible base URL (model fake-pippa)")
 	flag.Parse()
-	if *data == "" || (flag.NArg() == 0 && *moments == 0) {
-		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N] [PHOTO...]")
+	if *data == "" || (flag.NArg() == 0 && *moments == 0 && *pippa == "") {
+		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N] [-pippa URL] [PHOTO...]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if *pippa != "" {
+		if err := setPippa(*data, *pippa); err != nil {
+			fmt.Fprintln(os.Stderr, "seed:", err)
+			os.Exit(1)
+		}
+	}
 	if err := capture(ctx, *data, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
@@ -132,4 +143,28 @@ func thumb(seed int) []byte {
 	var b bytes.Buffer
 	jpeg.Encode(&b, img, &jpeg.Options{Quality: 80})
 	return b.Bytes()
+}
+
+// setPippa writes the Pippa of DATA/settings.json, keeping what else the
+// file holds.
+func setPippa(data, url string) error {
+	p := filepath.Join(data, "settings.json")
+	prefs := map[string]any{}
+	if b, err := os.ReadFile(p); err == nil {
+		if err := json.Unmarshal(b, &prefs); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	prefs["pippa"] = map[string]string{"url": url, "model": "fake-pippa"}
+	if _, ok := prefs["engine"]; !ok {
+		prefs["engine"] = "local"
+	}
+	b, err := json.MarshalIndent(prefs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(p, append(b, '\n'), 0o600)
 }

@@ -68,3 +68,18 @@ export async function until(fn, what, timeout = 60_000) {
   }
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
+
+/** rpc calls a bound method of the app, as the UI does. */
+export async function rpc(path, ...args) {
+  const r = await fetch(`${url()}/rpc/${path}`, { method: 'POST', body: JSON.stringify(args) });
+  const out = await r.json();
+  if (out.error) throw new Error(`${path}: ${out.error.message}`);
+  return out.result;
+}
+
+/** useLocalEngine puts the app back on its own engine (a test before may
+ * have left it on the family engine). */
+export async function useLocalEngine() {
+  const s = await rpc('Settings/Get');
+  if (s.engine !== 'local') await rpc('Settings/UseLocal');
+}

@@ -16,14 +16,14 @@ import (
 	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
-// SchemaVersion is the version of schema.sql, kept in PRAGMA user_version.
-// Any change to the schema or to what the fold writes bumps it, so that an
-// old mirror is migrated (see migrations) or refused and rebuilt rather than
-// misread.
+// SchemaVersion is the version of the schema (schema.sql, then
+// search.sql), kept in PRAGMA user_version. Any change to the schema or to
+// what the fold writes bumps it, so that an old mirror is migrated (see
+// migrations) or refused and rebuilt rather than misread.
 //
 // Version 2 gave the turns of jobs and quick recalls their derived request
-// ids (requestids.sql).
-const SchemaVersion = 2
+// ids (requestids.sql); version 3 added full-text search (search.sql).
+const SchemaVersion = 3
 
 //go:embed schema.sql
 var schema string
@@ -31,11 +31,15 @@ var schema string
 //go:embed requestids.sql
 var requestIDsMigration string
 
+//go:embed search.sql
+var searchSchema string
+
 // migrations[v] brings a mirror of version v to version v+1, in the same
 // transaction that stores the new version. A mirror older than the first
 // migration is refused (StaleError) and rebuilt from the log.
 var migrations = map[int]string{
 	1: requestIDsMigration, // the derived request ids of job and recall turns
+	2: searchSchema,        // full-text search, indexing the rows already there
 }
 
 // ErrStale matches (errors.Is) the error Open returns for a mirror written
@@ -185,6 +189,9 @@ func (m *DB) init(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, searchSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {

@@ -8,6 +8,9 @@ import * as Outbox from '../wailsjs/go/app/Outbox';
 import * as Settings from '../wailsjs/go/app/Settings';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
+import type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
+
+export type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
 
 export type CaptureResult = app.CaptureResult;
 export type Entry = app.Entry;
@@ -21,26 +24,6 @@ export type SettingsView = app.SettingsView;
 export type Status = app.Status;
 export type TestResult = app.TestResult;
 
-/** CaptureEvent mirrors app.CaptureEvent (sent on "capture"). */
-export interface CaptureEvent {
-  batch: string;
-  kind: 'start' | 'result' | 'done';
-  total: number;
-  done: number;
-  names: string[] | null;
-  result: CaptureResult | null;
-}
-
-/** OutboxEvent mirrors app.OutboxEvent (sent on "outbox"). */
-export interface OutboxEvent {
-  kind: string;
-  entryID: string;
-  step: string;
-  bytesSent: number;
-  reason: string;
-  nextTry: string;
-}
-
 /** BackendError is what every failed call rejects with: app.UIError. */
 export class BackendError extends Error {
   constructor(
@@ -50,6 +33,12 @@ export class BackendError extends Error {
     super(message);
     this.name = 'BackendError';
   }
+}
+
+/** errorText is what a failed call says to the person: the message of a
+ * BackendError (or any Error), or the value itself. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 function isUIError(v: unknown): v is app.UIError {
@@ -62,8 +51,7 @@ async function call<T>(p: Promise<T>): Promise<T> {
     return await p;
   } catch (e: unknown) {
     if (isUIError(e)) throw new BackendError(e.code, e.message);
-    if (e instanceof Error) throw new BackendError('failed', e.message);
-    throw new BackendError('failed', String(e));
+    throw new BackendError('failed', errorText(e));
   }
 }
 
@@ -83,6 +71,8 @@ export const backend = {
     askCareful: (momentID: string, jobID: string) => call(Moments.AskCareful(momentID, jobID)),
     addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
     reading: (id: string) => call(Moments.Reading(id)),
+    readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
+    search: (q: string) => call(Moments.Search(q)),
   },
   phrases: {
     list: () => call(Phrases.List()),
@@ -103,6 +93,7 @@ export const backend = {
     useLocal: () => call(Settings.UseLocal()),
     useRemote: (url: string, token: string) => call(Settings.UseRemote(url, token)),
     test: (url: string, token: string) => call(Settings.Test(url, token)),
+    connect: (text: string, anyway: boolean) => call(Settings.Connect(text, anyway)),
     setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),
@@ -113,6 +104,10 @@ export const backend = {
   },
   onOutbox(fn: (e: OutboxEvent) => void): () => void {
     return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+  },
+  /** onMoment: a moment changed in the engine (see store.ts). */
+  onMoment(fn: (e: MomentEvent) => void): () => void {
+    return EventsOn('moment', (e: MomentEvent) => fn(e));
   },
   /** onFileDrop calls fn with the paths of files dropped on an element
    * styled with --wails-drop-target: drop. */

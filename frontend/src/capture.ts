@@ -1,30 +1,33 @@
 import { backend, BackendError, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
 import { h, clear, toast, plural } from './dom';
+import { toastError } from './feedback';
 import { ulid } from './ulid';
-import type { Screen } from './main';
+import { openMoment } from './moment';
+import { onMoment } from './store';
+import { preview, firstLines } from './words';
+import type { Screen } from './screen';
 
 type Go = (t: 'outbox' | 'moments' | 'settings') => void;
 
 interface Card {
   name: string;
   el: HTMLElement;
+  open: HTMLButtonElement;
   state: HTMLElement;
+  said: HTMLElement;
   thumb: HTMLElement;
-  steps: number;
+  extra: HTMLElement;
+  momentID: string;
+  /** read: the reading line shows Pippa's words (not a state any more). */
+  read: boolean;
 }
-
-const stepWords: Record<string, string> = {
-  create: 'Engine told',
-  copy: 'Small copy sent',
-  turn: 'Pippa asked',
-  original: 'Original sent',
-};
 
 /** CaptureScreen adds photos: drop, choose, import a folder, paste; and notes. */
 export class CaptureScreen implements Screen {
   readonly el: HTMLElement;
   private cards = h('ul', { class: 'cards', 'aria-label': 'Photos added', 'data-testid': 'cards' });
   private byEntry = new Map<string, Card>();
+  private byMoment = new Map<string, Card>();
   private pending = new Map<string, Card[]>(); // batch -> placeholder cards
   private bar = h('div', { class: 'batch', hidden: true, 'data-testid': 'batch' });
   private note = h('textarea', { id: 'note', rows: 3, placeholder: 'A few words about today…' });
@@ -35,6 +38,7 @@ export class CaptureScreen implements Screen {
       { class: 'dropzone', 'aria-label': 'Drop photos here', 'data-testid': 'dropzone' },
       h('div', { class: 'drop-icon', 'aria-hidden': 'true' }, '✦'),
       h('h1', {}, 'Add photos'),
+      h('p', { class: 'lead', 'data-testid': 'what-spark-does' }, 'Photograph a letter, a label or anything you want explained. Pippa reads each photo and tells you in plain words what it says; Spark keeps them so you can find them again.'),
       h('p', {}, 'Drag photos from your computer onto this window, or:'),
       h(
         'div',
@@ -42,7 +46,7 @@ export class CaptureScreen implements Screen {
         h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b)) }, 'Choose photos…'),
         h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b)) }, 'Import a folder…'),
       ),
-      h('p', { class: 'muted' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
+      h('p', { class: 'hint' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
     );
     drop.style.setProperty('--wails-drop-target', 'drop');
     const noteForm = h(
@@ -57,6 +61,22 @@ export class CaptureScreen implements Screen {
     backend.onFileDrop((paths) => void this.run((b) => backend.capture.files(b, paths)));
     backend.onCapture((e) => this.onCapture(e));
     backend.onOutbox((e) => this.onOutbox(e));
+    onMoment((e) => {
+      const card = this.byMoment.get(e.id);
+      if (!card) return;
+      if (e.kind === 'deleted') {
+        card.el.dataset.state = 'deleted';
+        card.state.textContent = 'Deleted.';
+        card.said.textContent = '';
+        card.open.disabled = true;
+      } else if (e.moment) {
+        const p = preview(e.moment);
+        if (p.state === 'none') return;
+        card.said.textContent = firstLines(p.text, 200);
+        card.said.dataset.state = p.state;
+        card.read = p.state === 'reading';
+      }
+    });
     document.addEventListener('paste', (e) => void this.paste(e));
   }
 
@@ -73,7 +93,7 @@ export class CaptureScreen implements Screen {
       else if (dup > 0) toast(`${plural(dup, 'photo was', 'photos were')} already in Spark, so ${dup === 1 ? 'it was' : 'they were'} not added twice.`);
     } catch (e) {
       if (e instanceof BackendError && e.code === 'canceled') return;
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 
@@ -104,9 +124,20 @@ export class CaptureScreen implements Screen {
   private addCard(name: string): Card {
     const thumb = h('div', { class: 'thumb loading', 'aria-hidden': 'true' });
     const state = h('p', { class: 'state' }, 'Saving on this computer…');
-    const el = h('li', { class: 'card', 'data-testid': 'card' }, thumb, h('p', { class: 'name', title: name }, name), state);
-    this.cards.prepend(el);
-    return { name, el, state, thumb, steps: 0 };
+    const said = h('p', { class: 'card-reading', 'data-testid': 'card-reading' });
+    const card: Card = { name, el: h('li'), open: h('button'), state, said, thumb, extra: h('div', { class: 'card-extra' }), momentID: '', read: false };
+    // The whole card opens its moment, once there is one.
+    card.open = h(
+      'button',
+      { type: 'button', class: 'card-open', disabled: true, onclick: () => card.momentID && openMoment(card.momentID) },
+      thumb,
+      h('span', { class: 'name', title: name }, name),
+      state,
+      said,
+    );
+    card.el = h('li', { class: 'card', 'data-testid': 'card' }, card.open, card.extra);
+    this.cards.prepend(card.el);
+    return card;
   }
 
   private fill(c: Card, r: CaptureResult): void {
@@ -121,42 +152,51 @@ export class CaptureScreen implements Screen {
     if (r.duplicate) {
       c.el.dataset.state = 'duplicate';
       c.thumb.classList.remove('loading');
-      c.state.textContent = 'Already in Spark: not added twice.';
+      c.state.textContent = 'Already in Spark, so it was not added twice.';
       return;
     }
     clear(c.thumb, h('img', { src: r.thumb, alt: '', loading: 'lazy', decoding: 'async' }));
     c.thumb.classList.remove('loading');
     c.el.dataset.state = 'sending';
     c.el.dataset.entry = r.entryID;
-    c.state.textContent = 'Safe on this computer · sending…';
+    c.el.dataset.momentId = r.momentID;
+    c.state.textContent = 'Safe on this computer. Sending…';
+    c.momentID = r.momentID;
+    c.open.disabled = false;
     this.byEntry.set(r.entryID, c);
+    this.byMoment.set(r.momentID, c);
   }
 
   private onOutbox(e: OutboxEvent): void {
     const c = this.byEntry.get(e.entryID);
     if (!c) return;
+    clear(c.extra);
     switch (e.kind) {
       case 'step_done':
-        c.steps++;
-        c.state.textContent = `Safe · ${stepWords[e.step] ?? e.step} (${c.steps} of 4)`;
+        if (e.step === 'turn' && !c.read) {
+          c.said.textContent = 'Waiting for Pippa…';
+          c.said.dataset.state = 'waiting';
+        }
         break;
       case 'progress':
         break;
       case 'waiting':
         c.el.dataset.state = 'waiting';
-        c.state.textContent = 'Safe on this computer · waiting for the engine';
+        c.state.textContent = 'Safe on this computer. It is sent on its own when the connection is back.';
         break;
       case 'parked':
         c.el.dataset.state = 'parked';
-        clear(c.state, 'The engine refused it. ', h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, 'See the Outbox'));
+        c.state.textContent = 'Not sent: it was not accepted.';
+        c.extra.append(h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, 'See what to do'));
         break;
       case 'done':
         c.el.dataset.state = 'sent';
         c.state.textContent = 'Sent ✓';
         break;
       case 'retried':
+      case 'reset':
         c.el.dataset.state = 'sending';
-        c.state.textContent = 'Safe on this computer · sending…';
+        c.state.textContent = 'Safe on this computer. Sending…';
         break;
     }
   }
@@ -190,7 +230,7 @@ export class CaptureScreen implements Screen {
       this.note.value = '';
       toast('Note kept. It is in Moments.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 }

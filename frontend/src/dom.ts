@@ -37,20 +37,65 @@ export function clear(el: Element, ...children: (Child | Child[])[]): void {
   }
 }
 
-const toasts = (): HTMLElement => {
+/** toastHost is where toasts go: inside the topmost open modal dialog
+ * when there is one (a modal dialog and its backdrop sit in the top layer,
+ * above anything else in the page), else the page itself. */
+function toastHost(): HTMLElement {
   let el = document.getElementById('toasts');
   if (!el) {
-    el = h('div', { id: 'toasts', role: 'status', 'aria-live': 'polite' });
-    document.body.append(el);
+    el = h('div', { id: 'toasts', role: 'status', 'aria-live': 'polite', 'aria-relevant': 'additions' });
   }
+  const open = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]')).filter((d) => d.matches(':modal'));
+  const host = open.at(-1) ?? document.body;
+  if (el.parentElement !== host) host.append(el);
   return el;
-};
+}
 
-/** toast shows a short message for a few seconds; errors stay longer. */
-export function toast(message: string, kind: 'info' | 'error' = 'info'): void {
-  const t = h('div', { class: `toast toast-${kind}` }, message);
-  toasts().append(t);
-  setTimeout(() => t.remove(), kind === 'error' ? 9000 : 4000);
+/** rehomeToasts moves the toasts to where they can be seen (a dialog opened
+ * or closed); dialogs call it. */
+export function rehomeToasts(): void {
+  const el = document.getElementById('toasts');
+  if (el && el.childElementCount > 0) toastHost();
+}
+
+/** toast shows a short message for a few seconds, announced to screen
+ * readers, above any dialog. An error stays longer (20 s, or until closed)
+ * and can carry its detail behind "Details". */
+export function toast(message: string, kind: 'info' | 'error' = 'info', detail = '', action?: { label: string; run: () => void }): void {
+  const host = toastHost();
+  const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: () => t.remove() }, '✕');
+  const t = h(
+    'div',
+    { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : null },
+    h('p', {}, message),
+    detail ? detailsOf(detail) : null,
+    action ? h('button', { type: 'button', class: 'toast-action', onclick: () => { t.remove(); action.run(); } }, action.label) : null,
+    close,
+  );
+  host.append(t);
+  {
+    // Errors stay long enough to read and open Details; neither goes while
+    // the pointer or the keyboard is on it.
+    let timer = window.setTimeout(() => t.remove(), kind === 'error' ? 20000 : action ? 8000 : 5000);
+    // Not while the person reads it or reaches for its button.
+    const hold = () => clearTimeout(timer);
+    const resume = () => (timer = window.setTimeout(() => t.remove(), 3000));
+    t.addEventListener('mouseenter', hold);
+    t.addEventListener('focusin', hold);
+    t.addEventListener('mouseleave', resume);
+  }
+}
+
+/** detailsOf is a closed "Details" disclosure holding raw text (an
+ * engine's message, an address) that a helper may need. */
+export function detailsOf(detail: string): HTMLElement {
+  return h('details', { class: 'details' }, h('summary', {}, 'Details'), h('pre', {}, detail));
+}
+
+/** sentence shows an explained error: the sentence, then its detail behind
+ * "Details". */
+export function sentence(e: { sentence: string; detail: string }, cls = 'error-text'): HTMLElement {
+  return h('div', { class: 'explained' }, h('p', { class: cls }, e.sentence), e.detail ? detailsOf(e.detail) : null);
 }
 
 /** confirm asks a yes/no question in a modal dialog. */
@@ -60,6 +105,7 @@ export function confirmDialog(title: string, body: string, yes: string, danger =
     const done = (v: boolean) => {
       dlg.close();
       dlg.remove();
+      rehomeToasts();
       resolve(v);
     };
     const no = h('button', { type: 'button', onclick: () => done(false) }, 'Cancel');
@@ -74,6 +120,7 @@ export function confirmDialog(title: string, body: string, yes: string, danger =
     });
     document.body.append(dlg);
     dlg.showModal();
+    rehomeToasts();
     no.focus();
   });
 }

@@ -6,14 +6,8 @@ import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
 import { OutboxScreen } from './outbox';
 import { SettingsScreen } from './settings';
-
-export interface Screen {
-  readonly el: HTMLElement;
-  /** show is called each time the screen becomes visible. */
-  show(): void;
-}
-
-type Tab = 'capture' | 'moments' | 'phrases' | 'outbox' | 'settings';
+import type { Screen, Tab } from './screen';
+import { SearchScreen } from './search';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
   moments: 'Moments',
@@ -31,6 +25,19 @@ class App {
   private main = h('main', { id: 'main', tabindex: -1 });
   private nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
+  private search = new SearchScreen();
+  private searchBox = h('input', {
+    type: 'search',
+    id: 'search',
+    class: 'search-box',
+    placeholder: 'Search captions, readings, phrases…',
+    'aria-label': 'Search your moments',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'data-testid': 'search-box',
+  });
+  private tab: Tab = 'capture';
+  private searchTimer = 0;
   status: Status | null = null;
   private acted = false; // the person chose a tab or started adding photos
 
@@ -45,7 +52,7 @@ class App {
     };
     const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
-      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, onclick: () => { this.acted = true; this.go(t); } }, labels[t]);
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, title: `${labels[t]} (Alt+${Object.keys(labels).indexOf(t) + 1})`, onclick: () => { this.acted = true; this.searchBox.value = ''; this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
       this.tabs.set(t, b);
       nav.append(b);
@@ -55,8 +62,23 @@ class App {
       { class: 'top' },
       h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, 'Spark')),
       nav,
+      h('div', { class: 'search-wrap', role: 'search' }, this.searchBox),
     );
-    for (const s of Object.values(this.screens)) {
+    this.searchBox.addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = window.setTimeout(() => this.find(this.searchBox.value), 200);
+    });
+    this.searchBox.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && this.searchBox.value) {
+        e.preventDefault();
+        this.searchBox.value = '';
+        this.find('');
+      } else if (e.key === 'Enter') {
+        clearTimeout(this.searchTimer);
+        this.find(this.searchBox.value);
+      }
+    });
+    for (const s of [...Object.values(this.screens), this.search]) {
       s.el.hidden = true;
       this.main.append(s.el);
     }
@@ -68,11 +90,30 @@ class App {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
     document.addEventListener('spark:status', () => this.soon());
+    // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
+    document.addEventListener('keydown', (e) => {
+      if (document.querySelector('dialog[open]')) return;
+      const order = Object.keys(labels) as Tab[];
+      const n = Number(e.key);
+      if (e.altKey && !e.ctrlKey && !e.metaKey && n >= 1 && n <= order.length) {
+        e.preventDefault();
+        this.acted = true;
+        this.searchBox.value = '';
+        this.go(order[n - 1] as Tab);
+        this.focusScreen();
+      } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        this.searchBox.focus();
+        this.searchBox.select();
+      }
+    });
     void this.refreshStatus();
     setInterval(() => void this.refreshStatus(), 4000);
   }
 
   go(t: Tab): void {
+    this.tab = t;
+    this.search.el.hidden = true;
     for (const [k, b] of this.tabs) {
       if (k === t) b.setAttribute('aria-current', 'page');
       else b.removeAttribute('aria-current');
@@ -81,6 +122,36 @@ class App {
       s.el.hidden = k !== t;
     }
     this.screens[t].show();
+  }
+
+  /** focusScreen puts the keyboard on the screen just opened: its
+   * tile in the Tab order, or else its first control. */
+  private focusScreen(): void {
+    const tab = this.tab;
+    const el = this.screens[tab].el;
+    // Moments may still be reading its first page: wait a little for a tile.
+    const attempt = (left: number) => {
+      if (this.tab !== tab || el.hidden) return;
+      const tile = el.querySelector<HTMLElement>('[data-testid=moment-tile][tabindex="0"]');
+      if (tile) tile.focus();
+      else if (tab === 'moments' && left > 0) window.setTimeout(() => attempt(left - 1), 150);
+      else el.querySelector<HTMLElement>('button, input, textarea, select')?.focus();
+    };
+    window.setTimeout(() => attempt(8), 50);
+  }
+
+  /** find shows the results of a search, or the tab again when the box
+   * is emptied. */
+  private find(q: string): void {
+    if (!q.trim()) {
+      if (!this.search.el.hidden) this.go(this.tab);
+      return;
+    }
+    this.acted = true;
+    for (const b of this.tabs.values()) b.removeAttribute('aria-current');
+    for (const s of Object.values(this.screens)) s.el.hidden = true;
+    this.search.el.hidden = false;
+    void this.search.run(q.trim());
   }
 
   /** home opens Moments instead when there already are some: the
@@ -118,14 +189,14 @@ class App {
       this.problem.hidden = false;
       clear(
         this.problem,
-        h('h2', {}, st.problem === 'Spark is starting...' ? 'Spark is starting…' : 'Spark could not start'),
-        h('p', {}, st.problem),
+        h('h2', {}, st.starting ? 'Spark is starting…' : 'Spark could not start'),
+        st.starting ? null : h('p', {}, st.problem),
       );
     } else {
       this.problem.hidden = true;
     }
     // When Spark could not start, nothing else works: show only the message.
-    const stuck = !st.ready && st.problem !== 'Spark is starting...';
+    const stuck = !st.ready && !st.starting;
     this.main.hidden = stuck;
     this.nav.hidden = stuck;
     const waiting = st.waiting;
@@ -135,33 +206,40 @@ class App {
     if (offline) {
       const what =
         waiting > 0
-          ? `${plural(waiting, 'capture is', 'captures are')} waiting safely on this computer and will send on their own when it is back.`
-          : 'New captures will wait safely on this computer and send on their own when it is back.';
+          ? `${plural(waiting, 'photo is', 'photos are')} waiting safely on this computer and will be sent on ${waiting === 1 ? 'its' : 'their'} own when it is back.`
+          : 'Anything you add waits safely on this computer and is sent on its own when it is back.';
       if (st.refused) {
         clear(
           this.banner,
-          h('strong', {}, 'The engine refused Spark’s token. '),
+          h('strong', {}, 'The family engine did not accept Spark’s key. '),
           `${what} `,
-          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check the token in Settings'),
+          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Paste its connection text again in Settings'),
         );
       } else {
-        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'The engine isn’t answering right now. '), what);
+        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'Spark’s own engine on this computer isn’t answering right now. '), what);
       }
     }
     this.outboxBadge.hidden = waiting + st.parked === 0;
     this.outboxBadge.textContent = String(waiting + st.parked);
-    this.outboxBadge.setAttribute('aria-label', `${waiting} waiting, ${st.parked} need you`);
-    const where = st.engine === 'remote' ? 'Family engine' : 'This computer';
+    this.outboxBadge.setAttribute('aria-label', [waiting ? `${waiting} waiting to be sent` : '', st.parked ? `${st.parked} need${st.parked === 1 ? 's' : ''} you` : ''].filter(Boolean).join(', '));
+    const where = st.engine === 'remote' ? 'Kept on the family engine' : 'Kept on this computer';
+    const state = !st.ready ? 'starting' : st.reachable ? 'connected' : st.refused ? 'refused' : 'offline';
+    const stateWords: Record<string, string> = {
+      starting: 'Spark is starting…',
+      connected: where,
+      refused: `${where}, which did not accept Spark’s key`,
+      offline: `${where}, which can’t be reached right now`,
+    };
     clear(
       this.statusBar,
-      h('span', { class: `dot ${st.ready && st.reachable ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
-      h('span', { 'data-testid': 'engine-state' }, st.ready ? `${where}: ${st.reachable ? 'connected' : st.refused ? 'token refused' : 'offline'}` : 'Not started'),
+      h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
+      h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
       h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
-      h('span', { 'data-testid': 'waiting' }, `${waiting} waiting`),
-      h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo', 'photos')} waiting to be sent`),
+      st.parked > 0 ? h('span', { class: 'sep', 'aria-hidden': 'true' }, '·') : null,
       st.parked > 0
-        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', onclick: () => this.go('outbox') }, `${st.parked} need you`)
-        : h('span', { 'data-testid': 'parked' }, '0 need you'),
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo needs', 'photos need')} you`)
+        : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       h('span', { class: 'grow' }),
       h('span', { class: 'muted' }, `Spark ${st.version}`),
     );

@@ -1,180 +1,292 @@
 import { backend, type Moment, type Reading } from './backend';
-import { h, clear, toast, when, confirmDialog, bytes } from './dom';
+import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } from './dom';
+import { toastError, explain } from './feedback';
 import { ulid } from './ulid';
-
-interface Hooks {
-  changed(m: Moment): void;
-  deleted(id: string): void;
-}
+import { onMoment, changed, deleted } from './store';
+import { latest, readingError, kindWord } from './words';
+import { viewPhotos } from './viewer';
+import { attachPhraseBar } from './phrasebar';
 
 const statusWords: Record<string, string> = {
   queued: 'Waiting for Pippa',
   running: 'Pippa is reading…',
-  finished: 'Finished',
-  failed: 'Failed',
+  finished: 'Done',
+  failed: 'Could not read',
 };
 
 const modeWords: Record<string, string> = {
-  practical: 'Quick reading',
+  practical: 'Pippa’s reading',
   careful: 'Careful reading',
-  recall: 'Recall',
+  recall: 'Quick recall',
 };
 
-/** Shown in place of an original the webview cannot draw (HEIC). */
-const drawable = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
+export { kindWord };
 
 /**
- * MomentDialog opens one moment: its original, its caption (editable),
- * delete, Pippa's readings with their status, a careful reading on
- * request, and "Keep this phrase" for text selected in a reading.
+ * MomentDialog opens one moment: Pippa's latest reading first, then the
+ * photo (click it for the viewer), the caption, earlier readings, a
+ * careful reading on request, "Try again" on a failed one, delete, and
+ * "Keep this phrase" for words selected in a reading. It follows the
+ * moment's changes through the store (the Go side's "moment" events), so
+ * a reading shows the moment Pippa finishes it.
  */
 export class MomentDialog {
   private dlg = h('dialog', { class: 'moment-dialog', 'aria-labelledby': 'moment-title', 'data-testid': 'moment-dialog' });
+  private title = h('h2', { id: 'moment-title' }, 'Moment');
   private body = h('div', { class: 'moment-body' });
-  private keepBar = h('div', { class: 'keep-bar', hidden: true });
+  private keepBar = h('div', { class: 'keep-bar', hidden: true, 'data-testid': 'keep-bar' });
   private m: Moment | null = null;
-  private poll = 0;
+  // The caption field lives as long as the dialog shows one moment, so a
+  // redraw (a reading arriving) never takes it from under the typing.
+  private caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
+  private captionState = h('span', { class: 'caption-state muted', 'aria-live': 'polite', 'data-testid': 'caption-state' });
+  private captionFor = '';
+  private captionBox = h(
+    'div',
+    { class: 'caption-edit' },
+    h('div', { class: 'row between' }, h('label', { for: 'caption' }, 'Caption'), this.captionState),
+    this.caption,
+    h('p', { class: 'hint' }, 'Saved as you type.'),
+  );
+  private readingSlot = h('section', { class: 'reading-first', 'aria-label': 'What Pippa says', 'data-testid': 'readings' });
+  private pictureSlot = h('div', { class: 'picture-slot' });
+  private pendingSlot = h('div');
+  private metaSlot = h('div');
+  private actionsSlot = h('div');
+  private captionTimer = 0;
+  /** list is the moments the dialog can step through (the viewer's next
+   * and previous), set by whoever opened it. */
+  private list: () => Moment[] = () => [];
 
-  constructor(private readonly hooks: Hooks) {
+  constructor() {
     this.dlg.append(
-      h('div', { class: 'row between' }, h('h2', { id: 'moment-title' }, 'Moment'), h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => this.close() }, '✕')),
+      h('div', { class: 'row between dialog-head' }, this.title, h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => this.close() }, '✕')),
       this.body,
       this.keepBar,
     );
-    this.dlg.addEventListener('close', () => this.stop());
+    this.body.append(this.readingSlot, this.pictureSlot, h('div', { class: 'moment-side' }, this.pendingSlot, this.captionBox, this.metaSlot, this.actionsSlot));
+    this.caption.addEventListener('input', () => this.typed());
+    this.caption.addEventListener('blur', () => void this.flushCaption());
+    this.dlg.addEventListener('close', () => {
+      // Escape or ✕ while typing: the caption is saved all the same.
+      void this.flushCaption();
+      this.m = null;
+      this.keepBar.hidden = true;
+      rehomeToasts();
+    });
     document.body.append(this.dlg);
-    document.addEventListener('selectionchange', () => this.onSelection());
+    onMoment((e) => {
+      if (e.kind === 'many' && this.m) {
+        const id = this.m.id;
+        void backend.moments.get(id).then((m) => this.m?.id === id && this.update(m), () => undefined);
+        return;
+      }
+      if (!this.m || e.id !== this.m.id) return;
+      if (e.kind === 'deleted') {
+        this.close();
+        return;
+      }
+      if (e.moment) this.update(e.moment);
+    });
   }
 
-  async open(m: Moment): Promise<void> {
+  /** open shows a moment (or the moment of an id, fetched first). */
+  async open(m: Moment | string, list?: () => Moment[]): Promise<void> {
+    if (list) this.list = list;
+    if (typeof m === 'string') {
+      try {
+        m = await backend.moments.get(m);
+      } catch (e) {
+        toastError(e);
+        return;
+      }
+    }
+    if (this.captionFor !== m.id) {
+      await this.flushCaption();
+      this.captionFor = m.id;
+      // A caption typed earlier that could not be saved comes back.
+      const draft = drafts.get(m.id);
+      this.caption.value = draft ?? m.caption;
+      this.captionState.textContent = '';
+      if (draft !== undefined && draft !== m.caption && !m.pending) this.captionTimer = window.setTimeout(() => void this.flushCaption(), 0);
+    }
     this.m = m;
     this.render();
     if (!this.dlg.open) this.dlg.showModal();
-    await this.reload();
-  }
-
-  private close(): void {
-    this.dlg.close();
-  }
-
-  private stop(): void {
-    clearTimeout(this.poll);
-    this.m = null;
-  }
-
-  private async reload(): Promise<void> {
-    const id = this.m?.id;
-    if (!id) return;
+    rehomeToasts();
+    // The list's copy may be older than the engine's: fetch it once.
+    const id = m.id;
     try {
       const fresh = await backend.moments.get(id);
-      if (this.m?.id !== id) return;
-      // Redraw only on a change, so a selection in a reading (for "Keep
-      // this phrase") survives the polling while another reading runs.
-      if (JSON.stringify(fresh) !== JSON.stringify(this.m)) {
-        this.m = fresh;
-        this.hooks.changed(fresh);
-        this.render();
-      }
-    } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      if (this.m?.id === id) this.update(fresh);
+    } catch {
+      // Offline: what the list had is shown.
     }
-    clearTimeout(this.poll);
-    const busy = this.m?.pending || this.m?.readings.some((r) => r.status === 'queued' || r.status === 'running');
-    if (busy && this.dlg.open) this.poll = window.setTimeout(() => void this.reload(), 1500);
+  }
+
+  get current(): Moment | null {
+    return this.m;
+  }
+
+  get isOpen(): boolean {
+    return this.dlg.open;
+  }
+
+  close(): void {
+    if (this.dlg.open) this.dlg.close();
+  }
+
+  /** update redraws on a change only, so that a selection in a reading
+   * (for "Keep this phrase") survives events about other things. */
+  private update(fresh: Moment): void {
+    if (JSON.stringify(fresh) === JSON.stringify(this.m)) return;
+    this.m = fresh;
+    this.render();
   }
 
   private render(): void {
     const m = this.m;
     if (!m) return;
-    const orig = m.original;
-    const showOriginal = orig && drawable.has(orig.contentType);
-    const src = showOriginal ? orig.url : m.thumb;
-    const picture = src
-      ? h('figure', { class: 'picture' },
-          h('img', { src, alt: m.caption || m.name || 'Photo', 'data-testid': 'moment-image' }),
-          h('figcaption', { class: 'muted' },
-            orig ? `Original: ${orig.contentType.replace('image/', '').toUpperCase()}, ${bytes(orig.size)}${showOriginal ? '' : ' (shown as its small copy)'}` :
-            m.pending ? 'Still on this computer; it will be sent on its own.' : 'The original is on its way.'))
-      : null;
-    const caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
-    caption.value = m.caption;
-    const save = h('button', { type: 'button', onclick: () => void this.saveCaption(caption.value) }, 'Save caption');
-    const readings = m.readings.length
-      ? h('ol', { class: 'readings', 'data-testid': 'readings' }, ...m.readings.map((r) => this.reading(r)))
-      : h('p', { class: 'muted', 'data-testid': 'readings' }, m.pending ? 'Pippa will read it once it is sent.' : 'No readings yet.');
+    this.dlg.dataset.momentId = m.id;
+    const date = when(m.takenAt || m.createdAt);
+    this.title.textContent = m.caption || (m.kind === 'photo' ? m.name || 'Photo' : kindWord(m));
+    const top = latest(m.readings);
+    const older = m.readings.filter((r) => r !== top).reverse();
     clear(
-      this.body,
-      picture,
-      h('p', { class: 'muted' }, `${m.kind === 'note' ? 'Note' : 'Photo'} · ${when(m.takenAt || m.createdAt)}${m.name ? ` · ${m.name}` : ''}`),
-      m.pending
-        ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can edit it once it reaches the engine.')
-        : h('div', { class: 'caption-edit' }, h('label', { for: 'caption' }, 'Caption'), caption, h('div', { class: 'row' }, save)),
-      h('h3', {}, 'Pippa’s readings'),
-      readings,
+      this.readingSlot,
+      top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? 'Pippa will read it once it is sent from this computer.' : m.kind === 'note' ? 'A note of yours. Pippa reads photos.' : 'No reading yet.'),
+      older.length
+        ? h('details', { class: 'older' }, h('summary', {}, older.length === 1 ? 'One earlier reading' : `${older.length} earlier readings`), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
+        : null,
+    );
+    const orig = m.original;
+    const picture = m.thumb
+      ? h(
+          'figure',
+          { class: 'picture' },
+          h(
+            'button',
+            { type: 'button', class: 'picture-button', 'aria-label': 'Show the photo large', 'data-testid': 'open-viewer', onclick: () => this.openViewer() },
+            h('img', { src: m.thumb, alt: m.caption || m.name || 'Photo', 'data-testid': 'moment-image' }),
+          ),
+          h('figcaption', { class: 'muted' },
+            orig ? `Click the photo to see it large. Original: ${orig.contentType.replace('image/', '').toUpperCase()}, ${bytes(orig.size)}.` : m.pending ? 'Still on this computer; it will be sent on its own.' : 'The original is on its way.'),
+        )
+      : m.kind === 'note' || m.kind === 'recall'
+        ? h('blockquote', { class: 'note-text' }, m.caption)
+        : null;
+    // Keep the photo's elements when it is the same photo, so it does not
+    // flicker when a reading arrives.
+    const shownThumb = this.pictureSlot.dataset.thumb ?? '';
+    if (!(m.thumb && shownThumb === m.thumb && this.pictureSlot.dataset.original === String(!!orig))) {
+      clear(this.pictureSlot, picture);
+      this.pictureSlot.dataset.thumb = m.thumb;
+      this.pictureSlot.dataset.original = String(!!orig);
+    }
+    this.body.classList.toggle('no-picture', picture === null);
+    // The caption field stays where it is (never taken out of the page),
+    // so a reading arriving while Dad types does not take his cursor.
+    const caption = this.caption;
+    if (!drafts.has(m.id) && document.activeElement !== caption) caption.value = m.caption;
+    this.captionBox.hidden = m.pending || m.kind === 'recall';
+    const careful = !m.pending && m.kind === 'photo';
+    clear(this.pendingSlot, m.pending ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can add a caption once it reaches where your moments are kept.') : null);
+    clear(this.metaSlot, h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`));
+    clear(
+      this.actionsSlot,
       m.pending
         ? null
         : h(
             'div',
             { class: 'row between actions' },
-            h('button', { type: 'button', class: 'primary', onclick: () => void this.careful() }, 'Ask for a careful reading'),
-            h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete moment…'),
+            careful ? h('button', { type: 'button', onclick: () => void this.careful() }, 'Ask for a careful reading') : h('span'),
+            h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
           ),
     );
   }
 
-  private reading(r: Reading): HTMLElement {
+  private reading(r: Reading, first: boolean): HTMLElement {
+    const failed = r.status === 'failed';
     return h(
-      'li',
-      { class: `reading ${r.status}`, 'data-testid': 'reading', 'data-status': r.status },
-      h('div', { class: 'row between' },
-        h('strong', {}, modeWords[r.mode] ?? r.mode),
-        h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
+      first ? 'div' : 'li',
+      { class: `reading ${r.status}${first ? ' first' : ''}`, 'data-testid': 'reading', 'data-status': r.status },
+      h('div', { class: 'row between' }, h('strong', {}, modeWords[r.mode] ?? 'Reading'), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
       r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text' }, r.text) : null,
-      r.error ? h('p', { class: 'error-text' }, r.error) : null,
+      r.status === 'queued' || r.status === 'running' ? h('p', { class: 'muted' }, r.status === 'running' ? 'Pippa is looking at it now. The reading shows here when it is ready.' : 'Pippa will look at it soon.') : null,
+      failed ? sentence(readingError(r.error)) : null,
+      failed && first && this.m && !this.m.pending
+        ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: () => void this.tryAgain() }, 'Try again'))
+        : null,
     );
   }
 
-  /** onSelection offers "Keep this phrase" for text selected in a reading. */
-  private onSelection(): void {
-    if (!this.dlg.open || !this.m) return;
-    const sel = document.getSelection();
-    const text = sel?.toString().trim() ?? '';
-    const node = sel?.anchorNode ?? null;
-    const inReading = node !== null && (node instanceof Element ? node : node.parentElement)?.closest('.reading-text') !== null;
-    if (!text || !inReading || !this.dlg.contains(node)) {
-      this.keepBar.hidden = true;
-      return;
-    }
-    const momentID = this.m.id;
-    const short = text.length > 60 ? `${text.slice(0, 57)}…` : text;
-    clear(
-      this.keepBar,
-      h('span', {}, `“${short}”`),
-      // Pressing the button must not drop the selection it is about.
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'keep-phrase', onmousedown: (e: Event) => e.preventDefault(), onclick: () => void this.keep(text, momentID) }, 'Keep this phrase'),
-    );
-    this.keepBar.hidden = false;
+  private openViewer(): void {
+    const m = this.m;
+    if (!m) return;
+    const list = this.list().filter((x) => x.thumb);
+    const at = list.findIndex((x) => x.id === m.id);
+    viewPhotos({
+      list: at >= 0 ? list : [m],
+      index: Math.max(0, at),
+      // Stepping through photos there leaves this dialog on the last one seen.
+      closed: (last) => {
+        if (this.isOpen && last.id !== this.m?.id) void this.open(last);
+      },
+    });
   }
 
-  private async keep(text: string, momentID: string): Promise<void> {
+  /** keepBar is the "Keep this phrase" offer (see phrasebar.ts). */
+  get bar(): HTMLElement {
+    return this.keepBar;
+  }
+
+  get dialog(): HTMLDialogElement {
+    return this.dlg;
+  }
+
+  /** typed keeps the caption as a draft at once and saves it once the
+   * typing pauses. */
+  private typed(): void {
+    const id = this.captionFor;
+    if (!id) return;
+    drafts.set(id, this.caption.value);
+    this.captionState.textContent = '';
+    clearTimeout(this.captionTimer);
+    this.captionTimer = window.setTimeout(() => void this.flushCaption(), 800);
+  }
+
+  /** flushCaption saves a caption draft now; the draft stays (and comes
+   * back when the moment is opened again) if it could not be saved. */
+  private async flushCaption(): Promise<void> {
+    clearTimeout(this.captionTimer);
+    const id = this.captionFor;
+    const text = drafts.get(id);
+    if (!id || text === undefined) return;
+    if (this.captionFor === id) this.captionState.textContent = 'Saving…';
     try {
-      const p = await backend.phrases.keep(text, momentID);
-      toast(`Kept “${p.text}”. It is in Phrases.`);
-      this.keepBar.hidden = true;
-      document.getSelection()?.removeAllRanges();
+      const m = await backend.moments.setCaption(id, text);
+      if (drafts.get(id) === text) drafts.delete(id);
+      changed(m);
+      if (this.m?.id === id) {
+        this.m = m;
+        this.title.textContent = m.caption || kindWord(m);
+      }
+      if (this.captionFor === id && !drafts.has(id)) this.captionState.textContent = 'Saved ✓';
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      const x = explain(e);
+      if (this.captionFor === id) this.captionState.textContent = 'Not saved yet';
+      toast(`Your caption is kept on this computer but not saved yet. ${x.sentence}`, 'error', x.detail);
     }
   }
 
-  private async saveCaption(text: string): Promise<void> {
+  private async tryAgain(): Promise<void> {
     if (!this.m) return;
     try {
-      this.m = await backend.moments.setCaption(this.m.id, text);
-      this.hooks.changed(this.m);
-      toast('Caption saved.');
+      await backend.moments.readAgain(this.m.id, ulid());
+      toast('Pippa will read it again.');
+      this.update(await backend.moments.get(this.m.id));
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 
@@ -182,25 +294,69 @@ export class MomentDialog {
     if (!this.m) return;
     try {
       await backend.moments.askCareful(this.m.id, ulid());
-      toast('Pippa will take a careful look.');
-      await this.reload();
+      toast('Pippa will take a careful look. It takes a little longer.');
+      this.update(await backend.moments.get(this.m.id));
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 
   private async remove(): Promise<void> {
     const m = this.m;
     if (!m) return;
-    const ok = await confirmDialog('Delete this moment?', 'It disappears from Spark, with its readings. This cannot be undone from here.', 'Delete');
+    const ok = await confirmDialog('Delete this moment?', 'It disappears from Spark, with Pippa’s readings of it.', 'Delete');
     if (!ok) return;
     try {
       await backend.moments.remove(m.id);
       this.close();
-      this.hooks.deleted(m.id);
+      deleted(m.id);
       toast('Moment deleted.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
+}
+
+/** drafts are captions typed and not saved yet, by moment id: kept in
+ * localStorage so that neither Escape, nor a failed save, nor quitting
+ * Spark loses them. */
+const drafts = {
+  all(): Record<string, string> {
+    try {
+      return JSON.parse(localStorage.getItem('spark.captions') ?? '{}') as Record<string, string>;
+    } catch {
+      return {};
+    }
+  },
+  get(id: string): string | undefined {
+    return this.all()[id];
+  },
+  has(id: string): boolean {
+    return id in this.all();
+  },
+  set(id: string, text: string): void {
+    localStorage.setItem('spark.captions', JSON.stringify({ ...this.all(), [id]: text }));
+  },
+  delete(id: string): void {
+    const a = this.all();
+    delete a[id];
+    localStorage.setItem('spark.captions', JSON.stringify(a));
+  },
+};
+
+let single: MomentDialog | null = null;
+
+/** momentDialog is the window's one moment dialog. */
+export function momentDialog(): MomentDialog {
+  if (!single) {
+    single = new MomentDialog();
+    attachPhraseBar(single);
+  }
+  return single;
+}
+
+/** openMoment opens a moment (or an id) in the moment dialog; list gives
+ * the moments next and previous step through in the photo viewer. */
+export function openMoment(m: Moment | string, list?: () => Moment[]): void {
+  void momentDialog().open(m, list);
 }

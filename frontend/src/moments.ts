@@ -1,59 +1,93 @@
 import { backend, type Moment } from './backend';
-import { h, toast, when } from './dom';
-import { MomentDialog } from './moment';
-import type { Screen } from './main';
+import { h, clear } from './dom';
+import { toastError } from './feedback';
+import { openMoment } from './moment';
+import { onMoment } from './store';
+import { preview, firstLines, kindWord } from './words';
+import { sections, sorted, tileDate, type Order } from './timeline';
+import type { Screen } from './screen';
 
 const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
 const MIN_TILE = 168; // px: tiles are at least this wide
-const LABEL = 52; // px under the image for the date and state
-const OVERSCAN = 3; // rows rendered above and below the view
+const LABEL = 112; // px under the image: the caption or date, and the reading's first lines
+const HEAD = 48; // px of a heading row (Today, This week, a month)
+const OVERSCAN = 600; // px rendered above and below the view
+
+/** Row is a line of the timeline: a heading or a row of tiles. */
+type Row = { kind: 'head'; y: number; label: string; key: string } | { kind: 'tiles'; y: number; from: number; to: number };
 
 /**
- * MomentsScreen lists every moment, newest first, as a virtualized grid:
- * only the rows in view (and a few around) exist in the DOM, each tile has
- * a fixed square image box so nothing jumps as small copies load lazily,
- * and pages are fetched from the engine's cursor as the user scrolls.
+ * MomentsScreen is the timeline: every moment, newest first, by the date
+ * its photo was taken (or, with the toggle, by when it was added), under
+ * Today, This week and month headings. It is a virtualized grid: only the
+ * rows in view (and some around) exist in the DOM, each tile has a fixed
+ * square image box so nothing jumps as small copies load lazily. Every
+ * page of moments is fetched in the background (the order by date taken
+ * needs them all); the arrow keys move through the tiles.
  */
 export class MomentsScreen implements Screen {
   readonly el: HTMLElement;
-  private scroller = h('div', { class: 'scroller', 'data-testid': 'moments-scroller', tabindex: 0, 'aria-label': 'Moments, newest first' });
+  private scroller = h('div', { class: 'scroller', 'data-testid': 'moments-scroller', 'aria-label': 'Moments' });
   private spacer = h('div', { class: 'spacer' });
   private grid = h('ul', { class: 'grid', role: 'list' });
-  private empty = h('p', { class: 'empty', hidden: true }, 'No moments yet. Add photos and they will show here.');
+  private empty = h('p', { class: 'empty', hidden: true }, 'No moments yet. Add photos and they will show here, with what Pippa says about them.');
   private count = h('span', { class: 'muted', 'data-testid': 'moments-count' });
-  private items: Moment[] = [];
+  private byID = new Map<string, Moment>();
+  private view: Moment[] = [];
+  private rows: Row[] = [];
+  /** heading is each moment's heading, by its index in the view. */
+  private heading: string[] = [];
+  private height = 0;
   private next = '';
   private loading = false;
   private ended = false;
   private cols = 1;
   private tile = MIN_TILE;
-  private rowH = MIN_TILE + LABEL + GAP;
   private rendered = new Map<number, Tile>();
+  private heads = new Map<number, HTMLElement>();
   private pool: Tile[] = [];
   private local = new Map<string, { m: Moment | null; at: number }>();
-  private dialog: MomentDialog;
   private loaded = false;
   private refreshTimer = 0;
+  private order: Order = localStorage.getItem('spark.order') === 'added' ? 'added' : 'taken';
+  /** active is the tile that Tab reaches (roving tabindex). */
+  private active = 0;
 
   constructor() {
-    this.dialog = new MomentDialog({
-      changed: (m) => this.replace(m),
-      deleted: (id) => this.drop(id),
-    });
     this.scroller.append(this.spacer);
     this.spacer.append(this.grid);
+    const toggle = h('div', { class: 'order', role: 'radiogroup', 'aria-label': 'Order the moments by' });
+    const choice = (o: Order, label: string) => {
+      const id = `order-${o}`;
+      const input = h('input', { type: 'radio', name: 'order', id, value: o, 'data-testid': id });
+      input.checked = this.order === o;
+      input.addEventListener('change', () => input.checked && this.setOrder(o));
+      toggle.append(h('span', { class: 'order-choice' }, input, h('label', { for: id }, label)));
+    };
+    toggle.append(h('span', { class: 'muted' }, 'Order by'));
+    choice('taken', 'Date taken');
+    choice('added', 'Date added');
     this.el = h(
       'section',
       { class: 'screen moments', 'aria-label': 'Moments' },
-      h('div', { class: 'row between' }, h('h1', {}, 'Moments'), this.count),
+      h('div', { class: 'row between' }, h('h1', {}, 'Moments'), h('div', { class: 'row' }, toggle, this.count)),
       this.empty,
       this.scroller,
     );
     this.scroller.addEventListener('scroll', () => this.render(), { passive: true });
+    this.grid.addEventListener('keydown', (e) => this.key(e));
     new ResizeObserver(() => this.layout()).observe(this.scroller);
+    onMoment((e) => {
+      if (e.kind === 'many') this.reloadSoon();
+      else if (e.kind === 'deleted') this.drop(e.id);
+      else if (e.moment) {
+        if (this.byID.has(e.id)) this.replace(e.moment);
+        else this.refreshSoon();
+      }
+    });
     backend.onOutbox((e) => {
-      if (['added', 'done', 'removed'].includes(e.kind)) this.refreshSoon();
+      if (e.kind === 'added' || e.kind === 'done' || e.kind === 'removed') this.refreshSoon();
     });
     backend.onCapture((e) => {
       if (e.kind === 'done') this.refreshSoon();
@@ -63,11 +97,37 @@ export class MomentsScreen implements Screen {
   show(): void {
     if (!this.loaded) {
       this.loaded = true;
-      void this.loadMore();
+      void this.loadAll();
     } else {
       void this.refreshTop();
     }
     this.layout();
+  }
+
+  /** moments is the timeline's list, in its order (the viewer steps
+   * through it). */
+  moments(): Moment[] {
+    return this.view;
+  }
+
+  private setOrder(o: Order): void {
+    this.order = o;
+    localStorage.setItem('spark.order', o);
+    this.active = 0;
+    this.scroller.scrollTop = 0;
+    this.invalidate();
+  }
+
+  /** reloadSoon reads every page again (many moments changed at once). */
+  private reloadSoon(): void {
+    if (!this.loaded) return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = window.setTimeout(() => {
+      if (this.loading) return;
+      this.next = '';
+      this.ended = false;
+      void this.loadAll();
+    }, 400);
   }
 
   private refreshSoon(): void {
@@ -77,7 +137,7 @@ export class MomentsScreen implements Screen {
   }
 
   /** refreshTop re-reads the first page and merges it: new moments come
-   * in at the top, delivered captures turn into the engine's moments. */
+   * in, delivered captures turn into the engine's moments. */
   private async refreshTop(): Promise<void> {
     const asked = performance.now();
     let page;
@@ -86,49 +146,55 @@ export class MomentsScreen implements Screen {
     } catch {
       return;
     }
-    page.moments = this.fresher(page.moments, asked);
-    const ids = new Set(page.moments.map((m) => m.id));
-    const rest = this.items.filter((m) => !ids.has(m.id) && !m.pending);
-    const oldestTop = page.moments.filter((m) => !m.pending).at(-1)?.id ?? '';
-    // Keep older pages only if they continue where the new first page ends.
-    this.items = [...page.moments, ...rest.filter((m) => oldestTop === '' || m.id < oldestTop)];
-    if (this.items.length <= page.moments.length) {
+    const fresh = this.fresher(page.moments, asked);
+    const ids = new Set(fresh.map((m) => m.id));
+    const oldestTop = fresh.filter((m) => !m.pending).at(-1)?.id ?? '';
+    for (const [id, m] of this.byID) {
+      // Gone from the first page: delivered (pending no more) or deleted.
+      if (!ids.has(id) && (m.pending || (oldestTop !== '' && id > oldestTop))) this.byID.delete(id);
+    }
+    for (const m of fresh) this.byID.set(m.id, m);
+    if (this.byID.size <= fresh.length) {
       this.next = page.next;
       this.ended = page.next === '';
     }
     this.invalidate();
   }
 
-  private async loadMore(): Promise<void> {
-    if (this.loading || this.ended) return;
-    this.loading = true;
-    try {
-      const asked = performance.now();
-      const page = await backend.moments.page(this.next, PAGE);
-      page.moments = this.fresher(page.moments, asked);
-      const have = new Set(this.items.map((m) => m.id));
-      this.items.push(...page.moments.filter((m) => !have.has(m.id)));
-      this.next = page.next;
-      this.ended = page.next === '';
-      // Appending moves no tile: keep the ones drawn, only grow the list.
-      this.counted();
-      this.layout();
-    } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
-      this.ended = false;
-    } finally {
-      this.loading = false;
+  /** loadAll fetches every page, one after another, drawing as they come. */
+  private async loadAll(): Promise<void> {
+    while (!this.ended && !this.loading) {
+      this.loading = true;
+      try {
+        const asked = performance.now();
+        const page = await backend.moments.page(this.next, PAGE);
+        for (const m of this.fresher(page.moments, asked)) this.byID.set(m.id, m);
+        this.next = page.next;
+        this.ended = page.next === '';
+        this.invalidate();
+      } catch (e) {
+        toastError(e);
+        return;
+      } finally {
+        this.loading = false;
+      }
+      // Let the window breathe between pages.
+      await new Promise((r) => setTimeout(r, 0));
     }
   }
 
   private invalidate(): void {
+    // A redraw must not take the keyboard from the tile that has it.
+    const active = document.activeElement as HTMLElement | null;
+    const focused = active && this.grid.contains(active) ? active.dataset.moment : undefined;
+    this.view = sorted([...this.byID.values()], this.order);
     this.release();
     this.counted();
     this.layout();
-  }
-
-  private place(t: Tile, m: Moment, i: number): void {
-    t.bind(m, GAP + (i % this.cols) * (this.tile + GAP), GAP + Math.floor(i / this.cols) * this.rowH, this.tile);
+    if (focused) {
+      const i = this.view.findIndex((m) => m.id === focused);
+      if (i >= 0) this.focusTile(i);
+    }
   }
 
   private release(): void {
@@ -137,62 +203,193 @@ export class MomentsScreen implements Screen {
       this.pool.push(t);
     }
     this.rendered.clear();
+    for (const el of this.heads.values()) el.remove();
+    this.heads.clear();
   }
 
   private counted(): void {
-    this.empty.hidden = this.items.length > 0;
-    this.count.textContent = this.items.length === 0 ? '' : `${this.items.length}${this.ended ? '' : '+'} moments`;
+    const n = this.view.length;
+    this.empty.hidden = n > 0 || !this.ended;
+    this.count.textContent = n === 0 ? '' : `${n}${this.ended ? '' : '+'} moments`;
+    this.scroller.setAttribute('aria-label', this.order === 'taken' ? 'Moments, by the date taken, newest first' : 'Moments, by the date added, newest first');
   }
 
   private layout(): void {
     const w = this.scroller.clientWidth;
     if (w === 0) return;
-    const cols = Math.max(1, Math.floor((w - GAP + GAP) / (MIN_TILE + GAP)));
+    const cols = Math.max(1, Math.floor(w / (MIN_TILE + GAP)));
     const tile = Math.floor((w - GAP * (cols + 1)) / cols);
     if (cols !== this.cols || tile !== this.tile) {
       this.cols = cols;
       this.tile = tile;
-      this.rowH = tile + LABEL + GAP;
       this.release();
     }
-    const rows = Math.ceil(this.items.length / this.cols);
-    this.spacer.style.height = `${rows * this.rowH + GAP}px`;
+    // Rows: a heading, then its moments in rows of cols.
+    const rowH = tile + LABEL + GAP;
+    const rows: Row[] = [];
+    const heading: string[] = [];
+    let y = 0;
+    let at = 0;
+    for (const s of sections(this.view, this.order)) {
+      for (let i = 0; i < s.items.length; i++) heading.push(s.group.label);
+      rows.push({ kind: 'head', y, label: s.group.label, key: s.group.key });
+      y += HEAD;
+      for (let i = 0; i < s.items.length; i += cols) {
+        rows.push({ kind: 'tiles', y, from: at + i, to: at + Math.min(i + cols, s.items.length) - 1 });
+        y += rowH;
+      }
+      at += s.items.length;
+    }
+    this.rows = rows;
+    this.heading = heading;
+    this.height = y + GAP;
+    this.spacer.style.height = `${this.height}px`;
     this.render();
   }
 
+  /** rowAt is the index of the last row starting at or above y. */
+  private rowAt(y: number): number {
+    let lo = 0;
+    let hi = this.rows.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.rows[mid]?.y ?? 0) <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   private render(): void {
-    const top = this.scroller.scrollTop;
-    const height = this.scroller.clientHeight;
-    const first = Math.max(0, Math.floor(top / this.rowH) - OVERSCAN);
-    const last = Math.min(Math.ceil(this.items.length / this.cols) - 1, Math.ceil((top + height) / this.rowH) + OVERSCAN);
-    const from = first * this.cols;
-    const to = Math.min(this.items.length - 1, (last + 1) * this.cols - 1);
+    const top = this.scroller.scrollTop - OVERSCAN;
+    const bottom = this.scroller.scrollTop + this.scroller.clientHeight + OVERSCAN;
+    const first = this.rowAt(Math.max(0, top));
+    const want = new Set<number>(); // tile indices
+    const heads = new Set<number>(); // row indices
+    for (let r = first; r < this.rows.length; r++) {
+      const row = this.rows[r];
+      if (!row || row.y > bottom) break;
+      if (row.kind === 'head') heads.add(r);
+      else for (let i = row.from; i <= row.to; i++) want.add(i);
+    }
     for (const [i, t] of this.rendered) {
-      if (i < from || i > to) {
+      if (!want.has(i)) {
         t.li.remove();
         this.pool.push(t);
         this.rendered.delete(i);
       }
     }
-    // The DOM keeps the tiles in list order, so Tab moves through them in
-    // the order they are seen: new tiles above those drawn go first.
-    let firstDrawn = Infinity;
-    for (const i of this.rendered.keys()) firstDrawn = Math.min(firstDrawn, i);
-    const above = document.createDocumentFragment();
-    for (let i = from; i <= to; i++) {
-      if (this.rendered.has(i)) continue;
-      const m = this.items[i];
-      if (!m) continue;
-      // Tiles leaving the view are reused for those coming in, so a scroll
-      // moves and refills a few dozen elements instead of making new ones.
-      const t = this.pool.pop() ?? new Tile((mo) => void this.dialog.open(mo));
-      this.place(t, m, i);
-      this.rendered.set(i, t);
-      if (i < firstDrawn) above.append(t.li);
-      else this.grid.append(t.li);
+    for (const [r, el] of this.heads) {
+      if (!heads.has(r)) {
+        el.remove();
+        this.heads.delete(r);
+      }
     }
-    this.grid.prepend(above);
-    if (!this.ended && to >= this.items.length - this.cols * 4) void this.loadMore();
+    for (const r of heads) {
+      if (this.heads.has(r)) continue;
+      const row = this.rows[r];
+      if (row?.kind !== 'head') continue;
+      const el = h('li', { class: 'timeline-head', 'data-testid': 'timeline-head', 'data-group': row.key, 'data-y': row.y + GAP }, h('h2', {}, row.label));
+      el.style.transform = `translateY(${row.y + GAP}px)`;
+      this.heads.set(r, el);
+      this.grid.append(el);
+    }
+    for (let r = first; r < this.rows.length; r++) {
+      const row = this.rows[r];
+      if (!row || row.y > bottom) break;
+      if (row.kind !== 'tiles') continue;
+      for (let i = row.from; i <= row.to; i++) {
+        if (this.rendered.has(i)) continue;
+        const m = this.view[i];
+        if (!m) continue;
+        // Tiles leaving the view are reused for those coming in, so a
+        // scroll moves and refills a few dozen elements.
+        const t = this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
+        this.bindTile(t, m, i, row.y, i - row.from);
+        this.rendered.set(i, t);
+        this.grid.append(t.li);
+      }
+    }
+    // One tile is always reachable with Tab: the active one, or else the
+    // first one in view.
+    if (!this.rendered.has(this.active) && this.rendered.size > 0) {
+      const viewTop = this.scroller.scrollTop;
+      let best = -1;
+      for (const [i, t] of this.rendered) {
+        const y = Number(t.li.dataset.y);
+        if (y >= viewTop && (best < 0 || i < best)) best = i;
+      }
+      if (best < 0) best = Math.min(...this.rendered.keys());
+      this.active = best;
+      this.rendered.get(best)?.setActive(true);
+    }
+  }
+
+  private bindTile(t: Tile, m: Moment, i: number, y: number, col: number): void {
+    t.bind(m, GAP + col * (this.tile + GAP), y + GAP, this.tile, tileDate(m, this.order), i === this.active);
+    t.li.dataset.index = String(i);
+    t.li.dataset.y = String(y + GAP);
+    t.li.dataset.heading = this.heading[i] ?? '';
+  }
+
+  /** key moves through the tiles with the arrow keys, Home and End. */
+  private key(e: KeyboardEvent): void {
+    const li = (e.target as HTMLElement).closest<HTMLElement>('.tile');
+    if (!li) return;
+    const i = Number(li.dataset.index);
+    const n = this.view.length;
+    let to = i;
+    const r = this.rows.findIndex((row) => row.kind === 'tiles' && i >= row.from && i <= row.to);
+    const row = this.rows[r];
+    const col = row?.kind === 'tiles' ? i - row.from : 0;
+    const line = (dir: 1 | -1): number => {
+      for (let k = r + dir; k >= 0 && k < this.rows.length; k += dir) {
+        const x = this.rows[k];
+        if (x?.kind === 'tiles') return Math.min(x.from + col, x.to);
+      }
+      return i;
+    };
+    switch (e.key) {
+      case 'ArrowRight':
+        to = Math.min(n - 1, i + 1);
+        break;
+      case 'ArrowLeft':
+        to = Math.max(0, i - 1);
+        break;
+      case 'ArrowDown':
+        to = line(1);
+        break;
+      case 'ArrowUp':
+        to = line(-1);
+        break;
+      case 'Home':
+        to = 0;
+        break;
+      case 'End':
+        to = n - 1;
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    this.focusTile(to);
+  }
+
+  private focusTile(i: number): void {
+    const prev = this.rendered.get(this.active);
+    this.active = i;
+    prev?.setActive(false);
+    const row = this.rows.find((x) => x.kind === 'tiles' && i >= x.from && i <= x.to);
+    if (row) {
+      const rowH = this.tile + LABEL + GAP;
+      const top = row.y + GAP;
+      const sc = this.scroller;
+      if (top < sc.scrollTop) sc.scrollTop = Math.max(0, top - HEAD);
+      else if (top + rowH > sc.scrollTop + sc.clientHeight) sc.scrollTop = top + rowH - sc.clientHeight;
+    }
+    this.render();
+    const t = this.rendered.get(i);
+    t?.setActive(true);
+    t?.focus();
   }
 
   /** fresher keeps edits and deletions made here while a page was on its
@@ -207,22 +404,28 @@ export class MomentsScreen implements Screen {
 
   private replace(m: Moment): void {
     this.local.set(m.id, { m, at: performance.now() });
-    const i = this.items.findIndex((x) => x.id === m.id);
-    if (i >= 0) {
-      this.items[i] = m;
+    const old = this.byID.get(m.id);
+    this.byID.set(m.id, m);
+    const i = this.view.findIndex((x) => x.id === m.id);
+    if (i >= 0 && old && old.takenAt === m.takenAt) {
+      // The same place in the timeline: redraw the one tile.
+      this.view[i] = m;
       const t = this.rendered.get(i);
-      if (t) this.place(t, m, i);
+      const row = this.rows.find((x) => x.kind === 'tiles' && i >= x.from && i <= x.to);
+      if (t && row?.kind === 'tiles') this.bindTile(t, m, i, row.y, i - row.from);
+    } else {
+      this.invalidate();
     }
   }
 
   private drop(id: string): void {
     this.local.set(id, { m: null, at: performance.now() });
-    this.items = this.items.filter((m) => m.id !== id);
-    this.invalidate();
+    if (this.byID.delete(id)) this.invalidate();
   }
 }
 
-/** Tile is one reusable grid cell: a button with a fixed square image box. */
+/** Tile is one reusable grid cell: a button with a fixed square image box,
+ * the caption or date, and the first lines of Pippa's latest reading. */
 class Tile {
   readonly li: HTMLLIElement;
   private button: HTMLButtonElement;
@@ -230,7 +433,9 @@ class Tile {
   private img: HTMLImageElement;
   private note: HTMLDivElement;
   private pill: HTMLSpanElement;
-  private label: HTMLDivElement;
+  private title: HTMLSpanElement;
+  private when: HTMLSpanElement;
+  private said: HTMLParagraphElement;
   private moment: Moment | null = null;
 
   constructor(open: (m: Moment) => void) {
@@ -238,48 +443,58 @@ class Tile {
     this.note = h('div', { class: 'note-face' });
     this.pill = h('span', { class: 'pill' });
     this.frame = h('div', { class: 'frame' }, this.img, this.note, this.pill);
-    this.label = h('div', { class: 'tile-label' });
-    this.button = h('button', { type: 'button', class: 'tile-button', 'data-testid': 'moment-tile' }, this.frame, this.label);
+    this.title = h('span', { class: 'tile-title' });
+    this.when = h('span', { class: 'tile-when muted' });
+    this.said = h('p', { class: 'tile-reading', 'data-testid': 'tile-reading' });
+    const label = h('div', { class: 'tile-label' }, h('div', { class: 'tile-head' }, this.title, this.when), this.said);
+    this.button = h('button', { type: 'button', class: 'tile-button', 'data-testid': 'moment-tile', tabindex: -1 }, this.frame, label);
     this.button.addEventListener('click', () => {
       if (this.moment) open(this.moment);
     });
     this.li = h('li', { class: 'tile' }, this.button);
   }
 
-  bind(m: Moment, x: number, y: number, size: number): void {
+  bind(m: Moment, x: number, y: number, size: number, date: string, active: boolean): void {
     this.moment = m;
     this.li.style.transform = `translate(${x}px, ${y}px)`;
     this.li.style.width = `${size}px`;
     this.frame.style.height = `${size}px`;
-    const date = when(m.takenAt || m.createdAt);
     const b = this.button;
     b.dataset.moment = m.id;
+    b.dataset.kind = m.kind;
     b.dataset.pending = m.pending ? 'true' : 'false';
-    b.setAttribute('aria-label', `${m.caption || m.name || (m.kind === 'note' ? 'Note' : 'Photo')}, ${date}${m.pending ? ', not sent yet' : ''}`);
+    this.setActive(active);
+    const p = preview(m);
+    const kind = kindWord(m);
+    const name = m.kind === 'photo' ? m.caption || m.name || kind : kind;
+    // The name is what the tile shows (its title, date and reading), so
+    // what is heard is what is seen.
+    b.title = `${name}, ${date}`;
     if (m.thumb) {
       if (this.img.getAttribute('src') !== m.thumb) this.img.src = m.thumb;
-      this.img.alt = m.caption || m.name || 'Photo';
+      this.img.alt = ''; // the title beside it says what it is
       this.img.hidden = false;
       this.note.hidden = true;
     } else {
       this.img.removeAttribute('src');
       this.img.hidden = true;
       this.note.hidden = false;
-      this.note.textContent = m.caption || 'Note';
+      clear(this.note, h('span', { class: 'note-kind' }, kind), h('span', { class: 'note-body' }, m.caption));
     }
-    const [text, cls] = pillFor(m);
-    this.pill.hidden = text === '';
-    this.pill.textContent = text;
-    this.pill.className = `pill ${cls}`;
-    this.label.textContent = m.caption || date;
+    this.pill.hidden = !m.pending;
+    this.pill.textContent = m.pending ? 'Not sent yet' : '';
+    this.pill.className = 'pill waiting';
+    this.title.textContent = m.kind === 'photo' ? m.caption || date : kind;
+    this.when.textContent = m.kind === 'photo' ? (m.caption ? date : '') : date;
+    this.said.textContent = firstLines(p.text, 160);
+    this.said.dataset.state = p.state;
   }
-}
 
-function pillFor(m: Moment): [string, string] {
-  if (m.pending) return ['Not sent yet', 'waiting'];
-  const finished = m.readings.filter((r) => r.status === 'finished').length;
-  if (finished > 0) return [`${finished} reading${finished === 1 ? '' : 's'}`, ''];
-  if (m.readings.some((r) => r.status === 'running')) return ['Pippa is reading…', 'muted'];
-  if (m.readings.some((r) => r.status === 'queued')) return ['Waiting for Pippa', 'muted'];
-  return ['', ''];
+  setActive(on: boolean): void {
+    this.button.tabIndex = on ? 0 : -1;
+  }
+
+  focus(): void {
+    this.button.focus();
+  }
 }

@@ -1,19 +1,37 @@
 import { backend, type Entry } from './backend';
-import { h, clear, toast, clock, bytes, confirmDialog, plural } from './dom';
-import type { Screen } from './main';
+import { toastError, errorBlock } from './feedback';
+import { h, clear, toast, bytes, confirmDialog, plural, detailsOf } from './dom';
+import { parkedAdvice, soon } from './words';
+import type { Screen } from './screen';
 
 type Go = (t: 'settings') => void;
+
+/** stepWords names an entry's steps (outbox/entry.go) for a person. */
+const stepWords: Record<string, string> = {
+  create: 'Moment made',
+  copy: 'Small copy sent',
+  turn: 'Pippa asked to read it',
+  original: 'Full photo sent',
+};
+
+/** nowWords says what happens next, by the first step not done. */
+const nowWords: Record<string, string> = {
+  create: 'Waiting to be sent.',
+  copy: 'Sending a small copy…',
+  turn: 'Asking Pippa to read it…',
+  original: 'Sending the full photo…',
+};
 
 /**
  * OutboxScreen shows every capture on its way: its four steps, bytes sent,
  * why it waits and when it tries next; parked entries with the engine's
- * message, Retry, Save original… and Discard.
+ * message behind Details, Send again, Save the original… and Remove.
  */
 export class OutboxScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'entries', 'data-testid': 'entries' });
   private summary = h('p', { class: 'muted', 'data-testid': 'outbox-summary' });
-  private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Retry all');
+  private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Send all again');
   private timer = 0;
 
   constructor(private readonly go: Go) {
@@ -49,7 +67,7 @@ export class OutboxScreen implements Screen {
     try {
       es = await backend.outbox.entries();
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, e instanceof Error ? e.message : String(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
       return;
     }
     const parked = es.filter((e) => e.state === 'parked').length;
@@ -57,7 +75,7 @@ export class OutboxScreen implements Screen {
     this.summary.textContent =
       es.length === 0
         ? 'Everything is sent. Nothing is waiting.'
-        : [es.length > parked ? `${plural(es.length - parked, 'capture is', 'captures are')} on the way.` : '', parked ? `${plural(parked, 'capture needs', 'captures need')} you.` : '']
+        : [es.length > parked ? `${plural(es.length - parked, 'photo is', 'photos are')} on the way, safe on this computer until then.` : '', parked ? `${plural(parked, 'photo needs', 'photos need')} you to decide what to do.` : '']
             .filter(Boolean)
             .join(' ');
     clear(this.list, ...es.map((e) => this.item(e)));
@@ -70,28 +88,40 @@ export class OutboxScreen implements Screen {
       ...e.steps.map((s, i) => {
         const current = !s.done && e.steps.slice(0, i).every((p) => p.done);
         const state = s.done ? 'done' : current ? (e.state === 'parked' ? 'parked' : 'waiting') : 'todo';
-        return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${s.label}`);
+        return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${stepWords[s.name] ?? s.name}`);
       }),
     );
     const uploading = e.state === 'pending' && !e.reason && e.bytesSent > 0 && e.bytesSent < e.bytesTotal;
+    const next = e.steps.find((s) => !s.done)?.name ?? '';
     let why: HTMLElement | null = null;
+    let actions: HTMLElement | null = null;
     if (e.state === 'parked') {
-      why = h('p', { class: 'error-text', 'data-testid': 'parked-message' }, `The engine refused it: ${e.message || e.code}`);
+      const advice = parkedAdvice(e.code);
+      why = h(
+        'div',
+        { 'data-testid': 'parked-message' },
+        h('p', { class: 'error-text' }, advice.sentence),
+        detailsOf(`${e.message || e.code}${e.code ? ` (${e.code})` : ''}`),
+      );
+      const save = h('button', { type: 'button', class: advice.main === 'save' ? 'primary' : '', 'data-testid': 'save-original', onclick: () => void this.save(e) }, 'Save the original…');
+      const again = h('button', { type: 'button', class: advice.main === 'retry' ? 'primary' : '', 'data-testid': 'retry', onclick: () => void this.retry(e) }, 'Send again');
+      actions = h(
+        'div',
+        { class: 'row' },
+        ...(advice.main === 'save' ? [save, again] : [again, save]),
+        h('button', { type: 'button', class: 'danger', onclick: () => void this.discard(e) }, 'Remove from this list…'),
+      );
     } else if (e.refused) {
-      why = h('p', { class: 'error-text' }, 'The engine refused Spark’s token, so this waits. ', h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check the token in Settings'));
+      why = h('p', { class: 'error-text' }, 'Waiting: the family engine did not accept Spark’s key. ', h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check it in Settings'));
     } else if (e.reason) {
-      why = h('p', { class: 'muted' }, `${e.reason}${e.nextTry ? ` Next try at ${clock(e.nextTry)}.` : ''}`);
+      const when = e.nextTry ? soon(e.nextTry) : '';
+      why = h(
+        'div',
+        {},
+        h('p', { class: 'muted' }, `Not sent yet: where your moments are kept can’t be reached right now. Spark tries again on its own${when ? `, ${when}` : ''}.`),
+        detailsOf(e.reason),
+      );
     }
-    const actions =
-      e.state === 'parked'
-        ? h(
-            'div',
-            { class: 'row' },
-            h('button', { type: 'button', class: 'primary', 'data-testid': 'retry', onclick: () => void this.retry(e) }, 'Retry'),
-            h('button', { type: 'button', onclick: () => void this.save(e) }, 'Save original…'),
-            h('button', { type: 'button', class: 'danger', onclick: () => void this.discard(e) }, 'Discard…'),
-          )
-        : null;
     return h(
       'li',
       { class: `entry ${e.state}`, 'data-entry': e.id, 'data-state': e.state, 'data-testid': 'entry' },
@@ -100,10 +130,11 @@ export class OutboxScreen implements Screen {
         'div',
         { class: 'entry-main' },
         h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${bytes(e.bytesTotal)}`)),
-        steps,
+        e.state === 'parked' || e.reason || e.refused ? null : h('p', { class: 'entry-now' }, nowWords[next] ?? 'Almost done…'),
         uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytesTotal, value: e.bytesSent }), h('span', { class: 'muted' }, `${bytes(e.bytesSent)} of ${bytes(e.bytesTotal)}`)) : null,
         why,
         actions,
+        h('details', { class: 'details' }, h('summary', {}, 'Steps'), steps),
       ),
     );
   }
@@ -114,7 +145,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${e.name} again.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toastError(err);
     }
   }
 
@@ -124,7 +155,7 @@ export class OutboxScreen implements Screen {
       toast(`Sending ${plural(n, 'capture', 'captures')} again.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toastError(err);
     }
   }
 
@@ -133,7 +164,7 @@ export class OutboxScreen implements Screen {
       await backend.outbox.sendNow();
       toast('Trying to send now.');
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toastError(err);
     }
   }
 
@@ -143,19 +174,19 @@ export class OutboxScreen implements Screen {
       toast(`Saved as ${p}.`);
     } catch (err) {
       if (err instanceof Error && 'code' in err && err.code === 'canceled') return;
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toastError(err);
     }
   }
 
   private async discard(e: Entry): Promise<void> {
-    const ok = await confirmDialog(`Discard ${e.name}?`, 'It leaves the outbox for good and is never sent. To keep the photo, use “Save original…” first.', 'Discard');
+    const ok = await confirmDialog(`Remove ${e.name} from the list?`, 'It is never sent, and Spark forgets it. To keep the photo, use “Save the original…” first.', 'Remove');
     if (!ok) return;
     try {
       await backend.outbox.discard(e.id);
-      toast(`${e.name} discarded.`);
+      toast(`${e.name} removed.`);
       this.soon();
     } catch (err) {
-      toast(err instanceof Error ? err.message : String(err), 'error');
+      toastError(err);
     }
   }
 }

@@ -1,27 +1,39 @@
-import { backend, type Phrase, type Reading } from './backend';
-import { h, clear, toast, when } from './dom';
+import { backend, type Moment, type Phrase, type Reading } from './backend';
+import { toastError, errorBlock } from './feedback';
+import { h, clear, toast, when, sentence } from './dom';
 import { ulid } from './ulid';
-import type { Screen } from './main';
+import { openMoment } from './moment';
+import { onMoment } from './store';
+import { latest, readingError, kindWord } from './words';
+import type { Screen } from './screen';
 
-/** PhrasesScreen lists kept phrases and runs a quick recall over them. */
+/** PhrasesScreen lists kept phrases, each with the moment it came from
+ * (its small copy opens it), and runs a quick recall over them. */
 export class PhrasesScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'phrases', 'data-testid': 'phrases' });
   private recall = h('section', { class: 'recall', 'aria-live': 'polite', 'data-testid': 'recall' });
-  private poll = 0;
+  private startRecall = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall');
+  private recallHint = h('p', { class: 'hint', hidden: true }, 'Keep a phrase or two first; then Pippa can weave them into a recall.');
+  /** recallID is the moment of the recall being shown. */
+  private recallMoment = '';
 
   constructor() {
     this.el = h(
       'section',
       { class: 'screen phrases-screen', 'aria-label': 'Phrases and recall' },
       h('h1', {}, 'Phrases'),
-      h('p', { class: 'muted' }, 'Phrases you keep from Pippa’s readings. Select words in a reading and choose “Keep this phrase”.'),
+      h('p', { class: 'muted' }, 'Words you kept from Pippa’s readings. To keep some, select them in a reading and choose “Keep this phrase”.'),
       this.list,
       h('h2', {}, 'Quick recall'),
-      h('p', { class: 'muted' }, 'Pippa weaves your kept phrases into a short recall.'),
-      h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall'),
+      h('p', { class: 'muted' }, 'Pippa weaves a few of your kept phrases into a short reminder.'),
+      this.startRecall,
+      this.recallHint,
       this.recall,
     );
+    onMoment((e) => {
+      if (e.id === this.recallMoment && e.moment) this.showRecall(e.moment);
+    });
   }
 
   show(): void {
@@ -31,63 +43,98 @@ export class PhrasesScreen implements Screen {
   private async load(): Promise<void> {
     try {
       const ps = await backend.phrases.list();
+      this.startRecall.disabled = ps.length === 0;
+      this.recallHint.hidden = ps.length > 0;
       if (ps.length === 0) {
         clear(this.list, h('li', { class: 'empty' }, 'No kept phrases yet.'));
         return;
       }
-      clear(this.list, ...ps.map((p) => this.item(p)));
+      // Newest kept first.
+      clear(this.list, ...ps.reverse().map((p) => this.item(p)));
     } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, e instanceof Error ? e.message : String(e)));
+      clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
     }
   }
 
   private item(p: Phrase): HTMLElement {
+    const from = p.momentID && !p.momentGone;
+    const what = p.momentCaption || (p.momentKind ? kindWord({ kind: p.momentKind }) : 'Photo');
+    const thumb = from
+      ? h(
+          'button',
+          { type: 'button', class: 'phrase-thumb', 'aria-label': `Open the moment it came from: ${what}`, 'data-testid': 'phrase-moment', onclick: () => openMoment(p.momentID) },
+          p.momentThumb ? h('img', { src: p.momentThumb, alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.momentKind || 'note' })),
+        )
+      : h('span', { class: 'phrase-thumb none', 'aria-hidden': 'true' }, '“”');
     return h(
       'li',
       { class: 'phrase', 'data-testid': 'phrase' },
-      h('span', { class: 'phrase-text' }, `“${p.text}”`),
-      h('span', { class: 'muted' }, `kept ${when(p.keptAt)}`),
-      h('button', { type: 'button', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
+      thumb,
+      h(
+        'div',
+        { class: 'phrase-main' },
+        h('p', { class: 'phrase-text' }, `“${p.text}”`),
+        h(
+          'p',
+          { class: 'muted phrase-meta' },
+          `Kept ${when(p.keptAt)}`,
+          from ? ' · from ' : p.momentGone ? ' · its moment was deleted' : '',
+          from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.momentID) }, what) : null,
+        ),
+      ),
+      h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
     );
   }
 
   private async remove(p: Phrase): Promise<void> {
     try {
       await backend.phrases.remove(p.id);
-      toast(`Removed “${p.text}”.`);
+      await this.load();
+      toast(`Removed “${p.text}”.`, 'info', '', { label: 'Undo', run: () => void this.undo(p) });
+    } catch (e) {
+      toastError(e);
+    }
+  }
+
+  private async undo(p: Phrase): Promise<void> {
+    try {
+      // A phrase's id comes from its words: keeping them again brings it back.
+      await backend.phrases.keep(p.text, p.momentGone ? '' : p.momentID);
+      toast(`“${p.text}” is back.`);
       await this.load();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 
   private async start(): Promise<void> {
-    clearTimeout(this.poll);
     clear(this.recall, h('p', { class: 'muted' }, 'Asking Pippa…'));
     try {
       const r = await backend.phrases.recall(ulid());
+      this.recallMoment = r.momentID;
       this.showReading(r.reading);
+      // The reading arrives with the moment's change (store.ts); ask once
+      // more in case it finished before this listened.
+      const m = await backend.moments.get(r.momentID);
+      if (this.recallMoment === m.id) this.showRecall(m);
     } catch (e) {
-      clear(this.recall, h('p', { class: 'error-text' }, e instanceof Error ? e.message : String(e)));
+      clear(this.recall, errorBlock(e));
     }
+  }
+
+  private showRecall(m: Moment): void {
+    const r = latest(m.readings);
+    if (r) this.showReading(r);
   }
 
   private showReading(r: Reading): void {
     const done = r.status === 'finished' || r.status === 'failed';
     clear(
       this.recall,
-      h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Failed') : 'Pippa is recalling…'),
+      h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Could not recall') : 'Pippa is recalling…'),
       r.text ? h('blockquote', { class: 'reading-text', 'data-testid': 'recall-text' }, r.text) : null,
-      r.error ? h('p', { class: 'error-text' }, r.error) : null,
+      r.error ? sentence(readingError(r.error)) : null,
+      this.recallMoment ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(this.recallMoment) }, 'Open this recall') : null,
     );
-    if (!done) {
-      this.poll = window.setTimeout(async () => {
-        try {
-          this.showReading(await backend.moments.reading(r.id));
-        } catch (e) {
-          toast(e instanceof Error ? e.message : String(e), 'error');
-        }
-      }, 1000);
-    }
   }
 }

@@ -1,6 +1,7 @@
-import { backend, type SettingsView } from './backend';
-import { h, clear, toast } from './dom';
-import type { Screen } from './main';
+import { backend, type SettingsView, type TestResult } from './backend';
+import { toastError, errorBlock } from './feedback';
+import { h, clear, toast, detailsOf, confirmDialog } from './dom';
+import type { Screen } from './screen';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -19,7 +20,7 @@ export class SettingsScreen implements Screen {
     try {
       this.render(await backend.settings.get());
     } catch (e) {
-      clear(this.body, h('p', { class: 'error-text' }, e instanceof Error ? e.message : String(e)));
+      clear(this.body, errorBlock(e));
     }
   }
 
@@ -32,22 +33,45 @@ export class SettingsScreen implements Screen {
     const token = h('input', { id: 'remote-token', type: 'password', autocomplete: 'off', spellcheck: 'false' });
     url.value = s.remoteURL;
     token.value = s.remoteToken;
-    const result = h('p', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'test-result' });
-    const remoteFields = h(
-      'div',
-      { class: 'fields' },
-      h('label', { for: 'remote-url' }, 'Engine address'),
-      url,
-      h('label', { for: 'remote-token' }, 'Token'),
-      token,
+    const result = h('div', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'test-result' });
+    const conn = h('input', { id: 'connection', type: 'text', class: 'mono', placeholder: 'https://spark.example.org#spk_…', autocomplete: 'off', spellcheck: 'false', 'data-testid': 'connection' });
+    const separate = h(
+      'details',
+      { class: 'details separate' },
+      h('summary', {}, 'Enter the address and the key separately'),
       h(
         'div',
-        { class: 'row' },
-        h('button', { type: 'button', onclick: () => void this.test(url.value, token.value, result) }, 'Test connection'),
-        h('button', { type: 'button', class: 'primary', 'data-testid': 'use-remote', onclick: () => void this.useRemote(url.value, token.value) }, 'Use this engine'),
+        { class: 'fields' },
+        h('label', { for: 'remote-url' }, 'Engine address'),
+        url,
+        h('label', { for: 'remote-token' }, 'Token'),
+        token,
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', onclick: () => void this.test(url.value, token.value, result) }, 'Test connection'),
+          h('button', { type: 'button', 'data-testid': 'use-remote', onclick: () => void this.connect(`${url.value.trim()}#${token.value.trim()}`, result) }, 'Use this engine'),
+        ),
+      ),
+    );
+    const remoteFields = h(
+      'div',
+      { class: 'connect' },
+      s.engine === 'remote'
+        ? h('p', { class: 'ok-text', 'data-testid': 'connected-to' }, 'Spark is connected to the family engine. To connect to another one, paste its connection text.')
+        : null,
+      h('label', { for: 'connection' }, 'Connection text'),
+      h('p', { class: 'hint', id: 'connection-help' }, 'One line that whoever looks after the family engine sends you. Paste it here; Spark checks it before connecting.'),
+      h(
+        'form',
+        { class: 'row nowrap', onsubmit: (e: Event) => { e.preventDefault(); void this.connect(conn.value, result); } },
+        conn,
+        h('button', { type: 'submit', class: 'primary', 'data-testid': 'connect' }, 'Connect'),
       ),
       result,
+      separate,
     );
+    conn.setAttribute('aria-describedby', 'connection-help');
     const sync = () => {
       remoteFields.hidden = !remote.checked;
     };
@@ -71,24 +95,45 @@ export class SettingsScreen implements Screen {
         'fieldset',
         {},
         h('legend', {}, 'Where your moments are kept'),
-        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, s.localURL ? ` (running at ${s.localURL})` : ''))),
-        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ' on another computer, shared by the family'))),
+        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
+        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
         remoteFields,
+        detailsOf(
+          [
+            s.engine === 'remote' && s.remoteURL ? `The family engine is at ${s.remoteURL}.` : '',
+            s.localURL ? `The engine on this computer answers at ${s.localURL} (only this computer can reach it).` : '',
+          ]
+            .filter(Boolean)
+            .join(' ') || 'The engine on this computer is not running.',
+        ),
       ),
       h(
         'fieldset',
         { disabled: s.engine === 'remote' },
-        h('legend', {}, 'Pippa, the reader (for this computer’s engine)'),
-        h('p', { class: 'muted' }, 'Pippa reads your photos through an OpenAI-compatible model server. Ollama on this computer works without the internet.'),
-        h('div', { class: 'fields' },
-          h('label', { for: 'pippa-url' }, 'Address'), pURL,
-          h('label', { for: 'pippa-model' }, 'Model'), pModel,
-          h('label', { for: 'pippa-key' }, 'Key'), pKey),
+        h('legend', {}, 'Pippa, who reads your photos'),
+        h('p', {}, s.engine === 'remote'
+          ? 'The family engine has its own Pippa; whoever looks after it sets her up.'
+          : 'Pippa is a program that looks at each photo and explains it. The usual choice is Ollama on this computer, which works without the internet: install it (and a model that reads pictures, such as llava), then press “Use Ollama on this computer”.'),
+        s.engine === 'remote'
+          ? null
+          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url
+              ? `Pippa now: the model “${s.pippa.model}”${s.pippa.url === s.ollamaURL ? ' in Ollama on this computer' : ''}.`
+              : 'Pippa is not set up yet, so photos wait for her reading.'),
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => { pURL.value = s.ollamaURL; if (!pModel.value) pModel.value = 'llava'; pKey.value = ''; } }, 'Use Ollama on this computer'),
-          h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa'),
+          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollamaURL, pModel.value && s.pippa.url === s.ollamaURL ? pModel.value : 'llava', '') }, 'Use Ollama on this computer'),
+        ),
+        h(
+          'details',
+          { class: 'details' },
+          h('summary', {}, 'Details: another Pippa (address, model, key)'),
+          h('p', { class: 'hint' }, 'Any OpenAI-compatible chat-completions server works: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.'),
+          h('div', { class: 'fields' },
+            h('label', { for: 'pippa-url' }, 'Address'), pURL,
+            h('label', { for: 'pippa-model' }, 'Model'), pModel,
+            h('label', { for: 'pippa-key' }, 'Key'), pKey),
+          h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa')),
         ),
       ),
       h(
@@ -99,8 +144,8 @@ export class SettingsScreen implements Screen {
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open data folder'),
-          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toast(String(e), 'error')) }, 'Open log folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toastError(e)) }, 'Open data folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, 'Open log folder'),
         ),
       ),
     );
@@ -111,40 +156,66 @@ export class SettingsScreen implements Screen {
     out.className = 'test-result';
     try {
       const r = await backend.settings.test(url, token);
-      out.textContent = r.message;
-      out.classList.add(r.ok ? 'ok' : 'bad');
+      this.showTest(out, r);
     } catch (e) {
-      out.textContent = e instanceof Error ? e.message : String(e);
+      clear(out, errorBlock(e));
       out.classList.add('bad');
     }
   }
 
-  private async useRemote(url: string, token: string): Promise<void> {
+  /** showTest shows a connection test's answer, and its warning (a
+   * token sent over plain http, say) when it has one. */
+  private showTest(out: HTMLElement, r: TestResult): void {
+    const warning = (r as TestResult & { warning?: string }).warning;
+    clear(out, h('p', {}, r.message), warning ? h('p', { class: 'warn-text', 'data-testid': 'test-warning' }, warning) : null);
+    out.className = `test-result ${r.ok ? 'ok' : 'bad'}`;
+  }
+
+  /** connect checks the engine of a connection text and switches to it;
+   * one that does not answer is used only if the person confirms. */
+  private async connect(text: string, out: HTMLElement, anyway = false): Promise<void> {
+    clear(out, h('p', {}, 'Checking the family engine…'));
+    out.className = 'test-result';
+    let r;
     try {
-      this.render(await backend.settings.useRemote(url, token));
-      toast('Spark now uses the family engine. Captures waiting here will go there.');
-      this.changed();
+      r = await backend.settings.connect(text, anyway);
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      clear(out, errorBlock(e));
+      out.classList.add('bad');
+      return;
     }
+    this.showTest(out, r.test);
+    if (r.connected) {
+      this.render(r.settings);
+      toast(r.test.ok ? 'Connected. Spark now keeps your moments on the family engine; photos waiting here will go there.' : 'Spark will use the family engine once it answers. Photos you add wait safely on this computer until then.');
+      this.changed();
+      return;
+    }
+    const ok = await confirmDialog(
+      'The family engine does not answer',
+      `${r.test.message} You can connect anyway: photos you add wait safely on this computer and are sent once it answers.`,
+      'Connect anyway',
+      false,
+    );
+    if (ok) await this.connect(text, out, true);
   }
 
   private async useLocal(): Promise<void> {
     try {
       this.render(await backend.settings.useLocal());
-      toast('Spark now uses the engine on this computer.');
+      toast('Spark now keeps your moments on this computer.');
       this.changed();
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 
   private async savePippa(url: string, model: string, key: string): Promise<void> {
     try {
       this.render(await backend.settings.setPippa({ url, model, key }));
-      toast('Pippa saved.');
+      toast('Saved. Pippa reads the next photos with these settings.');
     } catch (e) {
-      toast(e instanceof Error ? e.message : String(e), 'error');
+      toastError(e);
     }
   }
 }

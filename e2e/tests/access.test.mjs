@@ -1,0 +1,170 @@
+// Issue 12, the small things and accessibility: a caption saves as it is
+// typed and survives Escape; axe-core (WCAG 2.0-2.2 A and AA rules,
+// contrast included) finds nothing on any screen, light or dark; at 200%
+// zoom the reading is in view when a moment opens.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { launch, harness, useLocalEngine, rpc, choose, tab, shot, until, url } from './lib.mjs';
+
+const require = createRequire(join(import.meta.dirname, '..', '..', 'frontend', 'package.json'));
+const axePath = require.resolve('axe-core/axe.min.js');
+
+let context;
+let page;
+let photo = ''; // a moment with a finished reading
+
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  ({ context, page } = await launch());
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+  const { paths } = await harness('/test/generate', { n: 2 });
+  await choose(page, paths);
+  const card = page.getByTestId('card').first();
+  await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
+  photo = await card.getAttribute('data-moment-id');
+  await rpc('Phrases/Keep', 'bright afternoon', photo);
+});
+
+after(async () => {
+  await useLocalEngine().catch(() => {});
+  await context?.close();
+});
+
+async function openPhoto(p = page) {
+  await p.locator('nav.tabs').getByRole('button', { name: 'Moments' }).click();
+  const tile = p.locator(`[data-testid=moment-tile][data-moment="${photo}"]`);
+  await tile.click();
+  const dialog = p.getByTestId('moment-dialog');
+  await dialog.waitFor();
+  return dialog;
+}
+
+test('a caption saves as it is typed and is not lost on Escape', async () => {
+  let dialog = await openPhoto();
+  const field = dialog.getByTestId('caption');
+  await field.click();
+  await field.pressSequentially('Grandma’s garden gate', { delay: 15 });
+  // Escape at once, before the pause that saves.
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  await until(async () => (await rpc('Moments/Get', photo)).caption === 'Grandma’s garden gate', 'the caption saved after Escape');
+  await page.locator(`[data-testid=moment-tile][data-moment="${photo}"]`).filter({ hasText: 'Grandma’s garden gate' }).waitFor();
+  dialog = await openPhoto();
+  // The field shows the caption (what it holds is printed if it does not).
+  await until(
+    () =>
+      page.evaluate(() => {
+        const d = {
+          value: document.querySelector('#caption').value,
+          open: document.querySelector('[data-testid=moment-dialog]').dataset.momentId,
+          active: document.activeElement?.id || document.activeElement?.tagName,
+          drafts: localStorage.getItem('spark.captions'),
+          title: document.querySelector('#moment-title').textContent,
+        };
+        return d.value === 'Grandma’s garden gate' ? true : { ...d, ok: false };
+      }).then((d) => (d === true ? true : (console.log(`# caption field: ${JSON.stringify(d)}`), false))),
+    'the caption in the field when the moment opens again',
+    15_000,
+  );
+  // Typing and pausing saves too, and says so.
+  await dialog.getByTestId('caption').fill('Grandma’s garden gate, spring');
+  await dialog.getByTestId('caption-state').filter({ hasText: 'Saved' }).waitFor();
+  assert.equal((await rpc('Moments/Get', photo)).caption, 'Grandma’s garden gate, spring');
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+});
+
+/** axe runs axe-core over the page as it is and returns its violations. */
+async function axe(p, where) {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ path: axePath });
+  const found = await p.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }, resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1).join(' ')}`) }));
+  });
+  return found.map((v) => ({ where, ...v }));
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`axe-core finds no WCAG 2.2 A/AA violation on any screen (${scheme})`, async () => {
+    const { context: c, page: p } = await launch({ colorScheme: scheme });
+    const all = [];
+    try {
+      await p.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+      const go = (name) => p.locator('nav.tabs').getByRole('button', { name }).click();
+      // Add photos with cards: one read, one failed to be added.
+      await go('Add photos');
+      await harness('/test/dialog', { files: [(await harness('/test/generate', { n: 1 })).paths[0], '/nonexistent/letter.jpg'] });
+      await p.getByRole('button', { name: 'Choose photos…' }).click();
+      await p.locator('[data-testid=card][data-state=sent]').first().waitFor({ timeout: 60_000 });
+      await p.locator('[data-testid=card] [data-testid=card-reading]').filter({ hasText: 'red door' }).first().waitFor({ timeout: 60_000 });
+      all.push(...(await axe(p, 'Add photos')));
+      await go('Moments');
+      await p.locator(`[data-testid=moment-tile][data-moment="${photo}"]`).waitFor();
+      all.push(...(await axe(p, 'Moments')));
+      const dialog = await openPhoto(p);
+      all.push(...(await axe(p, 'moment dialog')));
+      await dialog.getByTestId('open-viewer').click();
+      await p.getByTestId('viewer-img').and(p.locator('[data-source=original]')).waitFor();
+      all.push(...(await axe(p, 'photo viewer')));
+      await p.keyboard.press('Escape');
+      await dialog.getByRole('button', { name: 'Delete…' }).click();
+      await p.locator('dialog.confirm').waitFor();
+      all.push(...(await axe(p, 'confirm dialog')));
+      await p.locator('dialog.confirm').getByRole('button', { name: 'Cancel' }).click();
+      await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+      await go('Phrases');
+      await p.getByTestId('phrase').first().waitFor();
+      all.push(...(await axe(p, 'Phrases')));
+      await go('Settings');
+      await p.getByLabel('Family engine').check();
+      all.push(...(await axe(p, 'Settings')));
+      await p.getByTestId('search-box').fill('red door');
+      await p.getByTestId('search-box').press('Enter');
+      await p.getByTestId('search-result').first().waitFor();
+      all.push(...(await axe(p, 'search results')));
+      await p.getByTestId('search-box').press('Escape');
+      // Offline: the banner, a waiting photo in the Outbox, an error toast.
+      await rpc('Settings/Connect', 'http://127.0.0.1:9#spk_nobody', true);
+      await p.locator('[data-testid=engine-state][data-state=offline]').waitFor();
+      await harness('/test/dialog', { files: (await harness('/test/generate', { n: 1 })).paths });
+      await go('Add photos');
+      await p.getByRole('button', { name: 'Choose photos…' }).click();
+      await go('Outbox');
+      await p.locator('[data-testid=entry]').first().waitFor();
+      all.push(...(await axe(p, 'Outbox, offline')));
+      await go('Phrases');
+      await p.getByTestId('start-recall').click();
+      await p.locator('#toasts .toast, [data-testid=recall] .error-text').first().waitFor();
+      all.push(...(await axe(p, 'an error shown')));
+      await shot(p, `axe-offline-${scheme}`);
+    } finally {
+      await useLocalEngine();
+      await c.close();
+    }
+    for (const v of all) console.log(`# ${scheme} · ${v.where} · ${v.id}: ${v.help}\n#   ${v.nodes.join('\n#   ')}`);
+    assert.deepEqual(all.map((v) => `${v.where}: ${v.id}`), [], 'no violations');
+  });
+}
+
+test('at 200% zoom the reading is in view when a moment opens', async () => {
+  // 200% zoom of a 1180×800 window: half the CSS pixels, each drawn twice.
+  const { context: c, page: p } = await launch({ width: 590, height: 400 });
+  try {
+    await p.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+    const dialog = await openPhoto(p);
+    const text = dialog.locator('[data-testid=reading-text]').first();
+    await text.waitFor();
+    const box = await text.boundingBox();
+    assert.ok(box.y >= 0 && box.y + 40 <= 400, `the reading starts in view (at y ${box.y} of 400)`);
+    await shot(p, 'zoom200-moment');
+    await dialog.getByTestId('open-viewer').click();
+    await p.getByTestId('viewer').waitFor();
+    const bar = await p.getByTestId('viewer-close').boundingBox();
+    assert.ok(bar.x + bar.width <= 590 && bar.y >= 0, 'the viewer’s controls fit');
+    await shot(p, 'zoom200-viewer');
+  } finally {
+    await c.close();
+  }
+});

@@ -1,0 +1,102 @@
+// Issue 12, search: one box over captions, readings and kept phrases,
+// answered by the engine's SQLite FTS5 index (GET /v1/search); results are
+// tiles with the matching words marked. Then the time over 10,000 moments,
+// seeded in the family engine so the app's own stays small for the tests
+// after this one: printed, not asserted.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, harness, useLocalEngine, rpc, choose, shot, until, url } from './lib.mjs';
+
+let context;
+let page;
+
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  ({ context, page } = await launch());
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+});
+
+after(async () => {
+  await useLocalEngine().catch(() => {});
+  await context?.close();
+});
+
+async function search(q) {
+  const box = page.getByTestId('search-box');
+  await box.fill(q);
+  await box.press('Enter');
+  await until(async () => (await page.getByTestId('search-status').innerText()).includes(`“${q}”`), `the results for ${q}`);
+}
+
+test('one box finds a reading, a caption and a kept phrase, with the words marked', async () => {
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await choose(page, paths);
+  const card = page.getByTestId('card').first();
+  await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
+  const id = await card.getAttribute('data-moment-id');
+  await rpc('Moments/SetCaption', id, 'Postcard from Lisbon');
+  await rpc('Phrases/Keep', 'afternoon in the garden', id);
+
+  // A reading: every word, each as the start of a word.
+  await search('blue cu');
+  const tile = page.locator(`[data-testid=search-result][data-moment="${id}"]`);
+  await tile.waitFor();
+  const marks = await tile.locator('mark').allInnerTexts();
+  assert.ok(marks.includes('blue') && marks.includes('cup'), `the words are marked: ${marks}`);
+  assert.match(await tile.innerText(), /Pippa said/i);
+  await shot(page, 'search');
+
+  // A caption, whatever the case.
+  await search('lisbon');
+  assert.deepEqual(await page.locator('[data-testid=search-result] .match mark').allInnerTexts(), ['Lisbon']);
+  assert.match(await tile.innerText(), /Caption/i);
+
+  // A kept phrase.
+  await search('afternoon garden');
+  assert.match(await tile.innerText(), /Kept phrase/i);
+
+  // The tile opens its moment.
+  await tile.click();
+  await page.getByTestId('moment-dialog').waitFor();
+  assert.match(await page.locator('#moment-title').innerText(), /Postcard from Lisbon/);
+  await page.getByTestId('moment-dialog').getByRole('button', { name: 'Close', exact: true }).click();
+
+  // Nothing found says what to try; Escape empties the box and goes back.
+  await search('xylophone');
+  assert.match(await page.getByTestId('search-status').innerText(), /Nothing found/);
+  await page.getByTestId('search-box').press('Escape');
+  await page.locator('main .screen.search').waitFor({ state: 'hidden' });
+});
+
+test('search over 10,000 moments: the time is printed', async () => {
+  const remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  const t0 = Date.now();
+  await harness('/test/seed', { n: 10_000, family: true });
+  console.log(`# seeded 10,000 moments in the family engine in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  // The engine alone, over loopback HTTP.
+  const engineTimes = [];
+  for (const q of ['zanzibar', 'letter', 'garden tomato', 'seeded moment', 'pharm', 'warranty manual', 'zanzibar', 'bicycle']) {
+    const s = performance.now();
+    const r = await fetch(`${remote.url}/v1/search?q=${encodeURIComponent(q)}&limit=100`, { headers: { Authorization: `Bearer ${remote.token}` } });
+    const body = await r.json();
+    engineTimes.push([q, performance.now() - s, body.results.length]);
+  }
+  for (const [q, ms, n] of engineTimes) console.log(`# GET /v1/search?q=${q}: ${ms.toFixed(1)} ms, ${n} moments`);
+
+  // Through the app and the window: type, see the tiles.
+  await rpc('Settings/UseRemote', remote.url, remote.token);
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  for (const q of ['zanzibar', 'letter bank', 'seeded']) {
+    await search(q);
+    const ms = await page.locator('main .screen.search').getAttribute('data-ms');
+    const engineMs = await page.locator('main .screen.search').getAttribute('data-engine-ms');
+    const n = await page.getByTestId('search-result').count();
+    console.log(`# search “${q}” in the window over 10,000 moments: ${ms} ms from Enter to tiles (the app's call to the engine ${engineMs} ms), ${n} tiles`);
+  }
+  await search('zanzibar');
+  assert.equal(await page.getByTestId('search-result').count(), 10, 'one moment in a thousand says Zanzibar');
+  await shot(page, 'search-10000');
+});

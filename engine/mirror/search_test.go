@@ -1,0 +1,142 @@
+package mirror
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/oplog"
+)
+
+// testdata/mirror-v1.db was written by the engine of main before search
+// (schema version 1): cmd/mkv1 of that tree folded a small log of a
+// captioned photo with a reading, its caption edited, a note, a deleted
+// photo and two kept phrases, one without a moment.
+
+func openV1(t *testing.T) *DB {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "mirror-v1.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return openDB(t, path)
+}
+
+func keys(hits []SearchHit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Source+":"+h.Key)
+	}
+	return out
+}
+
+func search(t *testing.T, m *DB, q string) []SearchHit {
+	t.Helper()
+	hits, err := m.Search(context.Background(), q, 50)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
+	}
+	return hits
+}
+
+func TestSearch_MigratesAVersion1Mirror(t *testing.T) {
+	ctx := context.Background()
+	m := openV1(t)
+	var v int
+	if err := m.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version after Open = %d (%v); want %d", v, err, SchemaVersion)
+	}
+	if last, _ := m.LastSeq(ctx); last != 11 {
+		t.Fatalf("last seq %d; the migration must keep the fold's state", last)
+	}
+	for q, want := range map[string][]string{
+		"savings":         {"caption:01J0000000000000000000000A", "reading:T1"}, // the edited caption and the reading
+		"barclays":        nil,                                                  // the caption before the edit is gone
+		"bank":            {"reading:T1"},
+		"interest rate":   {"phrase:keep:interest rate", "reading:T1"},
+		"PHARM":           {"caption:01J0000000000000000000000C"}, // a prefix, any case
+		"zebra":           nil,                                    // a deleted moment is not found
+		"marmalade":       {"phrase:keep:marmalade"},              // a phrase kept without a moment
+		`"savings" OR x*`: nil,                                    // read as words, not as FTS5 syntax: no text has "or" and "x"
+	} {
+		got := keys(search(t, m, q))
+		if !sameSet(got, want) {
+			t.Errorf("Search(%q) = %q; want %q", q, got, want)
+		}
+	}
+	// The fold keeps the index from now on.
+	caption := "Seed packet: sow in spring"
+	b := []oplog.Record{
+		rec(t, 12, api.OpMomentEdit, "", MomentEdit{ID: "01J0000000000000000000000C", Caption: &caption}),
+		rec(t, 13, api.OpTurnFinish, "", TurnFinish{ID: "T2", Status: api.TurnFinished, Text: "Tomatoes like a sunny windowsill."}),
+		rec(t, 14, api.OpPhraseUnkeep, "", PhraseUnkeep{ID: "keep:marmalade"}),
+		rec(t, 15, api.OpMomentDelete, "", MomentDelete{ID: "01J0000000000000000000000A"}),
+	}
+	if err := m.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string][]string{
+		"seed":       {"caption:01J0000000000000000000000C"},
+		"pharmacy":   nil,
+		"windowsill": {"reading:T2"},
+		"marmalade":  nil,
+		"savings":    nil,
+	} {
+		if got := keys(search(t, m, q)); !sameSet(got, want) {
+			t.Errorf("after the fold, Search(%q) = %q; want %q", q, got, want)
+		}
+	}
+}
+
+func TestSearch_NewMirror(t *testing.T) {
+	m := openDB(t, filepath.Join(t.TempDir(), "mirror.db"))
+	if err := m.Apply(context.Background(), batch(t)); err != nil {
+		t.Fatal(err)
+	}
+	hits := search(t, m, "reading")
+	if len(hits) != 1 || hits[0].MomentID != momentA || !strings.Contains(hits[0].Snippet, MarkStart+"reading"+MarkEnd) {
+		t.Fatalf("Search(reading) = %+v; want the turn's text with the word marked", hits)
+	}
+	if got := search(t, m, "  ,;  "); len(got) != 0 {
+		t.Errorf("no words, no hits: %+v", got)
+	}
+}
+
+func TestQuery(t *testing.T) {
+	for in, want := range map[string]string{
+		"red door":         `"red"* "door"*`,
+		`"quoted" OR NEAR`: `"quoted"* "OR"* "NEAR"*`,
+		"l'été, 2024!":     `"l"* "été"* "2024"*`,
+		"":                 "",
+	} {
+		if got := Query(in); got != want {
+			t.Errorf("Query(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		seen[x]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}

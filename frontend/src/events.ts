@@ -1,0 +1,45 @@
+// The events the Go side sends (runtime.EventsEmit), mirrored from its
+// structs. The kinds are unions of the Go constants; app/events_test.go
+// reads this file and fails when a Go constant is missing here.
+import type { CaptureResult, Moment } from './backend';
+
+/** CaptureKind: the Kind of app.CaptureEvent (app/capture.go). */
+export type CaptureKind = 'start' | 'result' | 'done';
+
+/** CaptureEvent mirrors app.CaptureEvent (sent on "capture"). */
+export interface CaptureEvent {
+  batch: string;
+  kind: CaptureKind;
+  total: number;
+  done: number;
+  names: string[] | null;
+  result: CaptureResult | null;
+}
+
+/** OutboxKind: outbox.EventKind (outbox/events.go). */
+export type OutboxKind = 'added' | 'step_done' | 'progress' | 'waiting' | 'parked' | 'done' | 'removed' | 'retried' | 'reset';
+
+/** StepName: an outbox entry's steps (outbox/entry.go). */
+export type StepName = 'create' | 'copy' | 'turn' | 'original';
+
+/** OutboxEvent mirrors app.OutboxEvent (sent on "outbox"). */
+export interface OutboxEvent {
+  kind: OutboxKind;
+  entryID: string;
+  step: StepName | '';
+  bytesSent: number;
+  reason: string;
+  nextTry: string;
+}
+
+/** MomentKind: the Kind of app.MomentEvent (app/watch.go). */
+export type MomentKind = 'changed' | 'deleted' | 'many';
+
+/** MomentEvent mirrors app.MomentEvent (sent on "moment" when the
+ * engine's log says a moment changed: a reading arrived, say; "many"
+ * when too many changed at once: the list is to be read again). */
+export interface MomentEvent {
+  kind: MomentKind;
+  id: string;
+  moment: Moment | null;
+}

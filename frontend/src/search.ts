@@ -1,0 +1,94 @@
+// Search: one box over captions, Pippa's readings and kept phrases,
+// answered by the engine's full-text index (SQLite FTS5 in its mirror, so
+// on this computer it works without a network). Results are tiles with the
+// matching words marked.
+import { backend, type Moment } from './backend';
+import { h, clear, when } from './dom';
+import { explain } from './feedback';
+import { sentence } from './dom';
+import { openMoment } from './moment';
+import { kindWord } from './words';
+import type { Screen } from './screen';
+import type { app } from '../wailsjs/go/models';
+
+const sourceWords: Record<string, string> = {
+  caption: 'Caption',
+  reading: 'Pippa said',
+  phrase: 'Kept phrase',
+};
+
+/** marked draws a match with its matching words in <mark>. */
+function marked(parts: app.SearchPart[]): HTMLElement {
+  return h('span', { class: 'match-text' }, ...parts.map((p) => (p.hit ? h('mark', {}, p.text) : p.text)));
+}
+
+export class SearchScreen implements Screen {
+  readonly el: HTMLElement;
+  private status = h('p', { class: 'muted', 'aria-live': 'polite', 'data-testid': 'search-status' });
+  private grid = h('ul', { class: 'results', 'data-testid': 'search-results' });
+  private loose = h('section', { class: 'loose-phrases', hidden: true });
+  private seq = 0;
+  private shown: Moment[] = [];
+  query = '';
+
+  constructor() {
+    this.el = h('section', { class: 'screen search', 'aria-label': 'Search results' }, h('h1', {}, 'Search'), this.status, this.grid, this.loose);
+  }
+
+  show(): void {}
+
+  async run(q: string): Promise<void> {
+    this.query = q;
+    const n = ++this.seq;
+    const started = performance.now();
+    this.status.textContent = 'Searching…';
+    let res: app.SearchView;
+    try {
+      res = await backend.moments.search(q);
+    } catch (e) {
+      if (n !== this.seq) return;
+      clear(this.status);
+      this.status.append(sentence(explain(e)));
+      clear(this.grid);
+      return;
+    }
+    if (n !== this.seq) return;
+    this.shown = res.results.map((r) => r.moment);
+    clear(this.grid, ...res.results.map((r) => this.tile(r)));
+    this.loose.hidden = res.phrases.length === 0;
+    clear(
+      this.loose,
+      h('h2', {}, 'Kept phrases'),
+      h('ul', { class: 'phrases' }, ...res.phrases.map((p) => h('li', { class: 'phrase loose' }, h('span', { class: 'phrase-text' }, '“', marked(p.parts), '”')))),
+    );
+    const total = res.results.length;
+    const ms = performance.now() - started;
+    this.el.dataset.ms = ms.toFixed(1);
+    this.el.dataset.engineMs = res.millis.toFixed(1);
+    this.status.textContent =
+      total === 0 && res.phrases.length === 0
+        ? `Nothing found for “${q}”. Try fewer words, or the start of a word.`
+        : `${total === 0 ? 'No moments' : total === 1 ? 'One moment' : `${total}${total >= 100 ? '+' : ''} moments`} with “${q}”.`;
+  }
+
+  private tile(r: app.SearchResult): HTMLElement {
+    const m = r.moment;
+    const title = m.caption && m.kind === 'photo' ? m.caption : kindWord(m);
+    return h(
+      'li',
+      { class: 'result' },
+      h(
+        'button',
+        { type: 'button', class: 'result-button', 'data-testid': 'search-result', 'data-moment': m.id, onclick: () => openMoment(m, () => this.shown) },
+        m.thumb ? h('img', { src: m.thumb, alt: '', loading: 'lazy', decoding: 'async' }) : h('span', { class: 'result-face' }, kindWord(m)),
+        h(
+          'span',
+          { class: 'result-body' },
+          h('span', { class: 'result-title' }, title),
+          h('span', { class: 'muted result-date' }, when(m.takenAt || m.createdAt)),
+          ...r.matches.map((x) => h('span', { class: 'match' }, h('span', { class: 'match-source' }, sourceWords[x.source] ?? x.source), marked(x.parts))),
+        ),
+      ),
+    );
+  }
+}
