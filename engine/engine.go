@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,11 +17,13 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/dirlock"
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/engine/vfs"
 )
 
 // Defaults of Config.
@@ -41,6 +42,9 @@ const (
 	MediaDir   = "media"
 	TokensFile = "tokens.json"
 	ConfigFile = "engine.json"
+	// LockFile is the lock that keeps the data directory to one engine
+	// (see package dirlock); it names the process holding it.
+	LockFile = "engine.lock"
 )
 
 // catchUpBatch is how many ops one mirror transaction folds when the mirror
@@ -79,6 +83,10 @@ type Config struct {
 	OnBatch func(records int, fsync time.Duration)
 	// OnTurn, if set, is told each turn's final status (finished or failed).
 	OnTurn func(status string)
+	// FS is the file system the op log and the media store are written
+	// through; nil is the operating system's. Tests run the engine on a
+	// simulated disk that can lose power (engine/vfs/crashfs).
+	FS vfs.FS
 }
 
 // Engine is an open engine. Its methods are safe for concurrent use.
@@ -90,6 +98,7 @@ type Engine struct {
 	// log is replaced when the engine recovers from a failed write
 	// (health.go): read it through opLog, swap it under logMu.
 	logMu  sync.RWMutex
+	lock   *dirlock.Lock
 	log    *oplog.Log
 	mirror *mirror.DB
 	media  *media.Store
@@ -114,7 +123,9 @@ type Engine struct {
 
 // Open opens (or creates) the engine's data directory, catches the mirror up
 // with the log, and starts the turn workers, which ask again every turn left
-// unfinished.
+// unfinished. The directory is locked until Close: another engine (another
+// serve, the desktop app's own, a rebuild) on it is refused with an error
+// that names the process holding it (errors.Is(err, dirlock.ErrHeld)).
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("engine: no data directory given")
@@ -142,7 +153,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = DefaultRetryBackoff
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+	cfg.FS = vfs.Default(cfg.FS)
+	if err := vfs.MkdirAll(cfg.FS, cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create data directory: %w", err)
 	}
 	warnOpenFolder(cfg.Dir, cfg.Logger)
@@ -152,6 +164,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		logger:  cfg.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0),
 	}
+	var err error
+	if e.lock, err = LockDir(cfg.Dir, "running the engine"); err != nil {
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -159,17 +175,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 	}()
 
-	var err error
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	if e.log, err = e.openLog(); err != nil {
+	if e.log, err = e.openLog(ctx); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if err := e.catchUp(ctx, e.log); err != nil {
 		return nil, err
 	}
-	if e.media, err = media.Open(filepath.Join(e.dir, MediaDir), e.logger); err != nil {
+	if e.media, err = media.OpenWith(filepath.Join(e.dir, MediaDir), media.Options{Logger: e.logger, FS: cfg.FS}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if e.tokens, err = auth.Open(filepath.Join(e.dir, TokensFile)); err != nil {
@@ -196,12 +211,21 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // openLog opens the log of the data directory, as Open does and as
 // recovering from a failed write does again.
-func (e *Engine) openLog() (*oplog.Log, error) {
+func (e *Engine) openLog(ctx context.Context) (*oplog.Log, error) {
+	// The mirror folds an op once it is in the log, just before its writer
+	// is answered, so any op up to its last seq may have been answered:
+	// recovery must never cut one of them.
+	folded, err := e.mirror.LastSeq(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	return oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
-		Logger:  e.logger,
-		Stage:   e.stage,
-		OnBatch: e.cfg.OnBatch,
-		Now:     e.cfg.Now,
+		Logger:      e.logger,
+		Stage:       e.stage,
+		OnBatch:     e.cfg.OnBatch,
+		Now:         e.cfg.Now,
+		FS:          e.cfg.FS,
+		KeepThrough: folded,
 	})
 }
 
@@ -214,8 +238,8 @@ func (e *Engine) catchUp(ctx context.Context, l *oplog.Log) error {
 	}
 	last := l.LastSeq()
 	if have > last {
-		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d; the log was cut or replaced: restore the log from a backup, or rebuild the mirror from the log as it is with `spark-engine rebuild --data %s`",
-			e.mirror.Path(), have, l.Path(), last, e.dir)
+		return fmt.Errorf("engine: the mirror %s has folded ops up to seq %d but the log %s ends at seq %d: ops that were answered are missing from the log, which was cut or replaced by an older copy: restore the log from a backup, the newest you have (%s.cut-* files beside it hold what was cut, if anything was); only if ops %d to %d are truly gone, rebuild the mirror from the log as it is with `spark-engine rebuild --data %s`, which forgets them for good",
+			e.mirror.Path(), have, l.Path(), last, LogFile, last+1, have, e.dir)
 	}
 	if have == last {
 		return nil
@@ -352,7 +376,24 @@ func (e *Engine) closeStores() error {
 	if e.mirror != nil {
 		errs = append(errs, e.mirror.Close())
 	}
+	// Last, once nothing of the directory is open any more.
+	errs = append(errs, e.lock.Release())
 	return errors.Join(errs...)
+}
+
+// LockDir takes the data directory's lock (LockFile) for purpose, as Open
+// and Rebuild do, or says who holds it (errors.Is(err, dirlock.ErrHeld)).
+// A command that changes the directory without opening the engine (a
+// future push, say) takes it too.
+func LockDir(dir, purpose string) (*dirlock.Lock, error) {
+	l, err := dirlock.TryLock(dir, LockFile, purpose)
+	if errors.Is(err, dirlock.ErrHeld) {
+		return nil, fmt.Errorf("%w; only one engine at a time may use a data folder (two would both answer writes and damage its log): stop that one first, or use another data folder", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: lock the data folder: %w", err)
+	}
+	return l, nil
 }
 
 // notFound is the contract's 404 for an id the engine does not know.

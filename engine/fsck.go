@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -21,8 +23,16 @@ const maxFsckDiffs = 10
 // Fsck checks the data directory dir and prints its findings to w: every
 // log record's checksum, the mirror against a fresh fold of the log (table
 // by table), and every media blob's SHA-256. ok is true only when all hold;
-// err is for a check that could not run. The engine should not be running
-// on dir (its mirror would move under the comparison).
+// err is for a check that could not run.
+//
+// Fsck changes nothing and takes no lock, so it can run beside a live
+// engine: it reads the log through a read-only open (a write cut short at
+// its end is reported, never cut), compares a snapshot of the mirror taken
+// in one read transaction of a read-only connection, and reads the media
+// without touching the store's temp files. Its only writes are to a
+// temporary folder in dir ("fsck-*"), which it removes, saying so if it
+// cannot. (SQLite may leave its empty -wal and -shm files beside a mirror
+// it opened read-only.)
 func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	problems := 0
 	fail := func(format string, args ...any) {
@@ -33,19 +43,18 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	if _, err := os.Stat(logPath); err != nil {
 		return false, fmt.Errorf("fsck: no op log in %s: %w", dir, err)
 	}
-
-	records, last, err := oplog.Verify(ctx, logPath)
+	tmpDir, err := os.MkdirTemp(dir, "fsck-")
+	if err != nil {
+		return false, fmt.Errorf("fsck: %w", err)
+	}
+	err = fsck(ctx, dir, tmpDir, w, fail)
+	if rerr := os.RemoveAll(tmpDir); rerr != nil {
+		fmt.Fprintf(w, "warn could not remove fsck's temporary folder %s (%v); remove it by hand\n", tmpDir, rerr)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		fail("log %s: %v", logPath, err)
-		fmt.Fprintf(w, "fsck: %d problem(s); the mirror and media were not checked against a damaged log\n", problems)
-		return false, nil
-	}
-	fmt.Fprintf(w, "ok   log %s: %d records, checksums good, last seq %d\n", logPath, records, last)
-
-	if err := fsckFold(ctx, dir, last, w, fail); err != nil {
 		return false, err
 	}
 	if problems > 0 {
@@ -56,48 +65,62 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	return true, nil
 }
 
-// fsckFold folds the log into a temporary mirror, up to the live mirror's
-// last seq, compares the two table by table, and re-hashes the blob of
-// every media record of the fold (the log's, not the mirror's). A mirror
-// behind the log, or none at all, is not a fault: the engine folds the rest
-// when it opens. One ahead of the log is.
-func fsckFold(ctx context.Context, dir string, last uint64, w io.Writer, fail func(string, ...any)) error {
+func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string, ...any)) error {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// The mirror first, then the log: a running engine folds an op only
+	// after it is in the log, so the log read after the snapshot holds
+	// every op the snapshot has folded.
 	livePath := filepath.Join(dir, MirrorFile)
-	upTo := last
 	var live *mirror.DB
 	if _, err := os.Stat(livePath); errors.Is(err, os.ErrNotExist) {
-		// Opening would create one, and fsck changes nothing.
+		// Opening it would create one, and fsck changes nothing.
 		fmt.Fprintf(w, "note no mirror %s; the engine folds the log into a new one when it opens\n", livePath)
 	} else {
-		live, err = mirror.Open(ctx, livePath, mirror.Options{})
-		if err != nil {
-			fail("mirror: %v", err)
+		snap := filepath.Join(tmpDir, "live-"+MirrorFile)
+		if err := snapshotMirror(ctx, livePath, snap); err != nil {
+			fail("mirror %s: cannot read it: %v; rebuild it with `spark-engine rebuild --data %s`", livePath, err, dir)
+		} else if live, err = mirror.Open(ctx, snap, mirror.Options{}); err != nil {
+			fail("mirror %s: %v", livePath, err)
+			live = nil
 		} else {
 			defer live.Close()
-			have, _ := live.LastSeq(ctx)
-			if have > last {
-				fail("mirror %s has folded ops up to seq %d but the log ends at seq %d; restore the log from a backup, or rebuild the mirror with `spark-engine rebuild --data %s`", livePath, have, last, dir)
-				return nil
-			}
-			if have < last {
-				fmt.Fprintf(w, "note mirror %s is behind the log (seq %d of %d); the engine folds the rest when it opens\n", livePath, have, last)
-			}
-			upTo = have
 		}
 	}
 
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	l, err := oplog.Open(filepath.Join(dir, LogFile), oplog.Options{Logger: quiet})
+	logPath := filepath.Join(dir, LogFile)
+	l, err := oplog.Open(logPath, oplog.Options{Logger: quiet, ReadOnly: true})
 	if err != nil {
-		fail("log: %v", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fail("log %s: %v", logPath, err)
+		fmt.Fprintln(w, "     the mirror and media were not checked against a damaged log")
 		return nil
 	}
 	defer l.Close()
-	tmpDir, err := os.MkdirTemp(dir, "fsck-")
-	if err != nil {
-		return fmt.Errorf("fsck: %w", err)
+	last := l.LastSeq()
+	fmt.Fprintf(w, "ok   log %s: %d records, checksums good, last seq %d\n", logPath, last, last)
+	if c := l.Cut(); c != nil {
+		fmt.Fprintf(w, "note log %s ends with %d bytes after seq %d that a write cut short left (%s); they were never acknowledged. The engine saves them to %s.cut-%d and cuts them when it next opens; beside a running engine, this is an append in flight\n",
+			logPath, c.Bytes, last, c.Reason, LogFile, c.Offset)
 	}
-	defer os.RemoveAll(tmpDir)
+
+	upTo := last
+	if live != nil {
+		have, err := live.LastSeq(ctx)
+		if err != nil {
+			return fmt.Errorf("fsck: %w", err)
+		}
+		if have > last {
+			fail("mirror %s has folded ops up to seq %d but the log ends at seq %d: answered ops are missing from the log; restore the log from a backup, the newest you have (%s.cut-* files beside it hold what was cut, if anything was), and only if they are truly gone rebuild the mirror with `spark-engine rebuild --data %s`", livePath, have, last, LogFile, dir)
+			return nil
+		}
+		if have < last {
+			fmt.Fprintf(w, "note mirror %s is behind the log (seq %d of %d); the engine folds the rest when it opens\n", livePath, have, last)
+		}
+		upTo = have
+	}
+
 	foldPath := filepath.Join(tmpDir, MirrorFile)
 	if upTo == 0 {
 		// An empty fold is a fresh mirror; foldInto would read the log to
@@ -108,6 +131,9 @@ func fsckFold(ctx context.Context, dir string, last uint64, w io.Writer, fail fu
 		}
 		m.Close()
 	} else if err := foldInto(ctx, l, foldPath, upTo); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		fail("fold of the log: %v", err)
 		return nil
 	}
@@ -134,9 +160,31 @@ func fsckFold(ctx context.Context, dir string, last uint64, w io.Writer, fail fu
 	return fsckMedia(ctx, dir, fold, w, fail)
 }
 
+// snapshotMirror copies the mirror at path to a new database at to, from
+// one read transaction of a read-only connection (VACUUM INTO): a
+// consistent copy even while an engine writes the mirror, taken without
+// writing to it.
+func snapshotMirror(ctx context.Context, path, to string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&_pragma=busy_timeout(10000)"}
+	if filepath.VolumeName(abs) != "" {
+		u.Path = "/" + u.Path // file:///C:/...
+	}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "VACUUM INTO ?", to)
+	return err
+}
+
 // fsckMedia re-hashes the blob of every media record of m.
 func fsckMedia(ctx context.Context, dir string, m *mirror.DB, w io.Writer, fail func(string, ...any)) error {
-	store, err := media.Open(filepath.Join(dir, MediaDir), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store, err := media.OpenWith(filepath.Join(dir, MediaDir), media.Options{ReadOnly: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		fail("media: %v", err)
 		return nil

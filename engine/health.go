@@ -334,7 +334,7 @@ func (e *Engine) testWrite() (err error) {
 // no appends meanwhile, and writes are refused up front, so only this
 // writes the mirror.
 func (e *Engine) reopenLog(ctx context.Context) error {
-	l, err := e.openLog()
+	l, err := e.openLog(ctx)
 	if err != nil {
 		return err
 	}

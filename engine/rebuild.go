@@ -62,8 +62,11 @@ func syncFile(path string) error {
 
 // Rebuild rebuilds the mirror of the data directory dir from its log: it
 // folds the whole log into a fresh mirror beside the old one (in large
-// transactions, in constant memory), then swaps it in. The engine must not
-// be running on dir.
+// transactions, in constant memory), then swaps it in. It takes the data
+// directory's lock, so it is refused while an engine runs on dir (and an
+// engine is refused while it runs). It reads the log without changing it:
+// a log with a damaged record is refused, never cut; a write cut short at
+// its end is left for the engine to save aside and cut when it opens.
 func Rebuild(ctx context.Context, dir string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
@@ -72,11 +75,20 @@ func Rebuild(ctx context.Context, dir string, logger *slog.Logger) error {
 	if _, err := os.Stat(logPath); err != nil {
 		return fmt.Errorf("rebuild: no op log in %s: %w", dir, err)
 	}
-	l, err := oplog.Open(logPath, oplog.Options{Logger: logger})
+	lock, err := LockDir(dir, "rebuilding the mirror")
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	l, err := oplog.Open(logPath, oplog.Options{Logger: logger, ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
 	defer l.Close()
+	if c := l.Cut(); c != nil {
+		logger.Warn("rebuild: the log ends with a write cut short, never acknowledged; the mirror is rebuilt without it, and the engine saves it aside and cuts it when it next opens",
+			"log", logPath, "offset", c.Offset, "bytes", c.Bytes, "reason", c.Reason)
+	}
 	start := time.Now()
 	live := filepath.Join(dir, MirrorFile)
 	fresh := live + ".rebuild"

@@ -8,10 +8,15 @@
 //	{"version": 1, "tokens": [{"name": "phone", "sha256": "<hex>", "created_at": "<RFC 3339>"}]}
 //
 // `spark-engine token add` may change the file while `spark-engine serve`
-// runs; Check notices within a second.
+// runs; Check notices within a second. Every change (Add, Revoke) holds a
+// lock file beside the token file (DATA/tokens.lock, see package dirlock)
+// from reading the file to replacing it, so that changes made at once by
+// several processes (token commands, the desktop app's engine minting its
+// own token) all land, and none brings back a token another revoked.
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -22,6 +27,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/dirlock"
 )
 
 // TokenPrefix starts every token, so that a token is recognizable in a
@@ -45,6 +52,10 @@ const maxTokenLen = 256
 // recheckEvery is how often, at most, Check looks at the file for changes
 // made by another process.
 const recheckEvery = time.Second
+
+// lockWait bounds how long a change waits for another process's change of
+// the token file to finish (each takes milliseconds).
+const lockWait = 30 * time.Second
 
 // Errors of Add.
 var (
@@ -191,6 +202,11 @@ func (s *Store) Add(name string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lockFile("token add")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if err := s.load(); err != nil {
 		return "", err
 	}
@@ -233,6 +249,11 @@ func (s *Store) List() ([]Token, error) {
 func (s *Store) Revoke(name string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lockFile("token revoke")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	if err := s.load(); err != nil {
 		return false, err
 	}
@@ -244,6 +265,19 @@ func (s *Store) Revoke(name string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// lockFile takes the lock of the token file for a change, waiting for
+// another process's change to finish, and returns its release.
+func (s *Store) lockFile(purpose string) (func(), error) {
+	name := strings.TrimSuffix(filepath.Base(s.path), filepath.Ext(s.path)) + ".lock"
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	l, err := dirlock.Wait(ctx, filepath.Dir(s.path), name, purpose)
+	if err != nil {
+		return nil, fmt.Errorf("auth: the token file %s is being changed by another process: %w", s.path, err)
+	}
+	return func() { l.Release() }, nil
 }
 
 // write replaces the file with entries atomically, so that a crash leaves

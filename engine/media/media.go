@@ -7,6 +7,11 @@
 // fsync'ed: a blob that exists under its address is whole and durable. The
 // engine logs media.put only after Commit returns. Temp files left by a crash
 // are removed by Open.
+//
+// Every write goes through a vfs.FS (the operating system's in production,
+// a simulated disk that can lose power in tests); reads of a stored blob go
+// to the operating system's files, which the engine hands to its HTTP
+// server.
 package media
 
 import (
@@ -22,7 +27,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/engine/vfs"
 )
 
 // Errors returned by the Store.
@@ -47,31 +52,59 @@ const bufSize = 256 << 10
 // Store is a content-addressed blob store in a directory. Its methods are
 // safe for concurrent use.
 type Store struct {
-	dir    string
-	blobs  string // DIR/sha256
-	tmp    string // DIR/tmp
-	logger *slog.Logger
+	dir      string
+	blobs    string // DIR/sha256
+	tmp      string // DIR/tmp
+	logger   *slog.Logger
+	fs       vfs.FS
+	readOnly bool
+}
+
+// ErrReadOnly is returned by Stage on a store opened read-only.
+var ErrReadOnly = errors.New("media: the store is open read-only")
+
+// Options configure OpenWith.
+type Options struct {
+	Logger *slog.Logger // nil: slog.Default()
+	// FS is the file system the store writes through; nil is the
+	// operating system's (vfs.OS).
+	FS vfs.FS
+	// ReadOnly opens the store for reading only, for fsck: nothing is
+	// created or removed (an engine may be writing the store meanwhile),
+	// and Stage refuses.
+	ReadOnly bool
 }
 
 // Open opens the store in dir, creating it if needed, and removes the temp
 // files a crash may have left.
 func Open(dir string, logger *slog.Logger) (*Store, error) {
+	return OpenWith(dir, Options{Logger: logger})
+}
+
+// OpenWith opens the store in dir as Open does, with options.
+func OpenWith(dir string, opts Options) (*Store, error) {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	s := &Store{dir: dir, blobs: filepath.Join(dir, "sha256"), tmp: filepath.Join(dir, "tmp"), logger: logger}
+	s := &Store{dir: dir, blobs: filepath.Join(dir, "sha256"), tmp: filepath.Join(dir, "tmp"), logger: logger, fs: vfs.Default(opts.FS), readOnly: opts.ReadOnly}
+	if s.readOnly {
+		return s, nil
+	}
 	for _, d := range []string{s.blobs, s.tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		// The parent of each new directory is synced, so that a blob
+		// committed later cannot vanish with a directory a power cut lost.
+		if err := vfs.MkdirAll(s.fs, d, 0o700); err != nil {
 			return nil, fmt.Errorf("media: open store: %w", err)
 		}
 	}
-	entries, err := os.ReadDir(s.tmp)
+	entries, err := s.fs.ReadDir(s.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("media: open store: %w", err)
 	}
 	for _, e := range entries {
 		p := filepath.Join(s.tmp, e.Name())
-		if err := os.RemoveAll(p); err != nil {
+		if err := s.fs.RemoveAll(p); err != nil {
 			return nil, fmt.Errorf("media: open store: remove leftover temp file: %w", err)
 		}
 		logger.Warn("media: removed a temp file left by an interrupted upload", "path", p)
@@ -98,14 +131,17 @@ type Staged struct {
 // bytes gives ErrTooLarge (limit <= 0 means no limit). On any error the temp
 // file is removed. The caller must Commit or Discard the result.
 func (s *Store) Stage(ctx context.Context, r io.Reader, limit int64) (st *Staged, err error) {
-	f, err := os.CreateTemp(s.tmp, "stage-*")
+	if s.readOnly {
+		return nil, ErrReadOnly
+	}
+	f, err := s.fs.CreateTemp(s.tmp, "stage-*")
 	if err != nil {
 		return nil, fmt.Errorf("media: stage: create temp file: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			s.fs.Remove(f.Name())
 		}
 	}()
 	h := sha256.New()
@@ -134,7 +170,7 @@ func (s *Store) Stage(ctx context.Context, r io.Reader, limit int64) (st *Staged
 }
 
 // copyHashed copies r to f and h, telling read errors from write errors.
-func copyHashed(f *os.File, h hash.Hash, r io.Reader) (int64, error) {
+func copyHashed(f vfs.File, h hash.Hash, r io.Reader) (int64, error) {
 	buf := make([]byte, bufSize)
 	var n int64
 	for {
@@ -175,24 +211,25 @@ func (st *Staged) Commit() error {
 	if st.temp == "" {
 		return errors.New("media: commit: already committed or discarded")
 	}
+	fsys := st.s.fs
 	final := st.s.path(st.SHA256)
-	if _, err := os.Stat(final); err == nil {
+	if _, err := fsys.Stat(final); err == nil {
 		return st.Discard()
 	}
 	dir := filepath.Dir(final)
 	if err := st.s.mkdirs(dir); err != nil {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
-	if err := os.Rename(st.temp, final); err != nil {
+	if err := fsys.Rename(st.temp, final); err != nil {
 		// A concurrent Commit of the same bytes may have won (Windows
 		// refuses to rename over a file in use); the blob is there.
-		if _, serr := os.Stat(final); serr == nil {
+		if _, serr := fsys.Stat(final); serr == nil {
 			return st.Discard()
 		}
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	st.temp = ""
-	if err := atomicfile.SyncDir(dir); err != nil {
+	if err := fsys.SyncDir(dir); err != nil {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	return nil
@@ -204,7 +241,7 @@ func (st *Staged) Discard() error {
 	if st.temp == "" {
 		return nil
 	}
-	err := os.Remove(st.temp)
+	err := st.s.fs.Remove(st.temp)
 	st.temp = ""
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("media: discard: %w", err)
@@ -215,7 +252,7 @@ func (st *Staged) Discard() error {
 // mkdirs creates dir and the missing directories above it inside the
 // store, fsyncing the parent of each new one so that it survives a crash.
 func (s *Store) mkdirs(dir string) error {
-	if _, err := os.Stat(dir); err == nil {
+	if _, err := s.fs.Stat(dir); err == nil {
 		return nil
 	}
 	parent := filepath.Dir(dir)
@@ -224,10 +261,10 @@ func (s *Store) mkdirs(dir string) error {
 			return err
 		}
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := s.fs.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return atomicfile.SyncDir(parent)
+	return s.fs.SyncDir(parent)
 }
 
 // path returns where the blob with that digest lives.
@@ -280,7 +317,7 @@ func (s *Store) Has(sha256hex string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = os.Stat(p)
+	_, err = s.fs.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -313,6 +350,9 @@ func (s *Store) Verify(ctx context.Context, sha256hex string) error {
 // blob or is not where its name puts it is reported to fn's caller as an
 // error naming it.
 func (s *Store) Walk(ctx context.Context, fn func(sha256hex string, size int64) error) error {
+	if _, err := os.Stat(s.blobs); errors.Is(err, fs.ErrNotExist) && s.readOnly {
+		return nil // a store never written: fsck opens it without creating it
+	}
 	return filepath.WalkDir(s.blobs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("media: walk: %w", err)

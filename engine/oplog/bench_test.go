@@ -54,7 +54,7 @@ func BenchmarkWriteFsync(b *testing.B) {
 	}
 	defer f.Close()
 	r := Record{Seq: 1, At: fixedNow, Op: "moment.create", RequestID: "bench", Data: benchData}
-	buf := appendRecord(nil, &r)
+	buf := appendRecord(nil, &r, false)
 	for b.Loop() {
 		if _, err := f.Write(buf); err != nil {
 			b.Fatal(err)

@@ -24,7 +24,9 @@ header followed by a payload:
 	header:
 	4 bytes  magic 0xF5 'S' 'O' 'P'. 0xF5 never occurs in UTF-8 text, so a
 	         JSON payload cannot contain something that looks like a header.
-	4 bytes  payload length N, at most MaxRecordSize.
+	4 bytes  the length word: the payload length N (at most MaxRecordSize)
+	         in its low 25 bits, and in its top bit the "more" flag, set on
+	         every record of a group but the last. Bits 25 to 30 are zero.
 	4 bytes  CRC-32C (Castagnoli) of the first 8 header bytes followed by
 	         the N payload bytes.
 
@@ -39,30 +41,48 @@ header followed by a payload:
 	rid      the client request id (valid UTF-8), empty when the op has none
 	rest     data: the op's JSON document, or nothing
 
+A group is the records of one Append (a recall's moment and its turn, a
+job's turns): all of them survive a crash, or none. Logs written before
+groups existed never set the flag, so each of their records is a group of
+one and they open as they are; a group of one is written exactly as it was
+then. (An engine older than groups refuses a log with a larger group, as
+damaged: it never misreads it.)
+
 A record is accepted only if it is exactly what the encoder writes: good
 magic, a length in bounds, a matching checksum, a well-formed payload (the
 field lengths fit, op and request id follow their rules, data is empty or
 valid JSON) and the next seq. So the decoder and the encoder agree byte for
 byte: encode(decode(b)) == b.
 
-Recovery. When the log is opened, every record is read and checked. A record
-that fails the checks is one of two things:
+Recovery. When the log is opened, every record is read and checked. A writer
+is answered only after its group is fsync'ed, so the only bytes that may hold
+an unanswered write are those past the last group written whole: what a
+crash in the middle of an append (a short write, blocks that never reached
+the disk) leaves at the end of the file. Open cuts those, and nothing else:
 
-  - a torn tail: nothing valid follows it. This is what a crash in the
-    middle of an append leaves behind (a short write, or a block that never
-    reached the disk). The bad bytes are cut off (the file is truncated at the
-    record's offset and synced) and a warning is logged with the offset and
-    the number of bytes cut. Those records were never fsync'ed, so no writer
-    was ever told that they were stored.
-    At offset 0 this holds only if the bytes begin with the magic or are
-    all zeros: a file that does not look like a log is never cut.
-  - corruption: some valid record follows it, or its checksum matches but
-    its content is impossible (a bad seq, an invalid field). Open then fails
-    with a *CorruptError that names the file and the byte offset of the bad
-    record. Nothing is ever skipped silently; a person has to look.
+  - a write cut short: a record that runs past the end of the file (its
+    header or its payload is incomplete), or into the zeros at its end (a
+    file system can record a file's new size and not all of its data; the
+    record is judged against the end of the non-zero bytes), with no whole
+    record after it; or a group whose last records are missing. Its bytes,
+    from the start of its group to the end of the file, are first copied to
+    "<log>.cut-<offset>" beside the log (fsync'ed, with the folder), then
+    the file is truncated at that offset and synced, and a warning is
+    logged with the offset, the size and the copy's name. At offset 0 this
+    holds only if the bytes begin with the magic or are all zeros: a file
+    that does not look like a log is never cut.
+  - never an acknowledged op: Options.KeepThrough (the engine passes the
+    mirror's last folded seq) is the seq through which ops may have been
+    answered; a cut that would take one of them is refused as corruption.
+  - corruption: any other bad record, wherever it is, even the last one: a
+    record that lies wholly inside the written bytes and fails its checksum
+    or any other check, or whose length runs past the end while whole
+    records follow it. Open then fails with a *CorruptError that names the
+    file and the byte offset of the bad record, and changes nothing.
+    Nothing is ever skipped silently; a person has to look.
 
-"Something valid follows" is decided by searching the rest of the file for
-the magic and trying to decode a record at each hit.
+A read-only Open (fsck, rebuild) applies the same rules but cuts nothing:
+it stops at the last whole group and reports the rest (Log.Cut).
 
 Scan and Verify read the file from disk through a small buffer, so folding a
 log of millions of records takes constant memory. The open Log keeps a sparse

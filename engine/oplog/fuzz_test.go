@@ -2,13 +2,19 @@ package oplog
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sparkfamily/spark/engine/vfs/crashfs"
 )
 
 // FuzzDecodeRecord feeds arbitrary bytes to the decoder and to the stream
@@ -20,12 +26,12 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:len(good)-1])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, n, err := decodeRecord(b)
+		r, more, n, err := decodeRecord(b)
 		if err == nil {
 			if n < headerSize+minPayloadSize || n > len(b) {
 				t.Fatalf("decodeRecord took %d of %d bytes", n, len(b))
 			}
-			if enc := appendRecord(nil, &r); !bytes.Equal(enc, b[:n]) {
+			if enc := appendRecord(nil, &r, more); !bytes.Equal(enc, b[:n]) {
 				t.Fatalf("decodeRecord accepted bytes the encoder does not produce:\n in %x\nout %x", b[:n], enc)
 			}
 		}
@@ -34,7 +40,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		rd := newReader(bytes.NewReader(b), 0, 0)
 		rest := b
 		for {
-			rec, err := rd.next()
+			rec, recMore, err := rd.next()
 			if err == io.EOF {
 				if len(rest) != 0 {
 					t.Fatalf("reader stopped cleanly with %d bytes left", len(rest))
@@ -51,9 +57,12 @@ func FuzzDecodeRecord(f *testing.F) {
 				}
 				return
 			}
-			want, n, err := decodeRecord(rest)
+			want, wantMore, n, err := decodeRecord(rest)
 			if err != nil {
 				t.Fatalf("reader accepted a record decodeRecord refuses: %v", err)
+			}
+			if wantMore != recMore {
+				t.Fatalf("reader and decodeRecord differ on the group flag: %v, %v", recMore, wantMore)
 			}
 			if diff := cmp.Diff(want, rec); diff != "" {
 				t.Fatalf("reader and decodeRecord differ (-decode +reader):\n%s", diff)
@@ -77,13 +86,155 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		if validate(&r) != nil {
 			return
 		}
-		b := appendRecord(nil, &r)
-		got, n, err := decodeRecord(b)
-		if err != nil || n != len(b) {
-			t.Fatalf("decodeRecord of an encoded record = %d, %v", n, err)
+		more := seq%2 == 0
+		b := appendRecord(nil, &r, more)
+		got, gotMore, n, err := decodeRecord(b)
+		if err != nil || n != len(b) || gotMore != more {
+			t.Fatalf("decodeRecord of an encoded record = %d, %v, %v", n, gotMore, err)
 		}
 		if diff := cmp.Diff(r, got); diff != "" {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// fuzzLog is a log of whole groups (sizes 1, 2, 3, 1) for FuzzOpen, with
+// the end offset and last seq of each group.
+func fuzzLog() (b []byte, ends []int64, seqs []uint64) {
+	var recs []Record
+	for i := uint64(1); i <= 7; i++ {
+		recs = append(recs, Record{Seq: i, At: fixedNow, Op: "moment.create", RequestID: fmt.Sprint("r", i), Data: []byte(`{"caption":"a cat on the stairs"}`)})
+	}
+	sizes := []int{1, 2, 3, 1}
+	b, _ = encodeGroups(recs, sizes...)
+	var off int64
+	var seq uint64
+	i := 0
+	for _, n := range sizes {
+		for range n {
+			off += int64(len(appendRecord(nil, &recs[i], false)))
+			i++
+		}
+		seq += uint64(n)
+		ends, seqs = append(ends, off), append(seqs, seq)
+	}
+	return b, ends, seqs
+}
+
+// FuzzOpen damages a log (keeps a prefix of it, adds bytes after, flips a
+// byte) and opens it. Open must never panic, and:
+//   - it fails only with a *CorruptError that is not a tail, and then
+//     changes nothing;
+//   - when it succeeds, the file is exactly its first Log.End bytes, what
+//     was cut is saved beside it, whole, and nothing else was written;
+//   - the whole groups of the undamaged prefix are never lost: with
+//     KeepThrough at their last seq, whatever the damage; without, when
+//     the damage is past them;
+//   - a read-only open agrees, and changes nothing;
+//   - the log takes appends afterwards and verifies.
+func FuzzOpen(f *testing.F) {
+	good, _, _ := fuzzLog()
+	f.Add(uint16(len(good)), []byte{}, uint16(0), byte(0), false)
+	f.Add(uint16(len(good)-5), []byte{}, uint16(0), byte(0), true)
+	f.Add(uint16(len(good)), make([]byte, 100), uint16(0), byte(0), true)
+	f.Add(uint16(len(good)), []byte("garbage"), uint16(3), byte(0x40), false)
+	f.Add(uint16(len(good)), []byte{}, uint16(len(good)-1), byte(0x7d), true)
+	f.Add(uint16(100), []byte{0xF5, 'S', 'O', 'P', 0x80}, uint16(60), byte(1), false)
+	f.Fuzz(func(t *testing.T, keep uint16, tail []byte, flipAt uint16, flipXor byte, acked bool) {
+		good, ends, seqs := fuzzLog()
+		k := int64(keep) % int64(len(good)+1)
+		file := append(append([]byte(nil), good[:k]...), tail...)
+		if flipXor != 0 && int(flipAt) < len(file) {
+			file[flipAt] ^= flipXor
+		}
+		// The whole groups of the prefix kept.
+		var wholeEnd int64
+		var wholeSeq uint64
+		for i, e := range ends {
+			if e <= k {
+				wholeEnd, wholeSeq = e, seqs[i]
+			}
+		}
+		intact := flipXor == 0 || int64(flipAt) >= wholeEnd
+		dir := t.TempDir()
+		// The simulated disk writes real files but skips the fsyncs, which
+		// would make each run a hundred times slower.
+		disk, err := crashfs.New(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Logger: quietLogger, FS: disk}
+		if acked {
+			opts.KeepThrough = wholeSeq
+		}
+
+		path := filepath.Join(dir, "ops.log")
+		if err := os.WriteFile(path, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		roOpts := opts
+		roOpts.ReadOnly = true
+		ro, roErr := Open(path, roOpts)
+		if roErr == nil {
+			ro.Close()
+		}
+		if b, _ := os.ReadFile(path); !bytes.Equal(b, file) {
+			t.Fatal("a read-only Open changed the file")
+		}
+
+		l, err := Open(path, opts)
+		if (err == nil) != (roErr == nil) {
+			t.Fatalf("Open = %v but read-only Open = %v", err, roErr)
+		}
+		if err != nil {
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.Tail || ce.Path != path {
+				t.Fatalf("Open = %v (%T), want a *CorruptError that is not a tail", err, err)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, file) {
+				t.Fatal("a failed Open changed the file")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Fatalf("a failed Open left files: %v", entries)
+			}
+			return
+		}
+		defer l.Close()
+		end := int64(len(file))
+		if c := l.Cut(); c != nil {
+			end = c.Offset
+		}
+		if ro.LastSeq() != l.LastSeq() || (ro.Cut() == nil) != (l.Cut() == nil) {
+			t.Fatalf("read-only Open saw seq %d cut %+v, Open saw seq %d cut %+v", ro.LastSeq(), ro.Cut(), l.LastSeq(), l.Cut())
+		}
+		b, _ := os.ReadFile(path)
+		if !bytes.Equal(b, file[:end]) {
+			t.Fatalf("the file after Open is not the first %d bytes of what it was", end)
+		}
+		entries, _ := os.ReadDir(dir)
+		if c := l.Cut(); c != nil {
+			saved, err := os.ReadFile(c.SavedTo)
+			if err != nil || !bytes.Equal(saved, file[c.Offset:]) || c.Offset != end || len(entries) != 2 {
+				t.Fatalf("cut %+v: saved %d bytes (%v), %d files", c, len(saved), err, len(entries))
+			}
+			if c.Seq <= opts.KeepThrough {
+				t.Fatalf("cut seq %d, acknowledged through %d", c.Seq, opts.KeepThrough)
+			}
+		} else if len(entries) != 1 {
+			t.Fatalf("nothing was cut but Open left files: %v", entries)
+		}
+		if (intact || acked) && l.LastSeq() < wholeSeq {
+			t.Fatalf("Open kept seq %d of the whole groups through seq %d (intact %v, acked %v)", l.LastSeq(), wholeSeq, intact, acked)
+		}
+		if intact && l.LastSeq() >= wholeSeq && !bytes.Equal(b[:wholeEnd], good[:wholeEnd]) {
+			t.Fatal("the whole groups kept are not the ones written")
+		}
+		if _, err := l.Append(context.Background(), Record{Op: "after", At: fixedNow}, Record{Op: "after", At: fixedNow}); err != nil {
+			t.Fatalf("Append after Open: %v", err)
+		}
+		l.Close()
+		if n, last, err := Verify(context.Background(), path); err != nil || last != uint64(n) {
+			t.Fatalf("Verify after Open and Append = %d, %d, %v", n, last, err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/engine/vfs"
 )
 
 // Options configure a Log.
@@ -36,6 +37,20 @@ type Options struct {
 	// Now gives the time stamped on records that come without one; it
 	// defaults to time.Now.
 	Now func() time.Time
+	// FS is the file system the log is read and written through; nil is
+	// the operating system's (vfs.OS).
+	FS vfs.FS
+	// ReadOnly opens the file for reading only, for fsck and rebuild: it
+	// is never created or changed, a write cut short at its end is left in
+	// place (and reported by Cut), and Append returns ErrReadOnly. It can
+	// run beside the engine that writes the log: it sees the log as it was
+	// when opened.
+	ReadOnly bool
+	// KeepThrough is the seq through which ops may have been
+	// acknowledged: the engine passes the mirror's last folded seq, since
+	// it folds an op once it is in the log, just before it answers. Open
+	// refuses to cut any of them, whatever the file holds.
+	KeepThrough uint64
 }
 
 // Staged is a fold prepared by Options.Stage, not yet visible.
@@ -63,7 +78,9 @@ const markEvery = 4096
 // Log is an open op log. Its methods are safe for concurrent use.
 type Log struct {
 	path   string
-	f      *os.File
+	fs     vfs.FS
+	f      vfs.File
+	cut    *Cut
 	opts   Options
 	logger *slog.Logger
 
@@ -103,9 +120,13 @@ type result struct {
 	err  error
 }
 
-// Open opens the log file at path, creating it if needed, and checks every
-// record. A torn last record is cut off with a logged warning; any other bad
-// record makes Open fail with a *CorruptError naming the file and offset.
+// Open opens the log file at path, creating it if needed (unless
+// ReadOnly), and checks every record. What a write cut short left at the
+// end of the file (see scanFile) is saved beside the log as
+// "<path>.cut-<offset>" and then cut off, with a logged warning, unless it
+// holds a seq up to Options.KeepThrough; any other bad record makes Open
+// fail with a *CorruptError naming the file and offset, and nothing is
+// changed.
 func Open(path string, opts Options) (*Log, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -113,20 +134,29 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("oplog: open: %w", err)
-	}
-	if errors.Is(statErr, os.ErrNotExist) {
-		// Make the new file's directory entry durable.
-		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("oplog: open %s: %w", path, err)
+	fsys := vfs.Default(opts.FS)
+	var f vfs.File
+	var err error
+	if opts.ReadOnly {
+		if f, err = fsys.OpenFile(path, os.O_RDONLY, 0); err != nil {
+			return nil, fmt.Errorf("oplog: open: %w", err)
+		}
+	} else {
+		_, statErr := fsys.Stat(path)
+		if f, err = fsys.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+			return nil, fmt.Errorf("oplog: open: %w", err)
+		}
+		if errors.Is(statErr, os.ErrNotExist) {
+			// Make the new file's directory entry durable.
+			if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("oplog: open %s: %w", path, err)
+			}
 		}
 	}
 	l := &Log{
 		path:   path,
+		fs:     fsys,
 		f:      f,
 		opts:   opts,
 		logger: opts.Logger,
@@ -139,42 +169,103 @@ func Open(path string, opts Options) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	go l.commitLoop()
+	if opts.ReadOnly {
+		close(l.done)
+	} else {
+		go l.commitLoop()
+	}
 	return l, nil
 }
 
-// recover reads the whole file, builds the sparse index and cuts a torn tail.
+// Cut describes the bytes a write cut short left at the end of the log
+// file, past its last whole group of records: a crash in the middle of an
+// append. No writer was told those records were stored (a writer is
+// answered only after its fsync), and its client sends them again.
+type Cut struct {
+	Offset int64  // where the bytes start: the end of the log as opened
+	Bytes  int64  // how many
+	Seq    uint64 // the seq the first record there would have had
+	Reason string // what was wrong with them
+	// SavedTo is the file the bytes were copied to before they were cut;
+	// empty for a read-only log, which leaves them in place.
+	SavedTo string
+}
+
+// Cut returns what Open found past the log's last whole group (and, unless
+// read-only, saved aside and cut), or nil when the file ended cleanly.
+func (l *Log) Cut() *Cut { return l.cut }
+
+// recover reads the whole file, builds the sparse index and saves aside
+// and cuts a write cut short at the end.
 func (l *Log) recover() error {
 	fi, err := l.f.Stat()
 	if err != nil {
 		return fmt.Errorf("oplog: open %s: %w", l.path, err)
 	}
 	size := fi.Size()
-	var n int
-	err = scanFile(context.Background(), l.path, l.f, size, func(r Record, off int64) error {
-		if n%markEvery == 0 {
-			l.marks = append(l.marks, mark{seq: r.Seq, off: off})
-		}
-		n++
-		l.lastSeq = r.Seq
-		return nil
-	})
-	var ce *CorruptError
-	if errors.As(err, &ce) && ce.Tail {
-		l.logger.Warn("oplog: cutting off a torn last record, left by a crash mid-append; it was never acknowledged",
-			"path", l.path, "offset", ce.Offset, "bytes", size-ce.Offset, "reason", ce.Reason, "last_seq", l.lastSeq)
-		if err := l.f.Truncate(ce.Offset); err != nil {
-			return fmt.Errorf("oplog: open %s: cut torn tail at offset %d: %w", l.path, ce.Offset, err)
-		}
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("oplog: open %s: sync after cutting torn tail: %w", l.path, err)
-		}
-		size = ce.Offset
-	} else if err != nil {
+	st, err := scanFile(context.Background(), l.path, l.f, size)
+	if err != nil {
 		return err
 	}
-	l.end = size
+	l.marks, l.lastSeq, l.end = st.marks, st.lastSeq, st.end
+	if st.tail == nil {
+		return nil
+	}
+	c := &Cut{Offset: st.end, Bytes: size - st.end, Seq: st.lastSeq + 1, Reason: st.tail.Reason}
+	if keep := l.opts.KeepThrough; keep >= c.Seq {
+		return &CorruptError{Path: l.path, Offset: c.Offset, Reason: fmt.Sprintf(
+			"%s; this looks like a write cut short, but the ops up to seq %d were acknowledged (the mirror has folded them) and the log's whole records end at seq %d, so acknowledged ops are damaged, not merely unfinished",
+			c.Reason, keep, st.lastSeq)}
+	}
+	l.cut = c
+	if l.opts.ReadOnly {
+		return nil
+	}
+	if c.SavedTo, err = l.saveTail(c.Offset, c.Bytes); err != nil {
+		return fmt.Errorf("oplog: open %s: save the %d bytes cut short at offset %d before cutting them: %w", l.path, c.Bytes, c.Offset, err)
+	}
+	if err := l.f.Truncate(c.Offset); err != nil {
+		return fmt.Errorf("oplog: open %s: cut at offset %d: %w", l.path, c.Offset, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("oplog: open %s: sync after cutting at offset %d: %w", l.path, c.Offset, err)
+	}
+	l.logger.Warn("oplog: cut off a write cut short by a crash; no writer was told it was stored, and its client sends it again",
+		"path", l.path, "offset", c.Offset, "bytes", c.Bytes, "seq", c.Seq, "reason", c.Reason, "saved_to", c.SavedTo)
 	return nil
+}
+
+// saveTail copies the n bytes at off to a new file beside the log,
+// "<log>.cut-<off>" (with "-2", "-3"... if taken), and makes it durable.
+func (l *Log) saveTail(off, n int64) (string, error) {
+	base := fmt.Sprintf("%s.cut-%d", l.path, off)
+	name := base
+	var out vfs.File
+	for i := 2; ; i++ {
+		f, err := l.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			out = f
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || i > 1000 {
+			return "", err
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	_, err := io.Copy(out, io.NewSectionReader(l.f, off, n))
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = l.fs.SyncDir(filepath.Dir(l.path))
+	}
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	return name, nil
 }
 
 // markBefore returns the last index mark whose seq is at most seq, or the
@@ -212,6 +303,9 @@ func (l *Log) Append(ctx context.Context, recs ...Record) ([]Record, error) {
 		if err := validate(&recs[i]); err != nil {
 			return nil, err
 		}
+	}
+	if l.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -298,7 +392,10 @@ func (l *Log) commit(batch []*request) {
 			// back equals the one returned.
 			rec.At = time.Unix(0, rec.At.UnixNano()).UTC()
 			offs = append(offs, end+int64(len(l.buf)))
-			l.buf = appendRecord(l.buf, &rec)
+			// The records of one Append are one group: every one but
+			// the last says that more follow, so that a crash that cuts
+			// the write short leaves all of them or none.
+			l.buf = appendRecord(l.buf, &rec, i < len(r.recs)-1)
 			out[i] = rec
 		}
 		r.recs = out
@@ -309,25 +406,42 @@ func (l *Log) commit(batch []*request) {
 		l.fail(live, err)
 		return
 	}
+	// Once the batch is fsync'ed, Scan and LastSeq include it, before its
+	// fold is made visible: a reader who sees an op in the mirror finds it
+	// in the log too. If the fold fails, they go back to the batch before
+	// (the log refuses every later append; a reopen reads the file again).
+	l.mu.Lock()
+	prevMarks, prevSeq, prevEnd := len(l.marks), l.lastSeq, l.end
+	l.mu.Unlock()
+	publish := func() {
+		l.mu.Lock()
+		for i, rec := range all {
+			if (rec.Seq-1)%markEvery == 0 {
+				l.marks = append(l.marks, mark{seq: rec.Seq, off: offs[i]})
+			}
+		}
+		l.lastSeq = seq
+		l.end = end + int64(len(l.buf))
+		l.mu.Unlock()
+	}
+	unpublish := func() {
+		l.mu.Lock()
+		l.marks, l.lastSeq, l.end = l.marks[:prevMarks], prevSeq, prevEnd
+		l.mu.Unlock()
+	}
 	if l.opts.Stage != nil {
-		if err := l.syncStaged(all); err != nil {
+		if err := l.syncStaged(all, publish); err != nil {
+			unpublish()
 			l.fail(live, err)
 			return
 		}
-	} else if err := l.sync(len(all)); err != nil {
-		l.fail(live, err)
-		return
-	}
-
-	l.mu.Lock()
-	for i, rec := range all {
-		if (rec.Seq-1)%markEvery == 0 {
-			l.marks = append(l.marks, mark{seq: rec.Seq, off: offs[i]})
+	} else {
+		if err := l.sync(len(all)); err != nil {
+			l.fail(live, err)
+			return
 		}
+		publish()
 	}
-	l.lastSeq = seq
-	l.end = end + int64(len(l.buf))
-	l.mu.Unlock()
 	for _, r := range live {
 		r.res <- result{recs: r.recs}
 	}
@@ -341,7 +455,8 @@ func (l *Log) commit(batch []*request) {
 func (l *Log) write(end int64) error {
 	if _, err := l.f.Write(l.buf); err != nil {
 		// Cut what may have been written, so that a reopen does not find
-		// half a batch; if even that fails, the reopen cuts a torn tail.
+		// half a batch; if even that fails, the reopen cuts it as a write
+		// cut short.
 		if terr := l.f.Truncate(end); terr != nil {
 			l.logger.Error("oplog: cannot cut a failed write", "path", l.path, "offset", end, "err", terr)
 		}
@@ -366,7 +481,7 @@ func (l *Log) sync(records int) error {
 // Options.Stage prepares its fold, then commits the fold once the fsync has
 // succeeded: the fold's CPU work hides behind the disk's flush, and nothing
 // of it is visible before the batch is durable.
-func (l *Log) syncStaged(all []Record) error {
+func (l *Log) syncStaged(all []Record, publish func()) error {
 	var staged Staged
 	var stageErr, syncErr error
 	if len(all) == 1 {
@@ -387,6 +502,7 @@ func (l *Log) syncStaged(all []Record) error {
 		}
 		return err
 	}
+	publish()
 	if stageErr != nil {
 		return applyError(all, stageErr)
 	}
@@ -420,6 +536,9 @@ func (l *Log) Sync() error {
 	if closed {
 		return ErrClosed
 	}
+	if l.opts.ReadOnly {
+		return nil
+	}
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("oplog: fsync %s: %w", l.path, err)
 	}
@@ -435,6 +554,10 @@ func (l *Log) Close() error {
 		l.mu.Lock()
 		l.closed = true
 		l.mu.Unlock()
+		if l.opts.ReadOnly {
+			l.closeErr = l.f.Close()
+			return
+		}
 		if err := l.f.Sync(); err != nil {
 			l.closeErr = fmt.Errorf("oplog: close %s: fsync: %w", l.path, err)
 		}

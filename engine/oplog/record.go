@@ -28,6 +28,15 @@ const (
 	headerSize     = 12
 	payloadFixed   = 8 + 8 + 1 + 1 // seq, at, op length, request id length
 	minPayloadSize = payloadFixed + 1
+
+	// The header's second word holds the payload length in its low bits
+	// and flags in its top bit; the bits between are zero.
+	lengthMask = 1<<25 - 1 // MaxRecordSize fits
+	// flagMore marks a record that is not the last of its group: the
+	// records of one Append are written as a group, all of them or none.
+	// Logs written before groups existed never set it, so each of their
+	// records is a group of one.
+	flagMore = 1 << 31
 )
 
 var magic = [4]byte{0xF5, 'S', 'O', 'P'}
@@ -36,6 +45,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrClosed is returned by the methods of a Log after Close.
 var ErrClosed = errors.New("oplog: the log is closed")
+
+// ErrReadOnly is returned by Append on a log opened with Options.ReadOnly.
+var ErrReadOnly = errors.New("oplog: the log is open read-only")
 
 // ErrCorrupt matches every *CorruptError with errors.Is.
 var ErrCorrupt = errors.New("oplog: corrupt log")
@@ -50,17 +62,20 @@ type CorruptError struct {
 	Path   string
 	Offset int64 // byte offset of the start of the bad record
 	Reason string
-	// Tail is set by Verify when the bad record is the last thing in the
-	// file, as a crash mid-append leaves it; Open cuts such a tail off
-	// instead of failing.
+	// Tail is set when the bad bytes are what a write cut short leaves at
+	// the end of the file (see doc.go): a record that runs past the end of
+	// the file (or into the zeros a file system leaves where data never
+	// landed), or a group whose last records are missing. A writable Open
+	// saves such a tail beside the log and cuts it, unless it would cut an
+	// op known to be acknowledged; a read-only Open leaves it in place.
 	Tail bool
 }
 
 func (e *CorruptError) Error() string {
 	if e.Tail {
-		return fmt.Sprintf("oplog: %s: torn last record at byte offset %d: %s (left by a crash mid-append; opening the log cuts it off)", e.Path, e.Offset, e.Reason)
+		return fmt.Sprintf("oplog: %s: a write cut short at byte offset %d: %s (left by a crash mid-append, never acknowledged; opening the log saves it beside the log and cuts it off)", e.Path, e.Offset, e.Reason)
 	}
-	return fmt.Sprintf("oplog: %s: corrupt record at byte offset %d: %s; the log needs a person's attention (restore it from a backup or cut it at that offset)", e.Path, e.Offset, e.Reason)
+	return fmt.Sprintf("oplog: %s: corrupt record at byte offset %d: %s; the log needs a person's attention: nothing was cut or changed (restore the log from a backup, or keep a copy and cut it at that offset)", e.Path, e.Offset, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrCorrupt) true.
@@ -98,12 +113,17 @@ func validate(r *Record) error {
 	return nil
 }
 
-// appendRecord appends the encoding of r to b. r must have passed validate.
-func appendRecord(b []byte, r *Record) []byte {
+// appendRecord appends the encoding of r to b; more marks a record that is
+// not the last of its group. r must have passed validate.
+func appendRecord(b []byte, r *Record, more bool) []byte {
 	start := len(b)
 	n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data)
+	word := uint32(n)
+	if more {
+		word |= flagMore
+	}
 	b = append(b, magic[:]...)
-	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	b = binary.BigEndian.AppendUint32(b, word)
 	b = append(b, 0, 0, 0, 0) // checksum, filled below
 	b = binary.BigEndian.AppendUint64(b, r.Seq)
 	b = binary.BigEndian.AppendUint64(b, uint64(r.At.UnixNano()))
@@ -118,16 +138,21 @@ func appendRecord(b []byte, r *Record) []byte {
 	return b
 }
 
-// checkHeader checks the magic and returns the payload length.
-func checkHeader(h []byte) (int, string) {
+// checkHeader checks the magic and the length word and returns the
+// payload length and whether the record's group goes on after it.
+func checkHeader(h []byte) (n int, more bool, reason string) {
 	if [4]byte(h[:4]) != magic {
-		return 0, fmt.Sprintf("bad magic % x", h[:4])
+		return 0, false, fmt.Sprintf("bad magic % x", h[:4])
 	}
-	n := binary.BigEndian.Uint32(h[4:8])
-	if n < minPayloadSize || n > MaxRecordSize {
-		return 0, fmt.Sprintf("payload length %d out of bounds [%d, %d]", n, minPayloadSize, MaxRecordSize)
+	word := binary.BigEndian.Uint32(h[4:8])
+	if word&^(lengthMask|flagMore) != 0 {
+		return 0, false, fmt.Sprintf("unknown flags in the length word %08x", word)
 	}
-	return int(n), ""
+	size := word & lengthMask
+	if size < minPayloadSize || size > MaxRecordSize {
+		return 0, false, fmt.Sprintf("payload length %d out of bounds [%d, %d]", size, minPayloadSize, MaxRecordSize)
+	}
+	return int(size), word&flagMore != 0, ""
 }
 
 // decodePayload checks the checksum of header h over payload p and decodes
@@ -163,22 +188,23 @@ func decodePayload(h, p []byte) (Record, string) {
 	return r, ""
 }
 
-// decodeRecord decodes the record at the start of b and returns it with the
-// number of bytes it takes. It never panics, whatever b holds.
-func decodeRecord(b []byte) (Record, int, error) {
+// decodeRecord decodes the record at the start of b and returns it with
+// its group flag and the number of bytes it takes. It never panics,
+// whatever b holds.
+func decodeRecord(b []byte) (Record, bool, int, error) {
 	if len(b) < headerSize {
-		return Record{}, 0, fmt.Errorf("short header: %d of %d bytes", len(b), headerSize)
+		return Record{}, false, 0, fmt.Errorf("short header: %d of %d bytes", len(b), headerSize)
 	}
-	n, reason := checkHeader(b[:headerSize])
+	n, more, reason := checkHeader(b[:headerSize])
 	if reason != "" {
-		return Record{}, 0, errors.New(reason)
+		return Record{}, false, 0, errors.New(reason)
 	}
 	if len(b)-headerSize < n {
-		return Record{}, 0, fmt.Errorf("short payload: %d of %d bytes", len(b)-headerSize, n)
+		return Record{}, false, 0, fmt.Errorf("short payload: %d of %d bytes", len(b)-headerSize, n)
 	}
 	r, reason := decodePayload(b[:headerSize], b[headerSize:headerSize+n])
 	if reason != "" {
-		return Record{}, 0, errors.New(reason)
+		return Record{}, false, 0, errors.New(reason)
 	}
-	return r, headerSize + n, nil
+	return r, more, headerSize + n, nil
 }

@@ -24,8 +24,11 @@ type reader struct {
 type badRecord struct {
 	off    int64
 	reason string
-	// short means the stream ended inside the record.
+	// short means the stream ended inside the record: a write cut short.
 	short bool
+	// size is the payload length the header declares, -1 when the header
+	// itself is bad.
+	size int
 	// checked means the checksum matched, so the record is not torn but
 	// impossible; it is corruption wherever it is.
 	checked bool
@@ -39,22 +42,22 @@ func newReader(r io.Reader, off int64, prevSeq uint64) *reader {
 	return &reader{br: bufio.NewReaderSize(r, 64<<10), off: off, prevSeq: prevSeq}
 }
 
-// next returns the next record, io.EOF at a clean end, a *badRecord for a
-// bad one, or an I/O error.
-func (rd *reader) next() (Record, error) {
+// next returns the next record and whether its group goes on after it,
+// io.EOF at a clean end, a *badRecord for a bad one, or an I/O error.
+func (rd *reader) next() (Record, bool, error) {
 	n, err := io.ReadFull(rd.br, rd.hdr[:])
 	if err == io.EOF {
-		return Record{}, io.EOF
+		return Record{}, false, io.EOF
 	}
 	if err == io.ErrUnexpectedEOF {
-		return Record{}, &badRecord{off: rd.off, reason: fmt.Sprintf("short header: %d of %d bytes", n, headerSize), short: true}
+		return Record{}, false, &badRecord{off: rd.off, reason: fmt.Sprintf("short header: %d of %d bytes", n, headerSize), short: true, size: -1}
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("read at offset %d: %w", rd.off, err)
+		return Record{}, false, fmt.Errorf("read at offset %d: %w", rd.off, err)
 	}
-	size, reason := checkHeader(rd.hdr[:])
+	size, more, reason := checkHeader(rd.hdr[:])
 	if reason != "" {
-		return Record{}, &badRecord{off: rd.off, reason: reason}
+		return Record{}, false, &badRecord{off: rd.off, reason: reason, size: -1}
 	}
 	if cap(rd.buf) < size {
 		rd.buf = make([]byte, size)
@@ -62,26 +65,155 @@ func (rd *reader) next() (Record, error) {
 	p := rd.buf[:size]
 	n, err = io.ReadFull(rd.br, p)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return Record{}, &badRecord{off: rd.off, reason: fmt.Sprintf("short payload: %d of %d bytes", n, size), short: true}
+		return Record{}, false, &badRecord{off: rd.off, reason: fmt.Sprintf("short payload: %d of %d bytes", n, size), short: true, size: size}
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("read at offset %d: %w", rd.off, err)
+		return Record{}, false, fmt.Errorf("read at offset %d: %w", rd.off, err)
 	}
 	rec, reason := decodePayload(rd.hdr[:], p)
 	if reason != "" {
-		return Record{}, &badRecord{off: rd.off, reason: reason}
+		return Record{}, false, &badRecord{off: rd.off, reason: reason, size: size}
 	}
 	if rec.Seq != rd.prevSeq+1 {
-		return Record{}, &badRecord{off: rd.off, reason: fmt.Sprintf("seq %d follows seq %d; seqs must go up by one", rec.Seq, rd.prevSeq), checked: true}
+		return Record{}, false, &badRecord{off: rd.off, reason: fmt.Sprintf("seq %d follows seq %d; seqs must go up by one", rec.Seq, rd.prevSeq), size: size, checked: true}
 	}
 	rd.prevSeq = rec.Seq
 	rd.off += int64(headerSize + size)
-	return rec, nil
+	return rec, more, nil
 }
 
-// validAfter reports whether some valid record starts in f after offset off
-// and before size. It is asked only when a record is bad, to tell a torn
-// tail (nothing valid after it) from corruption.
+// fileState is what a scan of a whole log file found.
+type fileState struct {
+	lastSeq uint64 // seq of the last record of the last whole group
+	end     int64  // offset just past the last whole group
+	marks   []mark // the sparse index
+	// tail, when set, is a write cut short: the bytes from tail.Offset
+	// (== end) to the end of the file (Tail is set).
+	tail *CorruptError
+}
+
+// scanFile reads every record of f (of the given size) from the start.
+// It returns the state of the whole groups it read, with the tail a write
+// cut short left after them, if any; any other bad record gives a
+// *CorruptError (Tail unset) naming path and the record's offset.
+//
+// What a write cut short may leave, and so what may be cut:
+//   - a record that runs past the end of the file: its header or its
+//     payload is incomplete;
+//   - a record that runs into the zeros at the end of the file (a file
+//     system that grew the file but never wrote the data leaves zeros):
+//     judged as above against the end of the non-zero bytes;
+//   - a group whose first records are whole but whose last is missing or
+//     cut short: all of the group is the tail.
+//
+// and only if no whole record starts after the bad one (a write cut short
+// is the last thing written; a length damaged in the middle of the log
+// also makes a record run past the end). A record that fails its checksum, or any other check, while it lies
+// wholly inside the written bytes is corruption, wherever it is.
+func scanFile(ctx context.Context, path string, f io.ReaderAt, size int64) (*fileState, error) {
+	st := &fileState{}
+	rd := newReader(io.NewSectionReader(f, 0, size), 0, 0)
+	type pend struct {
+		seq uint64
+		off int64
+	}
+	var group []pend // records read of the group not yet closed
+	dataEnd := int64(-1)
+	for i := 0; ; i++ {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		off := rd.off
+		rec, more, err := rd.next()
+		if err == io.EOF {
+			if len(group) > 0 {
+				st.tail = &CorruptError{Path: path, Offset: st.end, Tail: true,
+					Reason: fmt.Sprintf("a group of records was cut short: %d record(s) from seq %d are there, the group's last is missing", len(group), group[0].seq)}
+			}
+			return st, nil
+		}
+		var bad *badRecord
+		if errors.As(err, &bad) {
+			cutShort := bad.short
+			if !cutShort && !bad.checked {
+				if dataEnd < 0 {
+					if dataEnd, err = nonZeroEnd(f, size); err != nil {
+						return nil, fmt.Errorf("oplog: %s: %w", path, err)
+					}
+				}
+				recEnd := bad.off + headerSize
+				if bad.size >= 0 {
+					recEnd += int64(bad.size)
+				}
+				cutShort = recEnd > dataEnd
+				if cutShort {
+					bad.reason += fmt.Sprintf("; only zero bytes follow offset %d, where the file's written data ends", dataEnd)
+				}
+			}
+			if cutShort {
+				// A write cut short is the last thing written: if a whole
+				// record follows the bad one, its length or its bytes were
+				// damaged instead (a payload cannot hold a record: its
+				// data is JSON, where the magic's 0xF5 never occurs).
+				more, err := validAfter(f, bad.off+1, size)
+				if err != nil {
+					return nil, fmt.Errorf("oplog: %s: %w", path, err)
+				}
+				if more {
+					cutShort = false
+					bad.reason += "; whole records follow it, so it is not a write cut short"
+				}
+			}
+			if cutShort && st.end == 0 {
+				// A file whose very first bytes are bad is a first append
+				// cut short only if they look like one; anything else is
+				// not a log, and must not be cut to nothing.
+				ok, err := startsLikeLog(f, size)
+				if err != nil {
+					return nil, fmt.Errorf("oplog: %s: %w", path, err)
+				}
+				if !ok {
+					return nil, &CorruptError{Path: path, Offset: 0, Reason: bad.reason + "; the file does not look like an op log"}
+				}
+			}
+			if !cutShort {
+				ce := &CorruptError{Path: path, Offset: bad.off, Reason: bad.reason}
+				if bad.off == 0 {
+					if ok, _ := startsLikeLog(f, size); !ok {
+						ce.Reason += "; the file does not look like an op log"
+					}
+				}
+				return nil, ce
+			}
+			reason := bad.reason
+			if len(group) > 0 {
+				reason = fmt.Sprintf("the record at offset %d, of a group that starts at seq %d, is cut short: %s", bad.off, group[0].seq, bad.reason)
+			}
+			st.tail = &CorruptError{Path: path, Offset: st.end, Reason: reason, Tail: true}
+			return st, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("oplog: %s: %w", path, err)
+		}
+		group = append(group, pend{rec.Seq, off})
+		if more {
+			continue
+		}
+		for _, p := range group {
+			if (p.seq-1)%markEvery == 0 {
+				st.marks = append(st.marks, mark{seq: p.seq, off: p.off})
+			}
+		}
+		st.lastSeq = rec.Seq
+		st.end = rd.off
+		group = group[:0]
+	}
+}
+
+// validAfter reports whether some whole, valid record starts in f after
+// offset off and before size.
 func validAfter(f io.ReaderAt, off, size int64) (bool, error) {
 	const chunk = 64 << 10
 	buf := make([]byte, chunk+len(magic)-1)
@@ -118,7 +250,7 @@ func recordAt(f io.ReaderAt, off, size int64) (bool, error) {
 	if _, err := f.ReadAt(h[:], off); err != nil {
 		return false, fmt.Errorf("read at offset %d: %w", off, err)
 	}
-	n, reason := checkHeader(h[:])
+	n, _, reason := checkHeader(h[:])
 	if reason != "" || size-off-headerSize < int64(n) {
 		return false, nil
 	}
@@ -130,60 +262,30 @@ func recordAt(f io.ReaderAt, off, size int64) (bool, error) {
 	return reason == "", nil
 }
 
-// scanFile reads every record of f (of the given size) from the start and
-// calls fn for each. For a bad record it returns a *CorruptError, with Tail
-// set when nothing valid follows the bad record and it is not an impossible
-// record with a good checksum.
-func scanFile(ctx context.Context, path string, f *os.File, size int64, fn func(Record, int64) error) error {
-	rd := newReader(io.NewSectionReader(f, 0, size), 0, 0)
-	for i := 0; ; i++ {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+// nonZeroEnd returns the offset just past the last non-zero byte of f.
+func nonZeroEnd(f io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil && err != io.EOF {
+			return 0, fmt.Errorf("read at offset %d: %w", start, err)
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] != 0 {
+				return start + int64(i) + 1, nil
 			}
 		}
-		off := rd.off
-		rec, err := rd.next()
-		if err == io.EOF {
-			return nil
-		}
-		var bad *badRecord
-		if errors.As(err, &bad) {
-			ce := &CorruptError{Path: path, Offset: bad.off, Reason: bad.reason}
-			if !bad.checked {
-				more, err := validAfter(f, bad.off+1, size)
-				if err != nil {
-					return fmt.Errorf("oplog: %s: %w", path, err)
-				}
-				ce.Tail = !more
-				if ce.Tail && bad.off == 0 {
-					// A file whose very first bytes are bad is a torn
-					// first append only if they look like one; anything
-					// else is not a log, and must not be cut to nothing.
-					ok, err := startsLikeLog(f, size)
-					if err != nil {
-						return fmt.Errorf("oplog: %s: %w", path, err)
-					}
-					if !ok {
-						ce.Tail = false
-						ce.Reason += "; the file does not look like an op log"
-					}
-				}
-			}
-			return ce
-		}
-		if err != nil {
-			return fmt.Errorf("oplog: %s: %w", path, err)
-		}
-		if err := fn(rec, off); err != nil {
-			return err
-		}
+		end = start
 	}
+	return 0, nil
 }
 
 // Verify reads and checks every record of the log file at path, for fsck.
-// It changes nothing. A bad record gives a *CorruptError (with Tail set if
-// it is a torn last record, which Open would cut off).
+// It changes nothing. It returns the number of records of whole groups
+// and the last one's seq; a bad record gives a *CorruptError, with Tail
+// set if it is a write cut short at the end of the file (which a writable
+// Open saves aside and cuts).
 func Verify(ctx context.Context, path string) (records int, lastSeq uint64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -194,12 +296,15 @@ func Verify(ctx context.Context, path string) (records int, lastSeq uint64, err 
 	if err != nil {
 		return 0, 0, fmt.Errorf("oplog: verify: %w", err)
 	}
-	err = scanFile(ctx, path, f, fi.Size(), func(r Record, _ int64) error {
-		records++
-		lastSeq = r.Seq
-		return nil
-	})
-	return records, lastSeq, err
+	st, err := scanFile(ctx, path, f, fi.Size())
+	if err != nil {
+		return 0, 0, err
+	}
+	// Seqs start at 1 and go up by one, so the last is the count.
+	if st.tail != nil {
+		return int(st.lastSeq), st.lastSeq, st.tail
+	}
+	return int(st.lastSeq), st.lastSeq, nil
 }
 
 // Scan calls fn, in seq order, for each committed record with a seq greater
@@ -218,22 +323,23 @@ func (l *Log) Scan(ctx context.Context, after uint64, fn func(Record) error) err
 	if after >= last {
 		return nil
 	}
-	f, err := os.Open(l.path)
+	f, err := l.fs.OpenFile(l.path, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("oplog: scan: %w", err)
 	}
 	defer f.Close()
 	rd := newReader(io.NewSectionReader(f, m.off, end-m.off), m.off, m.seq-1)
+	open := false // inside a group
 	for i := 0; ; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		rec, err := rd.next()
+		rec, more, err := rd.next()
 		if err == io.EOF {
-			if rd.prevSeq != last {
-				return &CorruptError{Path: l.path, Offset: rd.off, Reason: fmt.Sprintf("the log ends at seq %d, expected %d", rd.prevSeq, last)}
+			if rd.prevSeq != last || open {
+				return &CorruptError{Path: l.path, Offset: rd.off, Reason: fmt.Sprintf("the log ends at seq %d, expected %d at the end of a group", rd.prevSeq, last)}
 			}
 			return nil
 		}
@@ -244,6 +350,7 @@ func (l *Log) Scan(ctx context.Context, after uint64, fn func(Record) error) err
 		if err != nil {
 			return fmt.Errorf("oplog: scan %s: %w", l.path, err)
 		}
+		open = more
 		if rec.Seq <= after {
 			continue
 		}
@@ -264,17 +371,6 @@ func startsLikeLog(f io.ReaderAt, size int64) (bool, error) {
 	if bytes.Equal(head, magic[:len(head)]) {
 		return true, nil
 	}
-	buf := make([]byte, 64<<10)
-	for pos := int64(0); pos < size; pos += int64(len(buf)) {
-		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
-		if err != nil && err != io.EOF {
-			return false, fmt.Errorf("read at offset %d: %w", pos, err)
-		}
-		for _, c := range buf[:n] {
-			if c != 0 {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
+	end, err := nonZeroEnd(f, size)
+	return end == 0, err
 }
