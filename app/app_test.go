@@ -305,6 +305,26 @@ func TestApp_CorruptOutboxIsKept(t *testing.T) {
 	}
 }
 
+// TestMoments_CaptionTooLong: a note or caption over the engine's cap is
+// refused by the app itself, with the engine's code and words, even with
+// no engine to ask.
+func TestMoments_CaptionTooLong(t *testing.T) {
+	a, _ := startApp(t, t.TempDir(), nil)
+	long := strings.Repeat("a", api.MaxCaptionBytes+1)
+	// A family engine that does not answer: only the app can refuse.
+	if _, err := a.Settings.UseRemote("http://127.0.0.1:1", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range map[string]func() error{
+		"AddNote":    func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
+		"SetCaption": func() error { _, err := a.Moments.SetCaption("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
+	} {
+		if got := toUIError(call()); got == nil || got.Code != api.CodeCaptionTooLong || !strings.Contains(got.Message, "64 KiB") {
+			t.Errorf("%s: error = %+v; want caption_too_long saying the cap", name, got)
+		}
+	}
+}
+
 func TestSettings_BadInput(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
 	tests := []struct {

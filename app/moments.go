@@ -89,11 +89,16 @@ func (m *Moments) Get(id string) (Moment, error) {
 
 // SetCaption changes a moment's caption.
 func (m *Moments) SetCaption(id, caption string) (Moment, error) {
+	caption = strings.TrimSpace(caption)
+	// Refused here, whether or not the engine can be reached, with the
+	// engine's own words.
+	if err := api.CheckCaption(caption); err != nil {
+		return Moment{}, err
+	}
 	cl, err := m.a.client()
 	if err != nil {
 		return Moment{}, err
 	}
-	caption = strings.TrimSpace(caption)
 	mo, err := cl.EditMoment(context.Background(), id, api.EditMomentRequest{Caption: &caption})
 	if err != nil {
 		return Moment{}, err
@@ -147,6 +152,9 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Moment{}, badInput("Write something first.")
+	}
+	if err := api.CheckCaption(text); err != nil {
+		return Moment{}, err
 	}
 	cl, err := m.a.client()
 	if err != nil {

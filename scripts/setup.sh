@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential pkg-config
   libgtk-3-dev libwebkit2gtk-4.0-dev
-  xvfb xauth x11-utils imagemagick
+  xvfb xauth x11-utils xdotool imagemagick
   chromium
   nsis
   libvips-tools
