@@ -25,6 +25,7 @@ import (
 
 	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/version"
 )
@@ -156,12 +157,13 @@ func (a *App) openLog() error {
 		return fmt.Errorf("Spark can't write its log %s (%v). Check that the disk is not full.", p, err)
 	}
 	a.logFile = f
-	h := slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
+	var h slog.Handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
 	if a.opts.Logger != nil {
-		a.log = slog.New(slog.NewMultiHandler(h, a.opts.Logger.Handler()))
-	} else {
-		a.log = slog.New(h)
+		h = slog.NewMultiHandler(h, a.opts.Logger.Handler())
 	}
+	// A family engine's address may carry a password, a seat's a key: the
+	// app's log shows neither.
+	a.log = slog.New(pippa.RedactHandler(h))
 	return nil
 }
 

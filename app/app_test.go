@@ -325,6 +325,24 @@ func TestMoments_CaptionTooLong(t *testing.T) {
 	}
 }
 
+// TestApp_LogHidesSecrets: a family engine's address with a password in it
+// is logged without the password.
+func TestApp_LogHidesSecrets(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := startApp(t, dir, nil)
+	if _, err := a.Settings.UseRemote("http://dad:hunter2secret@127.0.0.1:1", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	a.Shutdown()
+	b, err := os.ReadFile(filepath.Join(dir, "logs", "spark.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("using the family engine")) || bytes.Contains(b, []byte("hunter2secret")) {
+		t.Errorf("the app's log should name the family engine without its password:\n%s", b)
+	}
+}
+
 func TestSettings_BadInput(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
 	tests := []struct {
