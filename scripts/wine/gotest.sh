@@ -19,8 +19,8 @@ root=$(cd "$here/../.." && pwd)
 cd "$root"
 
 PACKAGES=(
-  ./api/... ./atomicfile/... ./client/... ./datadir/... ./endsession/... ./engine/... ./outbox/...
-  ./photo/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
+  ./api/... ./atomicfile/... ./client/... ./datadir/... ./dirlock/... ./endsession/... ./engine/... ./outbox/...
+  ./photo/... ./retry/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
 )
 
 tmp=$(mktemp -d)

@@ -35,6 +35,7 @@ func TestSyncedSurvives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer f.Close() // Windows removes no open file
 		f.Write([]byte("synced "))
 		f.Sync()
 		s.SyncDir(s.Root())
@@ -97,7 +98,11 @@ func TestUnsyncedEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SyncDir(s.Root())
-	f, _ := s.OpenFile(filepath.Join(s.Root(), "d", "f"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := s.OpenFile(filepath.Join(s.Root(), "d", "f"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close() // Windows removes no open file
 	f.Write([]byte("data"))
 	f.Sync()
 	s.SyncDir(filepath.Join(s.Root(), "d"))
@@ -113,7 +118,11 @@ func TestUntrackedCopied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _ := s.OpenFile(filepath.Join(root, "before"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := s.OpenFile(filepath.Join(root, "before"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close() // Windows removes no open file
 	f.Write([]byte(" and more"))
 	s.Crash()
 	os.WriteFile(filepath.Join(root, "mirror.db"), []byte("sqlite"), 0o600)
@@ -142,6 +151,7 @@ func TestCrashAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()                                 // Windows removes no open file
 	if _, err := f.Write([]byte("a")); err != nil { // 2
 		t.Fatal(err)
 	}
@@ -157,6 +167,7 @@ func TestSnapshotAt(t *testing.T) {
 	s := newFS(t, 3)
 	s.SnapshotAt(3, 5)
 	f, _ := s.OpenFile(filepath.Join(s.Root(), "log"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600) // 1
+	defer f.Close()                                                                              // Windows removes no open file
 	s.SyncDir(s.Root())                                                                          // 2
 	f.Write([]byte("one "))                                                                      // 3: before it
 	f.Sync()                                                                                     // 4
