@@ -112,6 +112,8 @@ type Engine struct {
 	// broken is set when folding into the mirror failed: the log then
 	// refuses writes until it is reopened (health.go).
 	broken atomic.Pointer[error]
+	// folded is how far the mirror has folded the log (foldwait.go).
+	folded foldMark
 	// health is whether the engine takes writes (health.go).
 	health writeHealth
 
@@ -242,12 +244,14 @@ func (e *Engine) catchUp(ctx context.Context, l *oplog.Log) error {
 			e.mirror.Path(), have, l.Path(), last, LogFile, last+1, have, e.dir)
 	}
 	if have == last {
+		e.folded.set(last)
 		return nil
 	}
 	e.logger.Info("engine: catching the mirror up with the log", "from", have, "to", last)
 	if err := foldLog(ctx, l, e.mirror, have, 0); err != nil {
 		return fmt.Errorf("engine: catch the mirror up: %w", err)
 	}
+	e.folded.set(last)
 	return nil
 }
 
@@ -286,20 +290,22 @@ func (e *Engine) stage(batch []oplog.Record) (oplog.Staged, error) {
 	if err != nil {
 		return nil, e.foldFailed(err)
 	}
-	return stagedFold{e: e, s: s}, nil
+	return stagedFold{e: e, s: s, last: batch[len(batch)-1].Seq}, nil
 }
 
 // stagedFold is a staged mirror fold whose failure to commit breaks the
 // engine, as a failed fold does.
 type stagedFold struct {
-	e *Engine
-	s *mirror.Staged
+	e    *Engine
+	s    *mirror.Staged
+	last uint64 // the batch's last seq
 }
 
 func (f stagedFold) Commit() error {
 	if err := f.s.Commit(); err != nil {
 		return f.e.foldFailed(err)
 	}
+	f.e.folded.set(f.last)
 	return nil
 }
 

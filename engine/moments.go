@@ -211,6 +211,7 @@ func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.awaitFold(ctx)
 	mo, err := e.mirror.Moment(ctx, id)
 	if isNotFound(err) {
 		return nil, notFound("moment", id)
@@ -249,6 +250,7 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 	if err != nil {
 		return nil, err
 	}
+	e.awaitFold(ctx)
 	given := 0
 	for {
 		moments, more, err := e.mirror.Moments(ctx, min(momentChunk, limit-given), before)

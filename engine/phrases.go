@@ -55,6 +55,7 @@ func (e *Engine) KeepPhrase(ctx context.Context, req api.KeepPhraseRequest) (*ap
 
 // Phrases returns the active marks, oldest first.
 func (e *Engine) Phrases(ctx context.Context) ([]api.Phrase, error) {
+	e.awaitFold(ctx)
 	return e.mirror.Phrases(ctx)
 }
 

@@ -55,6 +55,7 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResult
 	if err := checkLimit(limit, api.MaxPageLimit); err != nil {
 		return nil, err
 	}
+	e.awaitFold(ctx)
 	out := &SearchResults{Results: []SearchResult{}, Phrases: []SearchMatch{}}
 	// A moment can match by several texts: ask for more texts than moments.
 	hits, err := e.mirror.Search(ctx, q, limit*(maxMatchesPerMoment+1))

@@ -88,6 +88,7 @@ func (e *Engine) Turn(ctx context.Context, id string) (*api.Turn, error) {
 	if err := api.CheckRequestID(id); err != nil {
 		return nil, api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, api.MaxRequestIDLen)
 	}
+	e.awaitFold(ctx)
 	t, err := e.mirror.Turn(ctx, id)
 	if isNotFound(err) {
 		return nil, notFound("turn", id)
