@@ -2,12 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -60,45 +55,32 @@ func (m *Moments) Search(q string) (SearchView, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	u := cl.BaseURL() + "/v1/search?" + url.Values{"q": {q}, "limit": {strconv.Itoa(searchLimit)}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return out, err
-	}
-	req.Header.Set("Authorization", "Bearer "+m.a.token())
-	req.Header.Set("Accept", "application/json")
 	start := time.Now()
-	resp, err := m.a.hc.Do(req)
+	res, err := cl.Search(ctx, q, searchLimit)
 	if err != nil {
-		return out, fmt.Errorf("search: cannot reach the engine at %s: %w", cl.BaseURL(), err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var body api.ErrorBody
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(b, &body) != nil || body.Error == nil {
-			return out, &api.Error{Status: resp.StatusCode, Code: fmt.Sprintf("http_%d", resp.StatusCode), Message: "the engine could not search"}
-		}
-		body.Error.Status = resp.StatusCode
-		if resp.StatusCode == http.StatusNotFound {
+		if e, ok := api.AsError(err); ok && e.Status == http.StatusNotFound {
 			return out, &UIError{Code: CodeFailed, Message: "This engine is too old to search. Ask whoever looks after it to update Spark."}
 		}
-		return out, body.Error
-	}
-	var res struct {
-		Results []struct {
-			Moment  api.Moment    `json:"moment"`
-			Matches []SearchMatch `json:"matches"`
-		} `json:"results"`
-		Phrases []SearchMatch `json:"phrases"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		return out, fmt.Errorf("search: read the engine's answer: %w", err)
+		return out, err
 	}
 	out.Millis = float64(time.Since(start).Microseconds()) / 1000
 	for i := range res.Results {
-		out.Results = append(out.Results, SearchResult{Moment: momentView(&res.Results[i].Moment), Matches: res.Results[i].Matches})
+		r := &res.Results[i]
+		out.Results = append(out.Results, SearchResult{Moment: momentView(&r.Moment), Matches: matchesView(r.Matches)})
 	}
-	out.Phrases = append(out.Phrases, res.Phrases...)
+	out.Phrases = append(out.Phrases, matchesView(res.Phrases)...)
 	return out, nil
+}
+
+// matchesView is the window's copy of the engine's matches.
+func matchesView(ms []api.SearchMatch) []SearchMatch {
+	out := make([]SearchMatch, len(ms))
+	for i, m := range ms {
+		parts := make([]SearchPart, len(m.Parts))
+		for j, p := range m.Parts {
+			parts[j] = SearchPart{Text: p.Text, Hit: p.Hit}
+		}
+		out[i] = SearchMatch{Source: m.Source, Key: m.Key, Parts: parts}
+	}
+	return out
 }

@@ -13,34 +13,6 @@ import (
 // phrases (engine/mirror/search.sql), so it needs no network beyond the
 // engine itself.
 
-// SearchPart is a piece of a matching text; Hit marks the words that
-// match.
-type SearchPart struct {
-	Text string `json:"text"`
-	Hit  bool   `json:"hit,omitempty"`
-}
-
-// SearchMatch is one text that matches: a caption, a reading or a kept
-// phrase, cut to the part around the matching words.
-type SearchMatch struct {
-	Source string       `json:"source"` // "caption", "reading" or "phrase"
-	Key    string       `json:"key"`    // the moment, turn or phrase id
-	Parts  []SearchPart `json:"parts"`
-}
-
-// SearchResult is a moment with its matching texts, best first.
-type SearchResult struct {
-	Moment  api.Moment    `json:"moment"`
-	Matches []SearchMatch `json:"matches"`
-}
-
-// SearchResults answers a search: the moments, best match first, and the
-// kept phrases that match but belong to no moment.
-type SearchResults struct {
-	Results []SearchResult `json:"results"`
-	Phrases []SearchMatch  `json:"phrases"`
-}
-
 // maxMatchesPerMoment bounds the texts shown under one moment.
 const maxMatchesPerMoment = 3
 
@@ -48,7 +20,7 @@ const maxMatchesPerMoment = 3
 // hold every word of q (each word as a prefix, case and accents aside), up
 // to limit moments (0 is api.DefaultPageLimit). A q without a word finds
 // nothing.
-func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResults, error) {
+func (e *Engine) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
 	if limit == 0 {
 		limit = api.DefaultPageLimit
 	}
@@ -56,7 +28,7 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResult
 		return nil, err
 	}
 	e.awaitFold(ctx)
-	out := &SearchResults{Results: []SearchResult{}, Phrases: []SearchMatch{}}
+	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
 	// A moment can match by several texts: ask for more texts than moments.
 	hits, err := e.mirror.Search(ctx, q, limit*(maxMatchesPerMoment+1))
 	if err != nil {
@@ -64,7 +36,7 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResult
 	}
 	at := map[string]int{} // moment id -> index in out.Results
 	for _, h := range hits {
-		m := SearchMatch{Source: h.Source, Key: h.Key, Parts: parts(h.Snippet)}
+		m := api.SearchMatch{Source: h.Source, Key: h.Key, Parts: parts(h.Snippet)}
 		if h.MomentID == "" {
 			out.Phrases = append(out.Phrases, m)
 			continue
@@ -83,7 +55,7 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResult
 			}
 			i = len(out.Results)
 			at[h.MomentID] = i
-			out.Results = append(out.Results, SearchResult{Moment: *mo})
+			out.Results = append(out.Results, api.SearchResult{Moment: *mo})
 		}
 		if r := &out.Results[i]; len(r.Matches) < maxMatchesPerMoment {
 			r.Matches = append(r.Matches, m)
@@ -93,19 +65,19 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*SearchResult
 }
 
 // parts splits a snippet at its marks.
-func parts(snippet string) []SearchPart {
-	var out []SearchPart
+func parts(snippet string) []api.SearchPart {
+	var out []api.SearchPart
 	for snippet != "" {
 		before, rest, found := strings.Cut(snippet, mirror.MarkStart)
 		if before != "" {
-			out = append(out, SearchPart{Text: before})
+			out = append(out, api.SearchPart{Text: before})
 		}
 		if !found {
 			break
 		}
 		hit, after, _ := strings.Cut(rest, mirror.MarkEnd)
 		if hit != "" {
-			out = append(out, SearchPart{Text: hit, Hit: true})
+			out = append(out, api.SearchPart{Text: hit, Hit: true})
 		}
 		snippet = after
 	}

@@ -12,7 +12,7 @@ import (
 // Service (the contract's routes): a Service without it answers
 // GET /v1/search with 404 not_found.
 type Searcher interface {
-	Search(ctx context.Context, q string, limit int) (*engine.SearchResults, error)
+	Search(ctx context.Context, q string, limit int) (*api.SearchResults, error)
 }
 
 var _ Searcher = (*engine.Engine)(nil)

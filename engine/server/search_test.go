@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -20,9 +19,9 @@ func TestSearch(t *testing.T) {
 	call(t, e, "POST", "/v1/phrases", map[string]string{"text": "red door", "moment_id": a.Moment.ID}).want(t, 201, nil)
 	call(t, e, "POST", "/v1/phrases", map[string]string{"text": "red sky at night"}).want(t, 201, nil)
 
-	search := func(q string) engine.SearchResults {
+	search := func(q string) api.SearchResults {
 		t.Helper()
-		var out engine.SearchResults
+		var out api.SearchResults
 		call(t, e, "GET", "/v1/search?q="+url.QueryEscape(q), nil).want(t, http.StatusOK, &out)
 		return out
 	}
