@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, harness, choose, tab, shot, until, url } from './lib.mjs';
+import { launch, harness, choose, tab, shot, until, url, rpc } from './lib.mjs';
 
 const photos = join(import.meta.dirname, '..', '..', '..', 'shared', 'photos');
 let context;
@@ -183,6 +183,22 @@ test('a quick recall shows its reading', async () => {
   await page.getByTestId('recall-status').filter({ hasText: 'Finished' }).waitFor();
   assert.match(await page.getByTestId('recall-text').innerText(), /Remembering together/);
   await shot(page, 'phrases');
+});
+
+test('a plain http:// address off this computer: Spark asks before the token goes out, and Cancel sends nothing', async () => {
+  await tab(page, 'Settings');
+  await page.getByLabel('Family engine').check();
+  // .invalid never resolves: had Spark sent the token, nothing would answer.
+  await page.getByLabel('Connection text').fill('http://family-engine.invalid:8787#spk_not_sent');
+  await page.getByTestId('connect').click();
+  const confirm = page.locator('dialog.confirm');
+  await confirm.waitFor();
+  assert.match(await confirm.innerText(), /not protected/);
+  assert.match(await confirm.innerText(), /https:\/\//);
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('test-result').innerText(), '', 'nothing was tried');
+  assert.equal((await rpc('Settings/Get')).engine, 'local');
 });
 
 test('an unreachable family engine: calm banner, captures wait, then send on their own when it is up', async () => {

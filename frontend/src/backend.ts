@@ -94,6 +94,7 @@ export const backend = {
     useRemote: (url: string, token: string) => call(Settings.UseRemote(url, token)),
     test: (url: string, token: string) => call(Settings.Test(url, token)),
     connect: (text: string, anyway: boolean) => call(Settings.Connect(text, anyway)),
+    addressWarning: (url: string) => call(Settings.AddressWarning(url)),
     setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),

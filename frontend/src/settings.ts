@@ -151,7 +151,20 @@ export class SettingsScreen implements Screen {
     );
   }
 
+  /** safeToSend asks Dad before his token goes to an address that would
+   * send it unprotected (plain http to another computer). */
+  private async safeToSend(url: string): Promise<boolean> {
+    let warning = '';
+    try {
+      warning = await backend.settings.addressWarning(url);
+    } catch {
+      return true; // the test or connection that follows says what is wrong
+    }
+    return !warning || confirmDialog('This address is not protected', warning, 'Send it anyway');
+  }
+
   private async test(url: string, token: string, out: HTMLElement): Promise<void> {
+    if (!(await this.safeToSend(url))) return;
     out.textContent = 'Testing…';
     out.className = 'test-result';
     try {
@@ -166,14 +179,14 @@ export class SettingsScreen implements Screen {
   /** showTest shows a connection test's answer, and its warning (a
    * token sent over plain http, say) when it has one. */
   private showTest(out: HTMLElement, r: TestResult): void {
-    const warning = (r as TestResult & { warning?: string }).warning;
-    clear(out, h('p', {}, r.message), warning ? h('p', { class: 'warn-text', 'data-testid': 'test-warning' }, warning) : null);
+    clear(out, h('p', {}, r.message), r.warning ? h('p', { class: 'warn-text', 'data-testid': 'test-warning' }, r.warning) : null);
     out.className = `test-result ${r.ok ? 'ok' : 'bad'}`;
   }
 
   /** connect checks the engine of a connection text and switches to it;
    * one that does not answer is used only if the person confirms. */
   private async connect(text: string, out: HTMLElement, anyway = false): Promise<void> {
+    if (!anyway && !(await this.safeToSend((text.split('#')[0] ?? '').trim()))) return;
     clear(out, h('p', {}, 'Checking the family engine…'));
     out.className = 'test-result';
     let r;
