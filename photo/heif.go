@@ -61,7 +61,7 @@ func probeHEIF(r io.ReadSeeker) (Info, error) {
 	}
 	// The date is a bonus: an Exif item that cannot be read leaves it
 	// unknown. Its orientation is ignored, since irot and imir rule.
-	if b := exif.read(r); len(b) >= 4 {
+	if b := exif.read(r, maxMetaChunk); len(b) >= 4 {
 		// The item starts with the offset of the TIFF header after these
 		// four bytes (usually 6, past "Exif\0\0").
 		if off := int64(binary.BigEndian.Uint32(b)); off <= int64(len(b)-4) {
@@ -83,11 +83,11 @@ type heifItem struct {
 }
 
 // read returns the item's data, or nil when it lies outside the file or
-// the idat box, is larger than maxMetaChunk, or cannot be read.
-func (it heifItem) read(r io.ReadSeeker) []byte {
+// the idat box, is larger than limit bytes, or cannot be read.
+func (it heifItem) read(r io.ReadSeeker, limit uint64) []byte {
 	var total uint64
 	for _, e := range it.extents {
-		if e.n == 0 || e.n > maxMetaChunk || total+e.n > maxMetaChunk {
+		if e.n == 0 || e.n > limit || total+e.n > limit {
 			return nil // a length of 0 means "to the end of the file"
 		}
 		total += e.n
@@ -168,214 +168,117 @@ func readMetaBox(r io.ReadSeeker) ([]byte, error) {
 // Exif item is (none when the file has none, or when iinf or iloc cannot
 // be made sense of: the date is not worth refusing a photo for).
 func parseMeta(meta []byte) (Info, heifItem, error) {
-	info, err := parseMetaInfo(meta)
+	m, err := parseHEIFMeta(meta)
 	if err != nil {
 		return Info{}, heifItem{}, err
 	}
-	children, _ := boxes(meta[4:])
-	var iinf, iloc, idat []byte
-	for _, c := range children {
-		switch c.typ {
-		case "iinf":
-			iinf = c.body
-		case "iloc":
-			iloc = c.body
-		case "idat":
-			idat = c.body
-		}
+	info, err := m.primaryInfo()
+	if err != nil {
+		return Info{}, heifItem{}, err
 	}
-	id, ok := exifItemID(iinf)
+	id, ok := exifItemID(m.iinf)
 	if !ok {
 		return info, heifItem{}, nil
 	}
-	item, ok := locateItem(iloc, id)
+	item, ok := m.locate(id)
 	if !ok {
 		return info, heifItem{}, nil
-	}
-	if item.inIdat {
-		item.idat = idat
 	}
 	return info, item, nil
 }
 
-// exifItemID returns the id of the first item of type "Exif" listed in an
-// iinf box body.
-func exifItemID(iinf []byte) (uint32, bool) {
-	if len(iinf) < 6 {
-		return 0, false
-	}
-	rest := iinf[6:] // version, flags, 16-bit entry count
-	if iinf[0] != 0 {
-		if len(iinf) < 8 {
-			return 0, false
-		}
-		rest = iinf[8:]
-	}
-	entries, err := boxes(rest)
-	if err != nil {
-		return 0, false
-	}
-	for _, e := range entries {
-		// Only infe versions 2 and 3 name the item type with a 4CC.
-		if e.typ != "infe" || len(e.body) < 4 {
-			continue
-		}
-		var id uint32
-		var typ []byte
-		switch b := e.body; b[0] {
-		case 2:
-			if len(b) < 12 {
-				continue
-			}
-			id, typ = uint32(binary.BigEndian.Uint16(b[4:])), b[8:12]
-		case 3:
-			if len(b) < 14 {
-				continue
-			}
-			id, typ = binary.BigEndian.Uint32(b[4:]), b[10:14]
-		default:
-			continue
-		}
-		if string(typ) == "Exif" {
-			return id, true
-		}
-	}
-	return 0, false
+// heifMeta is what a HEIF meta box says about its items.
+type heifMeta struct {
+	primary uint32
+	// props are the ipco box's children: property index i is props[i-1].
+	props []box
+	// assocs are the (item, property index) pairs of ipma, in its order.
+	assocs [][2]uint32
+	// The bodies of these boxes, nil when the box is absent.
+	iinf, iloc, idat, iref []byte
 }
 
-// locateItem finds item id in an iloc box body. Items built from other
-// items (construction method 2) or kept in other files are not followed.
-func locateItem(iloc []byte, id uint32) (heifItem, bool) {
-	b := iloc
-	// take returns the next n-byte (0, 4 or 8) big-endian number.
-	bad := false
-	take := func(n int) uint64 {
-		if bad || len(b) < n {
-			bad = true
-			return 0
-		}
-		var v uint64
-		switch n {
-		case 0:
-		case 2:
-			v = uint64(binary.BigEndian.Uint16(b))
-		case 4:
-			v = uint64(binary.BigEndian.Uint32(b))
-		case 8:
-			v = binary.BigEndian.Uint64(b)
-		default:
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
-	if len(b) < 6 {
-		return heifItem{}, false
-	}
-	version := b[0]
-	offSize, lenSize := int(b[4]>>4), int(b[4]&15)
-	baseSize, indexSize := int(b[5]>>4), int(b[5]&15)
-	if version != 1 && version != 2 {
-		indexSize = 0
-	}
-	b = b[6:]
-	idSize := 2
-	if version == 2 {
-		idSize = 4
-	}
-	count := take(idSize)
-	for i := uint64(0); i < count && !bad; i++ {
-		itemID := take(idSize)
-		method := uint64(0)
-		if version == 1 || version == 2 {
-			method = take(2) & 15
-		}
-		dataRef := take(2)
-		base := take(baseSize)
-		n := take(2)
-		var extents []heifExtent
-		for j := uint64(0); j < n && !bad; j++ {
-			take(indexSize)
-			off, length := take(offSize), take(lenSize)
-			extents = append(extents, heifExtent{off: base + off, n: length})
-		}
-		if bad {
-			break
-		}
-		if uint32(itemID) != id {
-			continue
-		}
-		if dataRef != 0 || method > 1 || len(extents) == 0 {
-			return heifItem{}, false
-		}
-		return heifItem{extents: extents, inIdat: method == 1}, true
-	}
-	return heifItem{}, false
-}
-
-// parseMetaInfo reads pitm, ipco and ipma from a meta box body.
-func parseMetaInfo(meta []byte) (Info, error) {
+// parseHEIFMeta reads pitm, ipco and ipma from a meta box body and keeps
+// the boxes that say where the items are.
+func parseHEIFMeta(meta []byte) (heifMeta, error) {
+	var m heifMeta
 	if len(meta) < 4 {
-		return Info{}, errors.New("short meta box")
+		return m, errors.New("short meta box")
 	}
 	children, err := boxes(meta[4:]) // after version and flags
 	if err != nil {
-		return Info{}, err
+		return m, err
 	}
-	primary := uint32(0)
 	havePrimary := false
-	var props []box
-	type assoc struct{ item, prop uint32 }
-	var assocs []assoc
 	for _, c := range children {
 		switch c.typ {
 		case "pitm":
 			if len(c.body) < 6 {
-				return Info{}, errors.New("short pitm box")
+				return m, errors.New("short pitm box")
 			}
 			if c.body[0] == 0 {
-				primary = uint32(binary.BigEndian.Uint16(c.body[4:]))
+				m.primary = uint32(binary.BigEndian.Uint16(c.body[4:]))
 			} else {
 				if len(c.body) < 8 {
-					return Info{}, errors.New("short pitm box")
+					return m, errors.New("short pitm box")
 				}
-				primary = binary.BigEndian.Uint32(c.body[4:])
+				m.primary = binary.BigEndian.Uint32(c.body[4:])
 			}
 			havePrimary = true
 		case "iprp":
 			iprp, err := boxes(c.body)
 			if err != nil {
-				return Info{}, err
+				return m, err
 			}
 			for _, p := range iprp {
 				switch p.typ {
 				case "ipco":
-					if props, err = boxes(p.body); err != nil {
-						return Info{}, err
+					if m.props, err = boxes(p.body); err != nil {
+						return m, err
 					}
 				case "ipma":
 					as, err := parseIPMA(p.body)
 					if err != nil {
-						return Info{}, err
+						return m, err
 					}
-					for _, a := range as {
-						assocs = append(assocs, assoc{a[0], a[1]})
-					}
+					m.assocs = append(m.assocs, as...)
 				}
 			}
+		case "iinf":
+			m.iinf = c.body
+		case "iloc":
+			m.iloc = c.body
+		case "idat":
+			m.idat = c.body
+		case "iref":
+			m.iref = c.body
 		}
 	}
 	if !havePrimary {
-		return Info{}, errors.New("no primary item")
+		return m, errors.New("no primary item")
 	}
+	return m, nil
+}
+
+// itemProps returns the properties of item id, in the order ipma lists
+// them.
+func (m heifMeta) itemProps(id uint32) []box {
+	var out []box
+	for _, a := range m.assocs {
+		if a[0] == id && a[1] != 0 && int(a[1]) <= len(m.props) {
+			out = append(out, m.props[a[1]-1])
+		}
+	}
+	return out
+}
+
+// primaryInfo reports the primary item's stored size (its "ispe"
+// property) and orientation (its "irot" and "imir" properties, composed
+// in the order the file lists them).
+func (m heifMeta) primaryInfo() (Info, error) {
 	info := Info{Format: FormatHEIC, Orientation: 1}
 	haveSize := false
-	for _, a := range assocs {
-		if a.item != primary || a.prop == 0 || int(a.prop) > len(props) {
-			continue
-		}
-		p := props[a.prop-1]
+	for _, p := range m.itemProps(m.primary) {
 		switch p.typ {
 		case "ispe":
 			if len(p.body) < 12 {
@@ -408,6 +311,188 @@ func parseMetaInfo(meta []byte) (Info, error) {
 		return Info{}, errors.New("the primary image has no size (ispe) property")
 	}
 	return info, nil
+}
+
+// heifInfe is one item of an iinf box: its id and its type.
+type heifInfe struct {
+	id  uint32
+	typ string
+}
+
+// itemTypes returns the items listed in an iinf box body, in order; nil
+// when the box cannot be read. Only infe versions 2 and 3 name the item
+// type with a 4CC; other entries are left out.
+func itemTypes(iinf []byte) []heifInfe {
+	if len(iinf) < 6 {
+		return nil
+	}
+	rest := iinf[6:] // version, flags, 16-bit entry count
+	if iinf[0] != 0 {
+		if len(iinf) < 8 {
+			return nil
+		}
+		rest = iinf[8:]
+	}
+	entries, err := boxes(rest)
+	if err != nil {
+		return nil
+	}
+	var out []heifInfe
+	for _, e := range entries {
+		if e.typ != "infe" || len(e.body) < 4 {
+			continue
+		}
+		switch b := e.body; b[0] {
+		case 2:
+			if len(b) >= 12 {
+				out = append(out, heifInfe{uint32(binary.BigEndian.Uint16(b[4:])), string(b[8:12])})
+			}
+		case 3:
+			if len(b) >= 14 {
+				out = append(out, heifInfe{binary.BigEndian.Uint32(b[4:]), string(b[10:14])})
+			}
+		}
+	}
+	return out
+}
+
+// exifItemID returns the id of the first item of type "Exif" listed in an
+// iinf box body.
+func exifItemID(iinf []byte) (uint32, bool) {
+	for _, it := range itemTypes(iinf) {
+		if it.typ == "Exif" {
+			return it.id, true
+		}
+	}
+	return 0, false
+}
+
+// locate finds item id in the iloc box, with its idat when its data lies
+// there. Items built from other items (construction method 2) or kept in
+// other files are not followed.
+func (m heifMeta) locate(id uint32) (heifItem, bool) {
+	it, ok := locateItems(m.iloc)[id]
+	if !ok || len(it.extents) == 0 {
+		return heifItem{}, false
+	}
+	if it.inIdat {
+		it.idat = m.idat
+	}
+	return it, true
+}
+
+// locateItems reads an iloc box body: where each item's data is, by id.
+// The first entry of an id counts; an entry that cannot be followed
+// (construction method 2, another file, no extents) is there without
+// extents. Reading stops at the first entry cut short.
+func locateItems(iloc []byte) map[uint32]heifItem {
+	b := iloc
+	// take returns the next n-byte (0, 2, 4 or 8) big-endian number.
+	bad := false
+	take := func(n int) uint64 {
+		if bad || len(b) < n {
+			bad = true
+			return 0
+		}
+		var v uint64
+		switch n {
+		case 0:
+		case 2:
+			v = uint64(binary.BigEndian.Uint16(b))
+		case 4:
+			v = uint64(binary.BigEndian.Uint32(b))
+		case 8:
+			v = binary.BigEndian.Uint64(b)
+		default:
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	if len(b) < 6 {
+		return nil
+	}
+	version := b[0]
+	offSize, lenSize := int(b[4]>>4), int(b[4]&15)
+	baseSize, indexSize := int(b[5]>>4), int(b[5]&15)
+	if version != 1 && version != 2 {
+		indexSize = 0
+	}
+	b = b[6:]
+	idSize := 2
+	if version == 2 {
+		idSize = 4
+	}
+	out := map[uint32]heifItem{}
+	count := take(idSize)
+	for i := uint64(0); i < count && !bad; i++ {
+		itemID := uint32(take(idSize))
+		method := uint64(0)
+		if version == 1 || version == 2 {
+			method = take(2) & 15
+		}
+		dataRef := take(2)
+		base := take(baseSize)
+		n := take(2)
+		var extents []heifExtent
+		for j := uint64(0); j < n && !bad; j++ {
+			take(indexSize)
+			off, length := take(offSize), take(lenSize)
+			extents = append(extents, heifExtent{off: base + off, n: length})
+		}
+		if bad {
+			break
+		}
+		if _, seen := out[itemID]; seen {
+			continue
+		}
+		if dataRef != 0 || method > 1 {
+			extents = nil
+		}
+		out[itemID] = heifItem{extents: extents, inIdat: method == 1}
+	}
+	return out
+}
+
+// itemRefs returns the items that item from refers to with references of
+// type typ (such as "dimg", the tiles of a grid), in the file's order;
+// nil when there are none or the iref box cannot be read.
+func itemRefs(iref []byte, typ string, from uint32) []uint32 {
+	if len(iref) < 4 {
+		return nil
+	}
+	idSize := 2
+	if iref[0] != 0 {
+		idSize = 4
+	}
+	refs, err := boxes(iref[4:])
+	if err != nil {
+		return nil
+	}
+	id := func(b []byte) uint32 {
+		if idSize == 2 {
+			return uint32(binary.BigEndian.Uint16(b))
+		}
+		return binary.BigEndian.Uint32(b)
+	}
+	for _, r := range refs {
+		b := r.body
+		if r.typ != typ || len(b) < idSize+2 || id(b) != from {
+			continue
+		}
+		n := int(binary.BigEndian.Uint16(b[idSize:]))
+		b = b[idSize+2:]
+		if len(b) < n*idSize {
+			return nil
+		}
+		out := make([]uint32, n)
+		for i := range out {
+			out[i] = id(b[i*idSize:])
+		}
+		return out
+	}
+	return nil
 }
 
 // parseIPMA returns the (item, property index) pairs of an ipma box, in

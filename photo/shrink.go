@@ -28,6 +28,13 @@ func fitSize(w, h, maxEdge int) (int, int) {
 func Shrink(img image.Image, orientation, maxEdge int) image.Image {
 	b := img.Bounds()
 	w, h := fitSize(b.Dx(), b.Dy(), maxEdge)
+	return shrinkTo(img, w, h, orientation)
+}
+
+// shrinkTo is Shrink to w by h pixels (before the orientation), which
+// must be no more than img's size.
+func shrinkTo(img image.Image, w, h, orientation int) image.Image {
+	b := img.Bounds()
 	switch m := img.(type) {
 	case *image.YCbCr:
 		return shrinkYCbCr(m, w, h, orientation)
@@ -176,4 +183,44 @@ func splitNRGBA(m *image.NRGBA, k int) (r, g, b plane) {
 		}
 	}
 	return r, g, b
+}
+
+// orientImage returns img turned upright for orientation o, at full size:
+// the picture Decode returns for a HEIC whose tiles it decoded as stored.
+func orientImage(img image.Image, o int) image.Image {
+	m, ok := img.(*image.YCbCr)
+	if !ok || o <= 1 || o > 8 {
+		return img
+	}
+	b := m.Bounds()
+	cw, ch := chromaSize(b.Dx(), b.Dy(), m.SubsampleRatio)
+	ratio := m.SubsampleRatio
+	if swapsAxes(o) {
+		switch ratio {
+		case image.YCbCrSubsampleRatio422:
+			ratio = image.YCbCrSubsampleRatio440
+		case image.YCbCrSubsampleRatio440:
+			ratio = image.YCbCrSubsampleRatio422
+		case image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio444:
+		default:
+			return img // 4:1:1 and 4:1:0 have no turned form; no HEIC is either
+		}
+	}
+	ci := m.COffset(b.Min.X, b.Min.Y)
+	var out [3]plane
+	parallel(
+		func() {
+			out[0] = orientPlane(plane{w: b.Dx(), h: b.Dy(), stride: m.YStride, pix: m.Y[m.YOffset(b.Min.X, b.Min.Y):]}, o)
+		},
+		func() {
+			out[1] = orientPlane(plane{w: cw, h: ch, stride: m.CStride, pix: m.Cb[ci:]}, o)
+			out[2] = orientPlane(plane{w: cw, h: ch, stride: m.CStride, pix: m.Cr[ci:]}, o)
+		},
+	)
+	return &image.YCbCr{
+		Y: out[0].pix, Cb: out[1].pix, Cr: out[2].pix,
+		YStride: out[0].stride, CStride: out[1].stride,
+		SubsampleRatio: ratio,
+		Rect:           image.Rect(0, 0, out[0].w, out[0].h),
+	}
 }

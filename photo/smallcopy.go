@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"image/png"
 	"io"
 	"os"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/gen2brain/heic"
 	"golang.org/x/image/webp"
+
+	scaledjpeg "github.com/sparkfamily/spark/photo/internal/jpeg"
 )
 
 // Defaults used for zero fields of Options.
@@ -65,26 +66,41 @@ type Result struct {
 // between the phases. Nothing is written to w unless the whole picture was
 // decoded and shrunk.
 func SmallCopy(ctx context.Context, path string, w io.Writer, opts Options) (Result, error) {
-	img, info, err := Decode(ctx, path, opts)
+	small, res, err := SmallPicture(ctx, path, opts)
 	if err != nil {
-		return Result{Source: info}, err
-	}
-	orientation := info.Orientation
-	if info.Format == FormatHEIC {
-		orientation = 1 // libheif has already applied irot and imir
+		return res, err
 	}
 	opts = opts.withDefaults()
-	// From here on only the small picture is live: the full-size one is
-	// garbage while the encoder runs.
-	small := Shrink(img, orientation, opts.MaxEdge)
-	if err := ctx.Err(); err != nil {
-		return Result{Source: info}, err
+	if err := scaledjpeg.Encode(w, small, &scaledjpeg.Options{Quality: opts.Quality}); err != nil {
+		return Result{Source: res.Source}, fmt.Errorf("write the small copy of %s: %w", path, err)
 	}
-	if err := jpeg.Encode(w, small, &jpeg.Options{Quality: opts.Quality}); err != nil {
-		return Result{Source: info}, fmt.Errorf("write the small copy of %s: %w", path, err)
+	return res, nil
+}
+
+// SmallPicture returns the upright picture that SmallCopy encodes, with
+// the same checks and errors. A JPEG is decoded at the largest of 1/8,
+// 1/4 and 1/2 of its size that still has at least the small copy's
+// pixels (the inverse DCT computes the reduced picture directly), and the
+// resize does the rest; the tiles of a HEIC are decoded at once.
+func SmallPicture(ctx context.Context, path string, opts Options) (image.Image, Result, error) {
+	opts = opts.withDefaults()
+	img, info, orientation, err := decodeFile(ctx, path, opts, opts.MaxEdge)
+	if err != nil {
+		return nil, Result{Source: info}, err
+	}
+	// From here on only the small picture is live: the decoded one is
+	// garbage while the encoder runs.
+	uw, uh := info.Upright()
+	w, h := fitSize(uw, uh, opts.MaxEdge)
+	if swapsAxes(orientation) {
+		w, h = h, w
+	}
+	small := shrinkTo(img, w, h, orientation)
+	if err := ctx.Err(); err != nil {
+		return nil, Result{Source: info}, err
 	}
 	b := small.Bounds()
-	return Result{Source: info, Width: b.Dx(), Height: b.Dy()}, nil
+	return small, Result{Source: info, Width: b.Dx(), Height: b.Dy()}, nil
 }
 
 // Decode probes the photo at path, checks its size against opts.MaxPixels
@@ -92,71 +108,98 @@ func SmallCopy(ctx context.Context, path string, w io.Writer, opts Options) (Res
 // WebP (apply info.Orientation yourself), and already upright for HEIC.
 // Errors are those of SmallCopy.
 func Decode(ctx context.Context, path string, opts Options) (image.Image, Info, error) {
-	opts = opts.withDefaults()
+	img, info, orientation, err := decodeFile(ctx, path, opts.withDefaults(), 0)
+	if err != nil {
+		return nil, info, err
+	}
+	if info.Format == FormatHEIC && orientation != 1 {
+		img = orientImage(img, orientation)
+	}
+	return img, info, nil
+}
+
+// decodeFile probes the photo at path, checks its size against
+// opts.MaxPixels and decodes it: at full size when maxEdge is 0, else a
+// JPEG at the smallest of its reduced sizes that still holds a maxEdge
+// small copy. It also returns the orientation still to apply to the
+// picture: info.Orientation, or 1 for a HEIC that libheif has turned
+// upright itself.
+func decodeFile(ctx context.Context, path string, opts Options, maxEdge int) (image.Image, Info, int, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, Info{}, err
+		return nil, Info{}, 0, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Info{}, &readError{path: path, err: err}
+		return nil, Info{}, 0, &readError{path: path, err: err}
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil {
-		return nil, Info{}, &readError{path: path, err: err}
+		return nil, Info{}, 0, &readError{path: path, err: err}
 	} else if st.IsDir() {
-		return nil, Info{}, fmt.Errorf("cannot read %s: it is a folder, not a photo", path)
+		return nil, Info{}, 0, fmt.Errorf("cannot read %s: it is a folder, not a photo", path)
 	}
 	info, err := Probe(f)
 	if err != nil {
 		if errors.Is(err, ErrEmpty) || errors.Is(err, ErrUnsupported) || errors.Is(err, ErrCorrupt) {
-			return nil, info, fmt.Errorf("%s: %w", path, err)
+			return nil, info, 0, fmt.Errorf("%s: %w", path, err)
 		}
-		return nil, info, &readError{path: path, err: err}
+		return nil, info, 0, &readError{path: path, err: err}
 	}
 	if px := int64(info.Width) * int64(info.Height); px > opts.MaxPixels {
-		return nil, info, fmt.Errorf("%s: %w: %dx%d is %.1f megapixels, more than the limit of %.0f megapixels; scale it down before adding it",
+		return nil, info, 0, fmt.Errorf("%s: %w: %dx%d is %.1f megapixels, more than the limit of %.0f megapixels; scale it down before adding it",
 			path, ErrTooLarge, info.Width, info.Height, float64(px)/1e6, float64(opts.MaxPixels)/1e6)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, info, err
+		return nil, info, 0, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, info, &readError{path: path, err: err}
+		return nil, info, 0, &readError{path: path, err: err}
 	}
-	img, err := decode(info.Format, f)
+	// The size the decoder must give, since the pixel limit was checked
+	// against the header: the header's, reduced for a scaled JPEG.
+	want := image.Pt(info.Width, info.Height)
+	scale := 1
+	if info.Format == FormatJPEG && maxEdge > 0 {
+		w, h := fitSize(info.Width, info.Height, maxEdge)
+		scale = scaledjpeg.ChooseScale(info.Width, info.Height, w, h)
+		want.X, want.Y = scaledjpeg.ScaledSize(info.Width, info.Height, scale)
+	}
+	img, orientation, err := decode(ctx, info, f, scale)
 	if err != nil {
 		var re *readError
 		if errors.As(err, &re) {
 			re.path = path
-			return nil, info, re
+			return nil, info, 0, re
 		}
-		return nil, info, fmt.Errorf("%s: %w", path, err)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, info, 0, err
+		}
+		return nil, info, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	// A decoder must not hand back more than the header promised: the
-	// pixel limit was checked against the header.
-	b := img.Bounds()
-	want := image.Rect(0, 0, info.Width, info.Height)
-	if info.Format == FormatHEIC && swapsAxes(info.Orientation) {
-		want = image.Rect(0, 0, info.Height, info.Width)
+	if info.Format == FormatHEIC && orientation == 1 && swapsAxes(info.Orientation) {
+		want.X, want.Y = want.Y, want.X // libheif turned it upright
 	}
-	if b.Size() != want.Size() {
-		return nil, info, fmt.Errorf("%s: %w: the header says %dx%d but the picture is %dx%d", path, ErrCorrupt, want.Dx(), want.Dy(), b.Dx(), b.Dy())
+	if b := img.Bounds().Size(); b != want {
+		return nil, info, 0, fmt.Errorf("%s: %w: the header says %dx%d but the picture is %dx%d", path, ErrCorrupt, want.X, want.Y, b.X, b.Y)
 	}
-	return img, info, ctx.Err()
+	return img, info, orientation, ctx.Err()
 }
 
 // bufPool recycles the read buffers of the decoders.
 var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
-// decode decodes a whole picture of a probed format. A decoder's panic,
-// which some raise on crafted input, becomes ErrCorrupt.
-func decode(format string, f *os.File) (img image.Image, err error) {
+// decode decodes a whole picture of a probed format, a JPEG at 1/scale,
+// and returns the orientation still to apply to it (see decodeFile). A
+// decoder's panic, which some raise on crafted input, becomes ErrCorrupt.
+func decode(ctx context.Context, info Info, f *os.File, scale int) (img image.Image, orientation int, err error) {
+	format := info.Format
 	defer func() {
 		if r := recover(); r != nil {
 			img = nil
 			err = fmt.Errorf("%w: the %s decoder failed (%v); copy the file again from its source", ErrCorrupt, formatName(format), r)
 		}
 	}()
+	orientation = info.Orientation
 	br := bufPool.Get().(*bufio.Reader)
 	br.Reset(&osReader{f})
 	defer func() {
@@ -165,36 +208,33 @@ func decode(format string, f *os.File) (img image.Image, err error) {
 	}()
 	switch format {
 	case FormatJPEG:
-		img, err = jpeg.Decode(br)
+		img, err = scaledjpeg.DecodeScaled(br, scale)
 	case FormatPNG:
 		img, err = png.Decode(br)
 	case FormatWebP:
 		img, err = webp.Decode(br)
 	case FormatHEIC:
-		if werr := warm(); werr != nil {
-			return nil, fmt.Errorf("%w: the HEIC decoder cannot start (%v)", ErrUnsupported, werr)
-		}
-		img, err = heic.Decode(br)
-		if err == nil && heic.Dynamic() != nil {
-			repairHEICCorner(img)
-		}
+		img, orientation, err = decodeHEIF(ctx, &osReadSeeker{f}, info)
 	}
 	if err == nil {
-		return img, nil
+		return img, orientation, nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnsupported) {
+		return nil, 0, err
 	}
 	var re *osError
 	if errors.As(err, &re) {
-		return nil, &readError{err: re.err}
+		return nil, 0, &readError{err: re.err}
 	}
-	var ju jpeg.UnsupportedError
+	var ju scaledjpeg.UnsupportedError
 	var pu png.UnsupportedError
 	if errors.As(err, &ju) || errors.As(err, &pu) {
-		return nil, fmt.Errorf("%w: a %s variant this decoder cannot read (%v); %s, so re-save it as a plain JPEG or PNG", ErrUnsupported, formatName(format), err, supported)
+		return nil, 0, fmt.Errorf("%w: a %s variant this decoder cannot read (%v); %s, so re-save it as a plain JPEG or PNG", ErrUnsupported, formatName(format), err, supported)
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	return nil, fmt.Errorf("%w: cannot decode the %s data (%v); the file may be cut short or damaged, so copy it again from its source", ErrCorrupt, formatName(format), err)
+	return nil, 0, fmt.Errorf("%w: cannot decode the %s data (%v); the file may be cut short or damaged, so copy it again from its source", ErrCorrupt, formatName(format), err)
 }
 
 // repairHEICCorner undoes a flaw of gen2brain/heic v0.4.5's WebAssembly
@@ -229,6 +269,19 @@ func (r *osReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// osReadSeeker is osReader for the HEIC decoder, which seeks.
+type osReadSeeker struct{ f *os.File }
+
+func (r *osReadSeeker) Read(p []byte) (int, error) { return (&osReader{r.f}).Read(p) }
+
+func (r *osReadSeeker) Seek(off int64, whence int) (int64, error) {
+	n, err := r.f.Seek(off, whence)
+	if err != nil {
+		err = &osError{err}
+	}
+	return n, err
+}
+
 // warmState is the one-time start of the HEIC decoder.
 var (
 	warmOnce sync.Once
@@ -256,9 +309,14 @@ func warm() error {
 // background, so the first HEIC photo does not pay for it on the user's
 // path, and waits for it until ctx is done. Call it at start-up, in a
 // goroutine or with a short-lived ctx; the compile goes on either way.
+// With a ctx that is already done it returns ctx.Err() at once, whether or
+// not the compile has finished.
 func Warm(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- warm() }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	select {
 	case err := <-done:
 		return err

@@ -1,4 +1,8 @@
-package photo
+// Package phototest holds the oracles that photo's tests and spark-bench
+// measure the small copy against: PSNR, and Reference, the small picture
+// made the plain way with disintegration/imaging. It is for tests and
+// benchmarks; the app does not link it.
+package phototest
 
 import (
 	"image"
@@ -12,8 +16,8 @@ import (
 // PSNR returns the peak signal-to-noise ratio in decibels between two
 // pictures of the same size, over their R, G and B values: about 40 dB and
 // more means no visible difference. It is how the tests and spark-bench
-// show that Shrink keeps the look of a single-pass Lanczos resize. It
-// returns +Inf for identical pictures and NaN when the sizes differ.
+// show that photo.Shrink keeps the look of a single-pass Lanczos resize.
+// It returns +Inf for identical pictures and NaN when the sizes differ.
 func PSNR(a, b image.Image) float64 {
 	if a.Bounds().Size() != b.Bounds().Size() || a.Bounds().Empty() {
 		return math.NaN()
@@ -49,13 +53,12 @@ func toNRGBA(m image.Image) *image.NRGBA {
 }
 
 // Reference returns the small picture made the plain way, for comparison:
-// the whole picture resized in one pass with imaging's Lanczos filter, then
-// turned upright, then given 4:2:0 chroma by averaging 2x2 blocks as the
-// JPEG encoder does to anything it encodes. Comparing Shrink's result with
-// it measures the resize alone.
-func Reference(img image.Image, orientation, maxEdge int) image.Image {
-	b := img.Bounds()
-	w, h := fitSize(b.Dx(), b.Dy(), maxEdge)
+// the whole picture resized to w by h (the size before the orientation) in
+// one pass with imaging's Lanczos filter, then turned upright for the EXIF
+// orientation, then given 4:2:0 chroma by averaging 2x2 blocks as the JPEG
+// encoder does to anything it encodes. Comparing photo.Shrink's result
+// with it measures the resize alone.
+func Reference(img image.Image, orientation, w, h int) image.Image {
 	ref := imaging.Resize(img, w, h, imaging.Lanczos)
 	switch orientation {
 	case 2:

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jpeg
+
+const raceEnabled = false
