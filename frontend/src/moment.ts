@@ -70,6 +70,10 @@ export class MomentDialog {
     this.dlg.addEventListener('close', () => {
       // Escape or ✕ while typing: the caption is saved all the same.
       void this.flushCaption();
+      // The next opening starts afresh: the field, its state and the moment
+      // come from what is current then, not from this time.
+      this.captionFor = '';
+      this.captionState.textContent = '';
       this.m = null;
       this.keepBar.hidden = true;
       rehomeToasts();
