@@ -432,31 +432,29 @@ func (s *FS) RemoveAll(name string) error {
 }
 
 func (s *FS) remove(name string, rm func(string) error) error {
-	abs, err := s.rel(name)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return err
-	}
-	d, base, err := s.parentOf(abs)
-	if err != nil {
-		return err
-	}
-	if _, err := s.lookup(d, base); err != nil {
-		return err
-	}
-	if err := rm(abs); err != nil {
-		return err
-	}
-	d.set(base, nil)
-	return nil
+	return s.inParent(name, func(abs string, d *dirNode, base string) error {
+		if err := rm(abs); err != nil {
+			return err
+		}
+		d.set(base, nil)
+		return nil
+	})
 }
 
 // Mkdir makes a directory.
 func (s *FS) Mkdir(name string, perm fs.FileMode) error {
+	return s.inParent(name, func(abs string, d *dirNode, base string) error {
+		if err := os.Mkdir(abs, perm); err != nil {
+			return err
+		}
+		d.set(base, &entry{d: newDir(abs)})
+		return nil
+	})
+}
+
+// inParent runs one operation on name as one counted step under the lock:
+// fn gets the real path, the parent directory's node and the base name.
+func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string) error) error {
 	abs, err := s.rel(name)
 	if err != nil {
 		return err
@@ -473,11 +471,7 @@ func (s *FS) Mkdir(name string, perm fs.FileMode) error {
 	if _, err := s.lookup(d, base); err != nil {
 		return err
 	}
-	if err := os.Mkdir(abs, perm); err != nil {
-		return err
-	}
-	d.set(base, &entry{d: newDir(abs)})
-	return nil
+	return fn(abs, d, base)
 }
 
 // Stat stats the real file.
