@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,4 +140,38 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Past rankedAtMost matching texts, the newest come first (and a deleted
+// moment's stay out); under it, the best match leads.
+func TestSearch_ManyMatchesNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	m := openDB(t, filepath.Join(t.TempDir(), "mirror.db"))
+	n := rankedAtMost + 10
+	var recs []oplog.Record
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("01J%023d", i)
+		recs = append(recs, rec(t, uint64(i+1), api.OpMomentCreate, fmt.Sprintf("r%d", i),
+			MomentCreate{ID: ids[i], Kind: api.KindNote, Caption: fmt.Sprintf("common word, moment %d", i)}))
+	}
+	last := ids[n-1]
+	recs = append(recs,
+		rec(t, uint64(n+1), api.OpMomentDelete, "", MomentDelete{ID: last}),
+		rec(t, uint64(n+2), api.OpMomentCreate, "rare", MomentCreate{ID: "01K00000000000000000000000", Kind: api.KindNote, Caption: "rare common rare"}))
+	if err := m.Apply(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := m.Search(ctx, "common", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"caption:01K00000000000000000000000", "caption:" + ids[n-2], "caption:" + ids[n-3]}
+	if got := keys(hits); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Search(common) over %d matches = %v; want the newest live ones %v", n, got, want)
+	}
+	hits, err = m.Search(ctx, "rare", 3)
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Snippet, MarkStart+"rare"+MarkEnd) {
+		t.Errorf("Search(rare) = %+v, %v; want the one rare text, marked", hits, err)
+	}
 }
