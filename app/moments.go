@@ -26,11 +26,11 @@ func (m *Moments) Page(before string, limit int) (Page, error) {
 		}
 		page.Moments = append(page.Moments, pending...)
 	}
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return page, err
 	}
-	ms, next, err := cl.Moments(ctx, limit, before)
+	ms, next, err := src.Moments(ctx, limit, before)
 	if err != nil {
 		if before == "" && len(page.Moments) > 0 {
 			// Offline: the captures still show.
@@ -70,11 +70,11 @@ func dropPending(ms []Moment, id string) []Moment {
 // comes from there.
 func (m *Moments) Get(id string) (Moment, error) {
 	ctx := context.Background()
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return Moment{}, err
 	}
-	mo, err := cl.Moment(ctx, id)
+	mo, err := src.Moment(ctx, id)
 	if err == nil {
 		return momentView(mo), nil
 	}
@@ -169,11 +169,11 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 
 // Reading returns one reading (a turn), to follow it until it finishes.
 func (m *Moments) Reading(id string) (Reading, error) {
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return Reading{}, err
 	}
-	t, err := cl.Turn(context.Background(), id)
+	t, err := src.Turn(context.Background(), id)
 	if err != nil {
 		return Reading{}, err
 	}
