@@ -340,8 +340,8 @@ func syncProblem(err error) string {
 		return "The family engine no longer matches the copy on this computer (it may have been restored from an older backup). " +
 			"Your moments are still shown as this computer has them. Rebuild this computer's copy to fetch everything again."
 	default:
-		return "Spark stopped copying the family engine to this computer: it sent something Spark can't read (" + err.Error() + "). " +
-			"Your moments are still shown as this computer has them. Rebuild this computer's copy to fetch everything again; if this comes back, ask whoever looks after the family engine."
+		return "Spark stopped copying the family engine to this computer: the engine sent something this Spark can't read (the details are in Spark's log). " +
+			"Your moments are still shown as this computer has them. Rebuild this computer's copy to fetch everything again; if this comes back, ask whoever looks after the family engine (Spark may need an update)."
 	}
 }
 

@@ -11,9 +11,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,5 +306,87 @@ func TestSync_ReadingArrivesLive(t *testing.T) {
 	p, err := a.Moments.Page("", 10)
 	if err != nil || len(p.Moments) != 0 {
 		t.Errorf("Page after the delete = %+v, %v; want none", p, err)
+	}
+}
+
+// A page of ops that does not fold stops the sync: the window keeps
+// showing this computer's copy as it was, the status says what happened
+// and what to do, the sync does not start again by itself, and "Rebuild
+// this computer's copy" fetches it all again.
+func TestSync_BadPageStopsUntilRebuilt(t *testing.T) {
+	fastSync(t)
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	target, err := url.Parse(remote.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad atomic.Bool
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rp := httputil.NewSingleHostReverseProxy(target)
+		if bad.Load() && r.URL.Path == "/v1/ops" {
+			rp.ModifyResponse = func(resp *http.Response) error {
+				var page api.OpsPage
+				if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+					return err
+				}
+				resp.Body.Close()
+				// The first op is the one the replica folded last (checked,
+				// not folded again): the new ones are an op this Spark does
+				// not know.
+				for i := 1; i < len(page.Ops); i++ {
+					page.Ops[i].Op = "moment.frobnicate"
+				}
+				b, _ := json.Marshal(page)
+				resp.Body = io.NopCloser(bytes.NewReader(b))
+				resp.ContentLength = int64(len(b))
+				resp.Header.Set("Content-Length", fmt.Sprint(len(b)))
+				return nil
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(proxy.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Capture.Files("b", writePhotos(t, 2, 100)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "delivery", delivered(a))
+	caughtUp(t, a, engineHead(t, remote))
+
+	bad.Store(true)
+	if _, err := a.Capture.Files("b", writePhotos(t, 1, 200)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "delivery", delivered(a))
+	waitFor(t, "the sync to stop on the bad page", func() bool {
+		s, _ := a.Sync.Status()
+		return s.State == SyncProblem
+	})
+	s, _ := a.Sync.Status()
+	if !strings.Contains(s.Problem, "Rebuild this computer's copy") || s.AsOf == "" {
+		t.Errorf("status = %+v; want the problem and what to do, and the time of the copy shown", s)
+	}
+	t.Logf("the problem shown: %s", s.Problem)
+	p, err := a.Moments.Page("", 10)
+	if err != nil || len(p.Moments) != 2 {
+		t.Errorf("Page while stopped = %d moments, %v; want this computer's 2", len(p.Moments), err)
+	}
+	// The page is good again, but the sync stays stopped until a rebuild.
+	bad.Store(false)
+	a.kickSync()
+	time.Sleep(5 * syncIdle)
+	if s, _ := a.Sync.Status(); s.State != SyncProblem {
+		t.Errorf("status = %+v; want the sync still stopped", s)
+	}
+	if s, err := a.Sync.Rebuild(); err != nil || s.State != SyncUpToDate || s.Problem != "" {
+		t.Fatalf("Rebuild() = %+v, %v; want up to date", s, err)
+	}
+	p, err = a.Moments.Page("", 10)
+	if err != nil || len(p.Moments) != 3 {
+		t.Errorf("Page after the rebuild = %d moments, %v; want 3", len(p.Moments), err)
 	}
 }
