@@ -31,7 +31,7 @@ import (
 // Pippa is reading something, longer when idle. Variables for the tests.
 var (
 	syncBusy   = 3 * time.Second
-	syncIdle   = 30 * time.Second
+	syncIdle   = 15 * time.Second
 	syncSettle = 200 * time.Millisecond // kicks closer than this make one sync
 )
 
