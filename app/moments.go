@@ -30,6 +30,11 @@ func (m *Moments) Page(before string, limit int) (Page, error) {
 	if err != nil {
 		return page, err
 	}
+	if _, ok := src.(replicaCorpus); ok && before == "" {
+		// Delivered, but not in this computer's copy until the next sync.
+		page.Moments = append(page.Moments, m.a.sentMoments()...)
+		sortNewestFirst(page.Moments)
+	}
 	ms, next, err := src.Moments(ctx, limit, before)
 	if err != nil {
 		if before == "" && len(page.Moments) > 0 {
@@ -82,6 +87,11 @@ func (m *Moments) Get(id string) (Moment, error) {
 	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
 		if p, ok := m.a.pendingMoment(ctx, id); ok {
 			return p, nil
+		}
+		for _, p := range m.a.sentMoments() {
+			if p.ID == id {
+				return p, nil
+			}
 		}
 	}
 	return Moment{}, err

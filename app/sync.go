@@ -105,6 +105,50 @@ type syncer struct {
 	offline  string // why the last sync could not reach the engine
 	problem  string // why the sync stopped; "" when it runs
 	openFail string // why the replica could not be opened
+	// sent holds the captures the outbox delivered that the replica does
+	// not hold yet (their ops come with the next sync), by moment id: the
+	// window shows them meanwhile, as it showed them before delivery.
+	sent map[string]Moment
+}
+
+// holdSent keeps a delivered capture on show until the replica has it.
+func (s *syncer) holdSent(m Moment) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sent == nil {
+		s.sent = map[string]Moment{}
+	}
+	s.sent[m.ID] = m
+}
+
+// sentMoments returns the delivered captures the replica does not hold
+// yet, newest first.
+func (a *App) sentMoments() []Moment {
+	a.repl.mu.Lock()
+	defer a.repl.mu.Unlock()
+	out := make([]Moment, 0, len(a.repl.sent))
+	for _, m := range a.repl.sent {
+		out = append(out, m)
+	}
+	sortNewestFirst(out)
+	return out
+}
+
+// dropSent forgets the delivered captures the replica now holds.
+func (a *App) dropSent(rep *replica.Replica) {
+	a.repl.mu.Lock()
+	ids := make([]string, 0, len(a.repl.sent))
+	for id := range a.repl.sent {
+		ids = append(ids, id)
+	}
+	a.repl.mu.Unlock()
+	for _, id := range ids {
+		if _, err := rep.Moment(context.Background(), id); err == nil {
+			a.repl.mu.Lock()
+			delete(a.repl.sent, id)
+			a.repl.mu.Unlock()
+		}
+	}
 }
 
 // openReplica opens DATA/replica if it is not open. A failure is logged
@@ -134,7 +178,7 @@ func (a *App) useReplica(ctx context.Context) {
 	switched := a.repl.kick != nil // not the start: Settings chose it
 	a.openReplica(ctx)
 	a.repl.mu.Lock()
-	a.repl.ran, a.repl.offline, a.repl.problem = false, "", ""
+	a.repl.ran, a.repl.offline, a.repl.problem, a.repl.sent = false, "", "", nil
 	if switched {
 		a.repl.trusted = false
 	}
@@ -204,12 +248,13 @@ func (a *App) startSync() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.repl.stop, a.repl.done, a.repl.kick = cancel, make(chan struct{}), make(chan struct{}, 1)
-	events, unsubscribe := a.ob.Subscribe()
+	ob := a.ob
+	events, unsubscribe := ob.Subscribe()
 	done := a.repl.done
 	go func() {
 		defer close(done)
 		defer unsubscribe()
-		a.syncLoop(ctx, events)
+		a.syncLoop(ctx, ob, events)
 	}()
 	a.kickSync()
 }
@@ -226,7 +271,7 @@ func (a *App) stopSync() {
 	}
 }
 
-func (a *App) syncLoop(ctx context.Context, events <-chan outbox.Event) {
+func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan outbox.Event) {
 	timer := time.NewTimer(syncIdle)
 	defer timer.Stop()
 	for {
@@ -238,10 +283,9 @@ func (a *App) syncLoop(ctx context.Context, events <-chan outbox.Event) {
 				events = nil
 				continue
 			}
-			if ev.Kind != outbox.EventStepDone && ev.Kind != outbox.EventDone {
+			if !a.delivered(ctx, ob, ev) {
 				continue
 			}
-			// A delivered step: its op is in the engine's log now.
 		case <-a.repl.kick:
 		case <-timer.C:
 		}
@@ -254,16 +298,33 @@ func (a *App) syncLoop(ctx context.Context, events <-chan outbox.Event) {
 				settle.Stop()
 				return
 			case <-a.repl.kick:
-			case _, ok := <-events:
+			case ev, ok := <-events:
 				if !ok {
 					events = nil
+					continue
 				}
+				a.delivered(ctx, ob, ev)
 			case <-settle.C:
 				break settling
 			}
 		}
 		timer.Reset(a.syncOnce(ctx))
 	}
+}
+
+// delivered reports whether an outbox event is a delivered step (its op is
+// in the engine's log now: a reason to sync). A capture delivered stays on
+// show until the sync brings it.
+func (a *App) delivered(ctx context.Context, ob *outbox.Outbox, ev outbox.Event) bool {
+	if ev.Kind != outbox.EventStepDone && ev.Kind != outbox.EventDone {
+		return false
+	}
+	if ev.Kind == outbox.EventDone && a.usesReplica() {
+		if e, err := ob.Entry(ctx, ev.EntryID); err == nil && e.MomentID != "" {
+			a.repl.holdSent(pendingView(e))
+		}
+	}
+	return true
 }
 
 // syncOnce syncs the replica, unless Spark uses the engine on this
@@ -317,6 +378,7 @@ func (a *App) syncEnded(rep *replica.Replica, res replica.Result, err error, reb
 		}
 	}
 	a.repl.mu.Unlock()
+	a.dropSent(rep)
 	if rebuilt || res.Reset {
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
 	} else {
