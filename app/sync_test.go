@@ -157,7 +157,8 @@ func TestSync_WindowReadsEverythingWithTheEngineStopped(t *testing.T) {
 		n = 30 // the race detector on a shared machine: the same proof, smaller
 	}
 	remote := enginetest.Start(t)
-	a, _ := startApp(t, t.TempDir(), nil)
+	dir := t.TempDir()
+	a, _ := startApp(t, dir, nil)
 	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
 		t.Fatal(err)
 	}
@@ -260,6 +261,27 @@ func TestSync_WindowReadsEverythingWithTheEngineStopped(t *testing.T) {
 	s, _ := a.Sync.Status()
 	b, _ := json.Marshal(s)
 	t.Logf("status with the engine stopped: %s", b)
+
+	// Spark quit and started again with the family engine still stopped:
+	// the same window, from this computer's copy.
+	a.Shutdown()
+	a, _ = startApp(t, dir, nil)
+	p, err := a.Moments.Page("", api.MaxPageLimit)
+	if err != nil || len(p.Moments) != min(n, api.MaxPageLimit) {
+		t.Fatalf("Page after a restart with the engine stopped = %d moments, %v", len(p.Moments), err)
+	}
+	if d := cmp.Diff(want.moments[:len(p.Moments)], p.Moments); d != "" {
+		t.Errorf("Page after a restart (-served +read):\n%s", d)
+	}
+	rec = httptest.NewRecorder()
+	a.MediaHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, first.Thumb, nil))
+	if rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), want.copies[first.Copy.ID]) {
+		t.Errorf("small copy after a restart: %d", rec.Code)
+	}
+	waitFor(t, "the status to say offline after a restart", func() bool {
+		s, _ := a.Sync.Status()
+		return s.State == SyncOffline && s.AsOf != ""
+	})
 }
 
 // A reading Pippa finishes on the family engine reaches the window as a
