@@ -252,6 +252,49 @@ func (c *Cache) makeRoom(size int64, stamp time.Time) error {
 	return nil
 }
 
+// SetBudget changes the cache's byte budget. A smaller one evicts the
+// copies least recently viewed, never a pinned one, until the rest fit
+// (or only pinned copies are left); a larger one lets the next sync fetch
+// the copies that did not fit.
+func (c *Cache) SetBudget(budget int64) error {
+	if budget <= 0 {
+		return fmt.Errorf("replica: a budget of %d bytes for the small copies", budget)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = budget
+	if c.total <= budget {
+		return nil
+	}
+	type cand struct {
+		sha string
+		e   *cacheEntry
+	}
+	var cands []cand
+	for sha, e := range c.entries {
+		if c.pins[sha] == 0 {
+			cands = append(cands, cand{sha, e})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if !cands[i].e.used.Equal(cands[j].e.used) {
+			return cands[i].e.used.Before(cands[j].e.used)
+		}
+		return cands[i].sha < cands[j].sha
+	})
+	for _, cd := range cands {
+		if c.total <= budget {
+			break
+		}
+		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
+		}
+		delete(c.entries, cd.sha)
+		c.total -= cd.e.size
+	}
+	return nil
+}
+
 // clear removes every copy (the replica is dropped for another engine's).
 func (c *Cache) clear() error {
 	c.mu.Lock()
