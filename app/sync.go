@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -87,6 +88,49 @@ func (s *Sync) Rebuild() (SyncStatus, error) {
 	return a.syncStatus(), nil
 }
 
+// Bounds of the small copies' limit that Settings takes, in GB.
+const (
+	minCacheGB = 0.1
+	maxCacheGB = 10000.0
+)
+
+// SetCacheLimit sets how much room, in GB, the small copies of the family
+// engine's photos may take on this computer (2 by default). A smaller
+// limit removes the copies looked at least recently (they are fetched
+// again when there is room); a larger one lets the next sync fetch those
+// that did not fit.
+func (s *Sync) SetCacheLimit(gb float64) (SyncStatus, error) {
+	a := s.a
+	if !(gb >= minCacheGB && gb <= maxCacheGB) {
+		return a.syncStatus(), badInput("Give a size between %g and %g GB.", minCacheGB, maxCacheGB)
+	}
+	n := int64(gb * (1 << 30))
+	a.mu.Lock()
+	if a.dataDir == "" {
+		a.mu.Unlock()
+		return SyncStatus{}, ErrNotReady
+	}
+	old := a.prefs.CacheBytes
+	a.prefs.CacheBytes = n
+	if err := savePrefs(a.dataDir, a.prefs); err != nil {
+		a.prefs.CacheBytes = old
+		a.mu.Unlock()
+		return a.syncStatus(), err
+	}
+	rep := a.repl.rep
+	running := a.repl.kick != nil
+	a.mu.Unlock()
+	if rep != nil {
+		if err := rep.Copies().SetBudget(n); err != nil {
+			return a.syncStatus(), err
+		}
+		if running {
+			a.kickSync()
+		}
+	}
+	return a.syncStatus(), nil
+}
+
 // syncer is the app's part of the replica. rep is guarded by App.mu; the
 // rest by mu.
 type syncer struct {
@@ -158,7 +202,7 @@ func (a *App) openReplica(ctx context.Context) {
 	if a.repl.rep != nil {
 		return
 	}
-	rep, err := replica.Open(ctx, filepath.Join(a.dataDir, ReplicaDir), replica.Options{Logger: a.log.With("part", "replica")})
+	rep, err := replica.Open(ctx, filepath.Join(a.dataDir, ReplicaDir), replica.Options{CacheBytes: a.prefs.CacheBytes, Logger: a.log.With("part", "replica")})
 	a.repl.mu.Lock()
 	defer a.repl.mu.Unlock()
 	if err != nil {
@@ -459,6 +503,9 @@ func (a *App) syncStatus() SyncStatus {
 		st.State = SyncUpToDate
 	}
 	if rep == nil {
+		a.mu.Lock()
+		st.CacheBytes = cmp.Or(a.prefs.CacheBytes, replica.DefaultCacheBytes)
+		a.mu.Unlock()
 		return st
 	}
 	if s, err := rep.State(context.Background()); err == nil && !s.SyncedAt.IsZero() {

@@ -414,3 +414,48 @@ func TestSync_BadPageStopsUntilRebuilt(t *testing.T) {
 		t.Errorf("Page after the rebuild = %+v, %v; want 3 from this computer's copy", p.Moments, err)
 	}
 }
+
+// The small copies' limit in Settings: checked, kept in settings.json,
+// applied to the open replica; a settings.json written before it (the
+// previous main's) gives the default 2 GB.
+func TestSync_CacheLimit(t *testing.T) {
+	dir := t.TempDir()
+	// settings.json as the previous main wrote it: no limit.
+	old := `{"engine": "local", "local_token": "", "pippa": {"url": "", "model": ""}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, settingsFile), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	a, _ := startApp(t, dir, nil)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := a.Sync.Status(); s.CacheBytes != 2<<30 {
+		t.Errorf("limit from an old settings file = %d, want 2 GB", s.CacheBytes)
+	}
+	for _, gb := range []float64{0, -1, 0.01, 1e9} {
+		if _, err := a.Sync.SetCacheLimit(gb); toUIError(err).Code != CodeBadInput || !strings.Contains(err.Error(), "between") {
+			t.Errorf("SetCacheLimit(%g) = %v; want bad input saying the bounds", gb, err)
+		}
+	}
+	s, err := a.Sync.SetCacheLimit(0.5)
+	if err != nil || s.CacheBytes != 1<<29 {
+		t.Fatalf("SetCacheLimit(0.5) = %+v, %v; want 512 MiB", s, err)
+	}
+	a.mu.Lock()
+	budget := a.repl.rep.Copies().Budget()
+	a.mu.Unlock()
+	if budget != 1<<29 {
+		t.Errorf("the replica's budget = %d, want 512 MiB", budget)
+	}
+	p, err := loadPrefs(dir)
+	if err != nil || p.CacheBytes != 1<<29 {
+		t.Errorf("settings.json holds %d, %v; want 512 MiB", p.CacheBytes, err)
+	}
+	// Kept across a restart.
+	a.Shutdown()
+	a, _ = startApp(t, dir, nil)
+	if s, _ := a.Sync.Status(); s.CacheBytes != 1<<29 {
+		t.Errorf("limit after a restart = %d, want 512 MiB", s.CacheBytes)
+	}
+}
