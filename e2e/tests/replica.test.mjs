@@ -94,5 +94,14 @@ test('the family engine stopped, the window opened again: every earlier moment a
 
   // Settings says the same, without alarm.
   await tab(page, 'Settings');
-  await page.getByTestId('sync-block').filter({ hasText: 'Offline: showing what this computer has' }).waitFor();
+  const block = page.getByTestId('sync-block');
+  await block.filter({ hasText: 'Offline: showing what this computer has' }).waitFor();
+  // The small photos' room: 2 GB unless changed, changed here.
+  const limit = block.getByTestId('sync-limit');
+  assert.equal(await limit.inputValue(), '2');
+  await limit.fill('1.5');
+  await block.getByRole('button', { name: 'Save' }).click();
+  await until(async () => (await rpc('Sync/Status')).cacheBytes === 1.5 * 2 ** 30, 'the limit is saved');
+  await shot(page, 'replica-settings');
+  await rpc('Sync/SetCacheLimit', 2);
 });

@@ -105,6 +105,7 @@ export const backend = {
   sync: {
     status: () => call(Sync.Status()),
     rebuild: () => call(Sync.Rebuild()),
+    setCacheLimit: (gb: number) => call(Sync.SetCacheLimit(gb)),
   },
   onCapture(fn: (e: CaptureEvent) => void): () => void {
     return EventsOn('capture', (e: CaptureEvent) => fn(e));

@@ -73,12 +73,13 @@ export function syncBlock(): HTMLElement {
   const render = (s: SyncStatus) => {
     block.hidden = s.state === 'local';
     if (block.hidden) return;
-    const usage = `The small copies of your photos take ${bytes(s.copyBytes)} here (at most ${bytes(s.cacheBytes)}); the full photos are fetched only when you open them.`;
+    const usage = `The small photos take ${bytes(s.copyBytes)} here; the full-size photos are fetched only when you open one.`;
     if (s.state !== 'problem') {
       clear(
         body,
         h('p', {}, 'Spark keeps a copy of the family engine’s moments, readings and phrases on this computer, so you can read them without the internet. ', syncWords(s), '.'),
         h('p', { class: 'hint' }, usage),
+        limitRow(s, render),
       );
       return;
     }
@@ -111,4 +112,24 @@ export function syncBlock(): HTMLElement {
     render(s);
   });
   return block;
+}
+
+/** limitRow sets how much room the small photos may take here. */
+function limitRow(s: SyncStatus, render: (s: SyncStatus) => void): HTMLElement {
+  const gb = h('input', { id: 'sync-limit', type: 'number', min: '0.1', max: '10000', step: '0.5', 'data-testid': 'sync-limit' });
+  gb.value = String(Math.round((s.cacheBytes / 2 ** 30) * 10) / 10);
+  const save = h('button', { type: 'button' }, 'Save');
+  save.addEventListener('click', () => {
+    backend.sync
+      .setCacheLimit(Number(gb.value))
+      .then(render)
+      .catch((e: unknown) => toastError(e));
+  });
+  return h(
+    'div',
+    {},
+    h('label', { for: 'sync-limit' }, 'Room for the small photos, in GB'),
+    h('div', { class: 'row' }, gb, save),
+    h('p', { class: 'hint' }, 'When it is full, the photos you looked at least recently make room for new ones.'),
+  );
 }
