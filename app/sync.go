@@ -79,11 +79,25 @@ func (s *Sync) Rebuild() (SyncStatus, error) {
 	if rep == nil {
 		return a.syncStatus(), badInput("Spark is using the engine on this computer: there is no copy of a family engine to rebuild.")
 	}
+	// Shutdown stops it (ctx) and waits for it (busy) before closing the
+	// replica.
+	a.mu.Lock()
+	ctx := a.repl.ctx
+	if ctx == nil {
+		a.mu.Unlock()
+		return a.syncStatus(), ErrNotReady
+	}
+	a.repl.busy.Add(1)
+	a.mu.Unlock()
+	defer a.repl.busy.Done()
 	a.repl.begin()
 	a.repl.mu.Lock()
 	a.repl.trusted = false
 	a.repl.mu.Unlock()
-	res, err := rep.Rebuild(context.Background(), cl)
+	res, err := rep.Rebuild(ctx, cl)
+	if ctx.Err() != nil {
+		return a.syncStatus(), ErrNotReady
+	}
 	a.syncEnded(rep, res, err, true)
 	return a.syncStatus(), nil
 }
@@ -136,8 +150,10 @@ func (s *Sync) SetCacheLimit(gb float64) (SyncStatus, error) {
 type syncer struct {
 	rep  *replica.Replica
 	kick chan struct{}
+	ctx  context.Context // the loop's: ends at Shutdown
 	stop context.CancelFunc
 	done chan struct{}
+	busy sync.WaitGroup // a Rebuild running
 
 	mu  sync.Mutex
 	ran bool // a sync has ended since the engine was chosen
@@ -291,7 +307,7 @@ func (a *App) startSync() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.repl.stop, a.repl.done, a.repl.kick = cancel, make(chan struct{}), make(chan struct{}, 1)
+	a.repl.ctx, a.repl.stop, a.repl.done, a.repl.kick = ctx, cancel, make(chan struct{}), make(chan struct{}, 1)
 	ob := a.ob
 	events, unsubscribe := ob.Subscribe()
 	done := a.repl.done
@@ -307,12 +323,13 @@ func (a *App) startSync() {
 func (a *App) stopSync() {
 	a.mu.Lock()
 	stop, done := a.repl.stop, a.repl.done
-	a.repl.stop = nil
+	a.repl.stop, a.repl.ctx = nil, nil
 	a.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
 	}
+	a.repl.busy.Wait()
 }
 
 func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan outbox.Event) {

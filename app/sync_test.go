@@ -177,16 +177,16 @@ func TestSync_WindowReadsEverythingWithTheEngineStopped(t *testing.T) {
 	waitFor(t, "Pippa's readings", func() bool {
 		return remote.OpCount(t, api.OpTurnFinish) >= n
 	})
-	var first Moment
-	ms, err := a.Moments.Page("", 3)
-	if err != nil || len(ms.Moments) == 0 {
-		t.Fatalf("Page: %+v, %v", ms, err)
+	rc := client.New(remote.URL, remote.Token, remote.Client())
+	newest, _, err := rc.Moments(context.Background(), 1, "")
+	if err != nil || len(newest) != 1 {
+		t.Fatalf("the engine's newest moment: %v, %v", newest, err)
 	}
-	first = ms.Moments[0]
-	if _, _, err := client.New(remote.URL, remote.Token, remote.Client()).KeepPhrase(context.Background(), api.KeepPhraseRequest{Text: "call the bank", MomentID: first.ID}); err != nil {
+	if _, _, err := rc.KeepPhrase(context.Background(), api.KeepPhraseRequest{Text: "call the bank", MomentID: newest[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	want := serveOf(t, remote)
+	first := want.moments[0]
 	if len(want.moments) != n || len(want.readings) < n || len(want.copies) != n {
 		t.Fatalf("the engine serves %d moments, %d readings, %d copies; want %d of each", len(want.moments), len(want.readings), len(want.copies), n)
 	}

@@ -38,11 +38,11 @@ func (e *ChecksumError) Error() string {
 // pinned one. A copy never viewed counts as viewed when its moment was
 // created (Put's stamp). Its methods are safe for concurrent use.
 type Cache struct {
-	dir    string
-	budget int64
-	now    func() time.Time
+	dir string
+	now func() time.Time
 
 	mu      sync.Mutex
+	budget  int64 // SetBudget changes it
 	entries map[string]*cacheEntry
 	total   int64
 	pins    map[string]int
@@ -112,7 +112,11 @@ func (c *Cache) Usage() (int, int64) {
 }
 
 // Budget returns the cache's byte budget.
-func (c *Cache) Budget() int64 { return c.budget }
+func (c *Cache) Budget() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.budget
+}
 
 // View opens a cached copy to show it and marks it viewed now; the caller
 // closes the file. A copy not cached is os.ErrNotExist.
@@ -170,7 +174,7 @@ func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) err
 	if c.Has(sha) {
 		return nil
 	}
-	if size > c.budget {
+	if size > c.Budget() {
 		return ErrCacheFull
 	}
 	f, err := os.CreateTemp(c.dir, tmpPrefix+"*")
