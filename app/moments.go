@@ -30,10 +30,13 @@ func (m *Moments) Page(before string, limit int) (Page, error) {
 	if err != nil {
 		return page, err
 	}
-	if _, ok := src.(replicaCorpus); ok && before == "" {
-		// Delivered, but not in this computer's copy until the next sync.
-		page.Moments = append(page.Moments, m.a.sentMoments()...)
-		sortNewestFirst(page.Moments)
+	if before == "" {
+		// With a family engine: delivered, but not in this computer's
+		// copy until the next sync (sync.go).
+		if sent := m.a.sentMoments(); len(sent) > 0 {
+			page.Moments = append(page.Moments, sent...)
+			sortNewestFirst(page.Moments)
+		}
 	}
 	ms, next, err := src.Moments(ctx, limit, before)
 	if err != nil {
