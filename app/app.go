@@ -47,6 +47,7 @@ type App struct {
 	Phrases  *Phrases
 	Outbox   *Outbox
 	Settings *Settings
+	Sync     *Sync
 
 	opts Options
 	hc   *http.Client
@@ -67,6 +68,7 @@ type App struct {
 
 	progress progressTable
 	watch    watcher // sends "moment" events as the engine's log grows
+	repl     syncer  // the family engine's replica and its sync (sync.go)
 }
 
 // New makes an App; nothing starts until Startup.
@@ -83,12 +85,13 @@ func New(opts Options) *App {
 	a.Phrases = &Phrases{a}
 	a.Outbox = &Outbox{a}
 	a.Settings = &Settings{a}
+	a.Sync = &Sync{a}
 	return a
 }
 
 // Bind lists the structs whose methods the UI calls.
 func (a *App) Bind() []any {
-	return []any{a.Capture, a.Moments, a.Phrases, a.Outbox, a.Settings}
+	return []any{a.Capture, a.Moments, a.Phrases, a.Outbox, a.Settings, a.Sync}
 }
 
 // Startup opens the data folder, the engine and the outbox and starts the
@@ -104,6 +107,7 @@ func (a *App) Startup(ctx context.Context, shell Shell) {
 		return
 	}
 	a.watch.start(a)
+	a.startSync()
 }
 
 func (a *App) start(ctx context.Context) error {
@@ -174,6 +178,7 @@ func (a *App) connect(ctx context.Context) error {
 		a.stopLocal()
 		a.cl = client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, a.hc)
 		a.ob.SetTarget(outbox.Target{URL: a.prefs.RemoteURL, Token: a.prefs.RemoteToken})
+		a.useReplica(ctx)
 		a.log.Info("using the family engine", "url", a.prefs.RemoteURL)
 		return nil
 	}
@@ -237,6 +242,7 @@ func (a *App) startDrain() {
 // (its log synced). Wails calls it when the window closes.
 func (a *App) Shutdown() {
 	a.watch.stopWatch()
+	a.stopSync()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stop != nil {
@@ -255,6 +261,7 @@ func (a *App) Shutdown() {
 		a.ob = nil
 	}
 	a.stopLocal()
+	a.closeReplica()
 	a.log.Info("Spark stopped")
 	if a.logFile != nil {
 		a.logFile.Close()

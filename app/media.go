@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // URL prefixes the webview loads images from; MediaHandler serves them.
@@ -18,8 +19,10 @@ func mediaURL(id string) string { return mediaPrefix + url.PathEscape(id) }
 func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEscape(entryID) }
 
 // MediaHandler serves the images the UI shows with plain <img src>, so they
-// load lazily and the browser caches them: /media/<id> is fetched from the
-// current engine with the app's token (the webview never sees the token),
+// load lazily and the browser caches them: /media/<id> is the replica's
+// small copy when Spark uses a family engine and this computer holds it,
+// else it is fetched from the current engine with the app's token (the
+// webview never sees the token),
 // /outbox-copy/<entry id> is the small copy kept in the outbox (or, once
 // delivered and removed from there, the engine's). main.go
 // gives it to Wails' asset server, which calls it for every path that is
@@ -39,7 +42,24 @@ func (a *App) MediaHandler() http.Handler {
 	})
 }
 
+// serveMedia serves media file id: from this computer when it holds it
+// (with a family engine, the replica's cached small copy), else from the
+// engine (an original is fetched only when shown).
 func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
+	src, err := a.corpus()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if f, ct, ok := src.LocalMedia(r.Context(), id); ok {
+		defer f.Close()
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+		http.ServeContent(w, r, "", time.Time{}, f)
+		return
+	}
 	cl, err := a.client()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)

@@ -26,11 +26,19 @@ func (m *Moments) Page(before string, limit int) (Page, error) {
 		}
 		page.Moments = append(page.Moments, pending...)
 	}
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return page, err
 	}
-	ms, next, err := cl.Moments(ctx, limit, before)
+	if before == "" {
+		// With a family engine: delivered, but not in this computer's
+		// copy until the next sync (sync.go).
+		if sent := m.a.sentMoments(); len(sent) > 0 {
+			page.Moments = append(page.Moments, sent...)
+			sortNewestFirst(page.Moments)
+		}
+	}
+	ms, next, err := src.Moments(ctx, limit, before)
 	if err != nil {
 		if before == "" && len(page.Moments) > 0 {
 			// Offline: the captures still show.
@@ -70,11 +78,11 @@ func dropPending(ms []Moment, id string) []Moment {
 // comes from there.
 func (m *Moments) Get(id string) (Moment, error) {
 	ctx := context.Background()
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return Moment{}, err
 	}
-	mo, err := cl.Moment(ctx, id)
+	mo, err := src.Moment(ctx, id)
 	if err == nil {
 		return momentView(mo), nil
 	}
@@ -82,6 +90,11 @@ func (m *Moments) Get(id string) (Moment, error) {
 	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
 		if p, ok := m.a.pendingMoment(ctx, id); ok {
 			return p, nil
+		}
+		for _, p := range m.a.sentMoments() {
+			if p.ID == id {
+				return p, nil
+			}
 		}
 	}
 	return Moment{}, err
@@ -169,11 +182,11 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 
 // Reading returns one reading (a turn), to follow it until it finishes.
 func (m *Moments) Reading(id string) (Reading, error) {
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return Reading{}, err
 	}
-	t, err := cl.Turn(context.Background(), id)
+	t, err := src.Turn(context.Background(), id)
 	if err != nil {
 		return Reading{}, err
 	}

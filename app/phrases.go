@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
 )
 
 // Phrases keeps phrases from Pippa's readings and runs quick recalls.
@@ -14,11 +13,11 @@ type Phrases struct{ a *App }
 
 // List returns the kept phrases.
 func (p *Phrases) List() ([]Phrase, error) {
-	cl, err := p.a.client()
+	src, err := p.a.corpus()
 	if err != nil {
 		return nil, err
 	}
-	ps, err := cl.Phrases(context.Background())
+	ps, err := src.Phrases(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -26,13 +25,13 @@ func (p *Phrases) List() ([]Phrase, error) {
 	for i, ph := range ps {
 		out[i] = phraseView(ph)
 	}
-	withMoments(context.Background(), cl, out)
+	withMoments(context.Background(), src, out)
 	return out, nil
 }
 
 // withMoments fills each phrase's moment fields, reading each moment once
 // (a few at a time). A moment that cannot be read is marked gone.
-func withMoments(ctx context.Context, cl *client.Client, ps []Phrase) {
+func withMoments(ctx context.Context, src corpus, ps []Phrase) {
 	type info struct {
 		thumb, kind, caption string
 		gone                 bool
@@ -56,7 +55,7 @@ func withMoments(ctx context.Context, cl *client.Client, ps []Phrase) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			var in info
-			mo, err := cl.Moment(ctx, id)
+			mo, err := src.Moment(ctx, id)
 			if err != nil || mo.DeletedAt != nil {
 				in.gone = true
 			} else {

@@ -33,6 +33,10 @@ type prefs struct {
 	LocalToken string `json:"local_token,omitempty"`
 	// Pippa is the brain seat the embedded engine asks for readings.
 	Pippa Pippa `json:"pippa"`
+	// CacheBytes is the limit of the small copies kept in the family
+	// engine's replica (sync.go); 0 (and a file written before it) is
+	// replica.DefaultCacheBytes.
+	CacheBytes int64 `json:"replica_cache_bytes,omitempty"`
 }
 
 // Pippa is an OpenAI-compatible chat-completions endpoint.

@@ -43,20 +43,21 @@ const searchLimit = 100
 // Search finds the moments whose caption, readings or kept phrases hold
 // every word of q, through the engine's full-text search (GET /v1/search,
 // an extension answered from its SQLite mirror: on this computer it needs
-// no network).
+// no network), or, with a family engine, the replica's own index of the
+// same text (no network either).
 func (m *Moments) Search(q string) (SearchView, error) {
 	out := SearchView{Query: q, Results: []SearchResult{}, Phrases: []SearchMatch{}}
 	if strings.TrimSpace(q) == "" {
 		return out, nil
 	}
-	cl, err := m.a.client()
+	src, err := m.a.corpus()
 	if err != nil {
 		return out, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	start := time.Now()
-	res, err := cl.Search(ctx, q, searchLimit)
+	res, err := src.Search(ctx, q, searchLimit)
 	if err != nil {
 		if e, ok := api.AsError(err); ok && e.Status == http.StatusNotFound {
 			return out, &UIError{Code: CodeFailed, Message: "This engine is too old to search. Ask whoever looks after it to update Spark."}

@@ -88,6 +88,11 @@ func (a *App) watchLoop(ctx context.Context) {
 		if err != nil {
 			continue
 		}
+		if a.usesReplica() {
+			// The sync sends the events from the replica (sync.go).
+			cl = nil
+			continue
+		}
 		if cur != cl {
 			// A new engine (Settings switched): follow it from its present.
 			h, err := healthOf(ctx, cur)

@@ -38,11 +38,11 @@ func (e *ChecksumError) Error() string {
 // pinned one. A copy never viewed counts as viewed when its moment was
 // created (Put's stamp). Its methods are safe for concurrent use.
 type Cache struct {
-	dir    string
-	budget int64
-	now    func() time.Time
+	dir string
+	now func() time.Time
 
 	mu      sync.Mutex
+	budget  int64 // SetBudget changes it
 	entries map[string]*cacheEntry
 	total   int64
 	pins    map[string]int
@@ -112,7 +112,11 @@ func (c *Cache) Usage() (int, int64) {
 }
 
 // Budget returns the cache's byte budget.
-func (c *Cache) Budget() int64 { return c.budget }
+func (c *Cache) Budget() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.budget
+}
 
 // View opens a cached copy to show it and marks it viewed now; the caller
 // closes the file. A copy not cached is os.ErrNotExist.
@@ -170,7 +174,7 @@ func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) err
 	if c.Has(sha) {
 		return nil
 	}
-	if size > c.budget {
+	if size > c.Budget() {
 		return ErrCacheFull
 	}
 	f, err := os.CreateTemp(c.dir, tmpPrefix+"*")
@@ -243,6 +247,49 @@ func (c *Cache) makeRoom(size int64, stamp time.Time) error {
 		return ErrCacheFull
 	}
 	for _, cd := range cands[:k] {
+		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
+		}
+		delete(c.entries, cd.sha)
+		c.total -= cd.e.size
+	}
+	return nil
+}
+
+// SetBudget changes the cache's byte budget. A smaller one evicts the
+// copies least recently viewed, never a pinned one, until the rest fit
+// (or only pinned copies are left); a larger one lets the next sync fetch
+// the copies that did not fit.
+func (c *Cache) SetBudget(budget int64) error {
+	if budget <= 0 {
+		return fmt.Errorf("replica: a budget of %d bytes for the small copies", budget)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget = budget
+	if c.total <= budget {
+		return nil
+	}
+	type cand struct {
+		sha string
+		e   *cacheEntry
+	}
+	var cands []cand
+	for sha, e := range c.entries {
+		if c.pins[sha] == 0 {
+			cands = append(cands, cand{sha, e})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if !cands[i].e.used.Equal(cands[j].e.used) {
+			return cands[i].e.used.Before(cands[j].e.used)
+		}
+		return cands[i].sha < cands[j].sha
+	})
+	for _, cd := range cands {
+		if c.total <= budget {
+			break
+		}
 		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
 		}

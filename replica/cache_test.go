@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -186,5 +187,51 @@ func TestSync_CacheBudget(t *testing.T) {
 	again, err := r.Sync(ctxT(t), clientOf(eng))
 	if err != nil || again.Copies != 0 || again.Cached != res.Cached {
 		t.Errorf("second sync = %+v, %v; want nothing fetched and the same %d cached", again, err, res.Cached)
+	}
+}
+
+// A smaller budget evicts the least recently viewed copies, never a pinned
+// one, and survives nothing else; a larger one takes copies again.
+func TestCache_SetBudget(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	c, err := openCache(dir, 500, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shas []string
+	for i := range 5 {
+		b, sha := blob(i)
+		if err := c.Put(sha, 100, bytes.NewReader(b), now.AddDate(0, 0, i-10)); err != nil {
+			t.Fatal(err)
+		}
+		shas = append(shas, sha)
+	}
+	c.Pin(shas[0]) // the oldest is on screen
+	if err := c.SetBudget(250); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{shas[0], shas[4]}
+	sort.Strings(want)
+	if got := cached(c); !slices.Equal(got, want) {
+		t.Errorf("after shrinking, cached %v, want the pinned copy and the newest %v", got, want)
+	}
+	if n, total := c.Usage(); n != 2 || total != 200 || c.Budget() != 250 {
+		t.Errorf("usage %d copies, %d bytes, budget %d; want 2, 200, 250", n, total, c.Budget())
+	}
+	for _, sha := range shas[1:4] {
+		if _, err := os.Stat(filepath.Join(dir, sha)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("evicted copy %s still on disk: %v", sha, err)
+		}
+	}
+	if err := c.SetBudget(0); err == nil {
+		t.Error("SetBudget(0) accepted")
+	}
+	if err := c.SetBudget(1000); err != nil {
+		t.Fatal(err)
+	}
+	b, sha := blob(1)
+	if err := c.Put(sha, 100, bytes.NewReader(b), now); err != nil {
+		t.Errorf("Put after growing: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/mirror"
@@ -68,4 +69,137 @@ func (r *Replica) Diff(ctx context.Context, other *mirror.DB, max int) ([]string
 	db := r.mirror()
 	defer r.dbMu.RUnlock()
 	return mirror.Diff(ctx, other, db, max)
+}
+
+// MomentsPage returns up to limit live moments older than before ("" for
+// the newest), newest first, as GET /v1/moments pages them: limit 0 is
+// api.DefaultPageLimit, more than api.MaxPageLimit is that; next is the
+// cursor of the following page, nil at the end.
+func (r *Replica) MomentsPage(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	if limit <= 0 {
+		limit = api.DefaultPageLimit
+	}
+	limit = min(limit, api.MaxPageLimit)
+	db := r.mirror()
+	defer r.dbMu.RUnlock()
+	page, more, err := db.Moments(ctx, limit, before)
+	if err != nil {
+		return nil, nil, fmt.Errorf("replica: %w", err)
+	}
+	if !more || len(page) == 0 {
+		return page, nil, nil
+	}
+	next := page[len(page)-1].ID
+	return page, &next, nil
+}
+
+// Turn returns one turn (a reading), or an error matching ErrNotFound.
+func (r *Replica) Turn(ctx context.Context, id string) (*api.Turn, error) {
+	db := r.mirror()
+	defer r.dbMu.RUnlock()
+	t, err := db.Turn(ctx, id)
+	if err != nil {
+		if errors.Is(err, mirror.ErrNotFound) {
+			return nil, fmt.Errorf("replica: no reading %s on this computer: %w", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("replica: %w", err)
+	}
+	return &t.Turn, nil
+}
+
+// Media returns the record of one media file (its moment, role, SHA-256
+// and size), or an error matching ErrNotFound.
+func (r *Replica) Media(ctx context.Context, id string) (*api.Media, error) {
+	db := r.mirror()
+	defer r.dbMu.RUnlock()
+	md, err := db.Media(ctx, id)
+	if err != nil {
+		if errors.Is(err, mirror.ErrNotFound) {
+			return nil, fmt.Errorf("replica: no file %s on this computer: %w", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("replica: %w", err)
+	}
+	return md, nil
+}
+
+// Reading reports whether a reading is queued or running (started and not
+// finished) in the replica: the app syncs more often while one is.
+func (r *Replica) Reading(ctx context.Context) (bool, error) {
+	db := r.mirror()
+	defer r.dbMu.RUnlock()
+	ids, err := db.OpenTurns(ctx)
+	if err != nil {
+		return false, fmt.Errorf("replica: %w", err)
+	}
+	return len(ids) > 0, nil
+}
+
+// maxMatchesPerMoment bounds the texts shown under one moment, as the
+// engine's own search does (engine.Search).
+const maxMatchesPerMoment = 3
+
+// Search finds the live moments whose caption, readings or kept phrases
+// hold every word of q, up to limit moments, from the replica's full-text
+// index: the answer GET /v1/search gives, grouped the engine's way
+// (engine.Search), with no network.
+func (r *Replica) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
+	if limit <= 0 {
+		limit = api.DefaultPageLimit
+	}
+	limit = min(limit, api.MaxPageLimit)
+	db := r.mirror()
+	defer r.dbMu.RUnlock()
+	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
+	hits, err := db.Search(ctx, q, limit*(maxMatchesPerMoment+1))
+	if err != nil {
+		return nil, fmt.Errorf("replica: %w", err)
+	}
+	at := map[string]int{} // moment id -> index in out.Results
+	for _, h := range hits {
+		m := api.SearchMatch{Source: h.Source, Key: h.Key, Parts: searchParts(h.Snippet)}
+		if h.MomentID == "" {
+			out.Phrases = append(out.Phrases, m)
+			continue
+		}
+		i, ok := at[h.MomentID]
+		if !ok {
+			if len(out.Results) == limit {
+				continue
+			}
+			mo, err := db.Moment(ctx, h.MomentID)
+			if errors.Is(err, mirror.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("replica: %w", err)
+			}
+			i = len(out.Results)
+			at[h.MomentID] = i
+			out.Results = append(out.Results, api.SearchResult{Moment: *mo})
+		}
+		if res := &out.Results[i]; len(res.Matches) < maxMatchesPerMoment {
+			res.Matches = append(res.Matches, m)
+		}
+	}
+	return out, nil
+}
+
+// searchParts splits a snippet at its marks (mirror.MarkStart, MarkEnd).
+func searchParts(snippet string) []api.SearchPart {
+	var out []api.SearchPart
+	for snippet != "" {
+		before, rest, found := strings.Cut(snippet, mirror.MarkStart)
+		if before != "" {
+			out = append(out, api.SearchPart{Text: before})
+		}
+		if !found {
+			break
+		}
+		hit, after, _ := strings.Cut(rest, mirror.MarkEnd)
+		if hit != "" {
+			out = append(out, api.SearchPart{Text: hit, Hit: true})
+		}
+		snippet = after
+	}
+	return out
 }

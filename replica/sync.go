@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,10 @@ type Result struct {
 	// moments on this computer after the sync; Missing, those that are
 	// not (the cache is full).
 	Copies, Cached, Missing int
+	// Moments lists, once each and in the order of the ops, the moments
+	// the folded ops created, edited, deleted, gave a file or a reading
+	// (started or finished): what a window showing them reads again.
+	Moments []string
 }
 
 // CaughtUp reports whether the replica reached the engine's head.
@@ -123,6 +128,8 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 		after, check = cursor-1, true
 	}
 	bound := false
+	touched := newTouched()
+	defer func() { res.Moments = touched.resolve(ctx, r) }()
 	for {
 		ops, next, err := eng.Ops(ctx, after, r.opts.PageLimit)
 		if err != nil {
@@ -175,6 +182,7 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 			bound = true
 		}
 		if len(recs) > 0 {
+			touched.add(ops)
 			res.To = recs[len(recs)-1].Seq
 			res.Ops += len(recs)
 			res.Pages++
@@ -273,4 +281,68 @@ func (r *Replica) fetchCopy(ctx context.Context, eng Engine, c mirror.LiveCopy) 
 		return err
 	}
 	return nil
+}
+
+// touched gathers the moments a sync's ops touched. A turn.finish names
+// only its turn: its moment is the turn.start's, or, started before this
+// sync, the replica's record of the turn.
+type touched struct {
+	seen  map[string]bool
+	turns map[string]string // turn id -> moment id, from turn.start
+	// order holds moment ids and, for a turn to resolve, "" and the turn
+	// id in finished.
+	order    []string
+	finished map[int]string
+}
+
+func newTouched() *touched {
+	return &touched{seen: map[string]bool{}, turns: map[string]string{}, finished: map[int]string{}}
+}
+
+func (t *touched) add(ops []api.Op) {
+	for _, op := range ops {
+		var d struct {
+			ID       string `json:"id"`
+			MomentID string `json:"moment_id"`
+		}
+		if json.Unmarshal(op.Data, &d) != nil {
+			continue
+		}
+		switch op.Op {
+		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete:
+			t.order = append(t.order, d.ID)
+		case api.OpMediaPut:
+			t.order = append(t.order, d.MomentID)
+		case api.OpTurnStart:
+			t.turns[d.ID] = d.MomentID
+			t.order = append(t.order, d.MomentID)
+		case api.OpTurnFinish:
+			if m, ok := t.turns[d.ID]; ok {
+				t.order = append(t.order, m)
+			} else {
+				t.finished[len(t.order)] = d.ID
+				t.order = append(t.order, "")
+			}
+		}
+	}
+}
+
+// resolve returns the moments, once each, reading the turns finished
+// without their start from the replica.
+func (t *touched) resolve(ctx context.Context, r *Replica) []string {
+	var out []string
+	for i, id := range t.order {
+		if id == "" {
+			tu, err := r.Turn(ctx, t.finished[i])
+			if err != nil {
+				continue
+			}
+			id = tu.MomentID
+		}
+		if id != "" && !t.seen[id] {
+			t.seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import * as Moments from '../wailsjs/go/app/Moments';
 import * as Phrases from '../wailsjs/go/app/Phrases';
 import * as Outbox from '../wailsjs/go/app/Outbox';
 import * as Settings from '../wailsjs/go/app/Settings';
+import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
 import type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
@@ -22,6 +23,7 @@ export type Reading = app.Reading;
 export type Recall = app.Recall;
 export type SettingsView = app.SettingsView;
 export type Status = app.Status;
+export type SyncStatus = app.SyncStatus;
 export type TestResult = app.TestResult;
 
 /** BackendError is what every failed call rejects with: app.UIError. */
@@ -100,6 +102,11 @@ export const backend = {
     openLogFolder: () => call(Settings.OpenLogFolder()),
     status: () => call(Settings.Status()),
   },
+  sync: {
+    status: () => call(Sync.Status()),
+    rebuild: () => call(Sync.Rebuild()),
+    setCacheLimit: (gb: number) => call(Sync.SetCacheLimit(gb)),
+  },
   onCapture(fn: (e: CaptureEvent) => void): () => void {
     return EventsOn('capture', (e: CaptureEvent) => fn(e));
   },
@@ -109,6 +116,10 @@ export const backend = {
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {
     return EventsOn('moment', (e: MomentEvent) => fn(e));
+  },
+  /** onSync: this computer's copy of the family engine synced (syncstatus.ts). */
+  onSync(fn: (s: SyncStatus) => void): () => void {
+    return EventsOn('sync', (s: SyncStatus) => fn(s));
   },
   /** onFileDrop calls fn with the paths of files dropped on an element
    * styled with --wails-drop-target: drop. */

@@ -8,6 +8,7 @@ import { OutboxScreen } from './outbox';
 import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
 import { SearchScreen } from './search';
+import { SyncLine } from './syncstatus';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
   moments: 'Moments',
@@ -25,6 +26,7 @@ class App {
   private main = h('main', { id: 'main', tabindex: -1 });
   private nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
+  private syncLine = new SyncLine(() => this.go('settings'));
   private search = new SearchScreen();
   private searchBox = h('input', {
     type: 'search',
@@ -240,6 +242,7 @@ class App {
       st.parked > 0
         ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo needs', 'photos need')} you`)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
+      this.syncLine.el,
       h('span', { class: 'grow' }),
       h('span', { class: 'muted' }, `Spark ${st.version}`),
     );

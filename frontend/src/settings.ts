@@ -2,6 +2,7 @@ import { backend, type SettingsView, type TestResult } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, detailsOf, confirmDialog } from './dom';
 import type { Screen } from './screen';
+import { syncBlock } from './syncstatus';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -149,6 +150,8 @@ export class SettingsScreen implements Screen {
         ),
       ),
     );
+    // This computer's copy of the family engine: what stopped it, and its rebuild.
+    this.body.firstElementChild?.after(syncBlock());
   }
 
   /** safeToSend asks Dad before his token goes to an address that would

@@ -1,0 +1,107 @@
+// Issue 8, the window with a family engine: Spark keeps a copy of it on
+// this computer, so with the family engine stopped and the window opened
+// again, every earlier moment, its reading and its small copy are there,
+// and the status bar says what it shows ("Offline: showing what this
+// computer has, as of ...").
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine } from './lib.mjs';
+
+let context;
+let page;
+let remote;
+
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  await rpc('Settings/UseRemote', remote.url, remote.token);
+  ({ context, page } = await launch());
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+});
+
+after(async () => {
+  await context?.close();
+  await harness('/test/remote/start', {}).catch(() => {});
+  await useLocalEngine();
+});
+
+/** served is every live moment the family engine serves, newest first. */
+async function served() {
+  const all = [];
+  let before = '';
+  for (;;) {
+    const r = await fetch(`${remote.url}/v1/moments?limit=200${before ? `&before=${before}` : ''}`, { headers: { Authorization: `Bearer ${remote.token}` } });
+    assert.equal(r.status, 200);
+    const page = await r.json();
+    all.push(...page.moments);
+    if (!page.next) return all;
+    before = page.next;
+  }
+}
+
+test('the family engine stopped, the window opened again: every earlier moment and reading is there', async () => {
+  const { paths } = await harness('/test/generate', { n: 3 });
+  await choose(page, paths);
+  await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the captures are delivered');
+  await until(async () => {
+    const ms = await served();
+    return ms.length >= 3 && ms.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
+  }, 'Pippa reads every photo on the family engine');
+  const want = await served();
+  // This computer's copy catches up by itself.
+  await until(async () => {
+    const s = await rpc('Sync/Status');
+    if (s.state !== 'uptodate' || s.syncing) return false;
+    const p = await rpc('Moments/Page', '', 200);
+    return p.moments.length === want.length && p.moments.every((m, i) => m.id === want[i].id && m.readings.length === (want[i].turns ?? []).length && m.readings.every((r) => r.status !== 'queued' && r.status !== 'running'));
+  }, 'this computer’s copy holds every moment and reading');
+  await page.getByTestId('sync-status').filter({ hasText: 'Up to date' }).waitFor();
+
+  await harness('/test/remote/stop');
+  await context.close();
+  ({ context, page } = await launch());
+  await tab(page, 'Moments');
+  const tiles = page.locator('[data-testid=moment-tile]');
+  await until(async () => (await tiles.count()) >= Math.min(want.length, 12), 'the tiles show with the engine stopped');
+  // The status bar says what the window shows (the next sync finds the
+  // engine gone).
+  await page.getByTestId('sync-status').filter({ hasText: /Offline: showing what this computer has, as of / }).waitFor({ timeout: 40_000 });
+
+  // Every moment and its reading, as the engine served them, through the
+  // window's own calls.
+  const got = (await rpc('Moments/Page', '', 200)).moments;
+  assert.deepEqual(got.map((m) => m.id), want.map((m) => m.id), 'the same moments, in the same order');
+  for (const [i, m] of want.entries()) {
+    const texts = (m.turns ?? []).map((t) => t.text);
+    assert.deepEqual(got[i].readings.map((r) => r.text), texts, `the readings of ${m.id}`);
+  }
+
+  // The newest tile opens with its reading and its small copy.
+  const first = want[0];
+  const reading = (first.turns ?? []).find((t) => t.status === 'finished');
+  assert.ok(reading, 'the newest photo was read');
+  await tiles.first().click();
+  const dialog = page.getByTestId('moment-dialog');
+  await dialog.waitFor();
+  await dialog.getByTestId('reading-text').first().filter({ hasText: reading.text.slice(0, 40) }).waitFor();
+  await until(
+    async () => dialog.getByTestId('moment-image').evaluate((img) => img instanceof HTMLImageElement && img.complete && img.naturalWidth > 0),
+    'the small copy shows from this computer',
+  );
+  await shot(page, 'replica-offline');
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+  // Settings says the same, without alarm.
+  await tab(page, 'Settings');
+  const block = page.getByTestId('sync-block');
+  await block.filter({ hasText: 'Offline: showing what this computer has' }).waitFor();
+  // The small photos' room: 2 GB unless changed, changed here.
+  const limit = block.getByTestId('sync-limit');
+  assert.equal(await limit.inputValue(), '2');
+  await limit.fill('1.5');
+  await block.getByRole('button', { name: 'Save' }).click();
+  await until(async () => (await rpc('Sync/Status')).cacheBytes === 1.5 * 2 ** 30, 'the limit is saved');
+  await shot(page, 'replica-settings');
+  await rpc('Sync/SetCacheLimit', 2);
+});

@@ -1,0 +1,135 @@
+// This computer's copy of the family engine (app/sync.go): a line in the
+// status bar ("Up to date", or "Offline: showing what this computer has,
+// as of <time>") and, in Settings, what stopped the copy and the button
+// that fetches it again. With the engine on this computer there is no
+// copy to speak of, and both stay hidden.
+import { backend, errorText, type SyncStatus } from './backend';
+import { h, clear, when, bytes } from './dom';
+import { toastError } from './feedback';
+
+/** SyncState mirrors the Sync* states of app/sync.go. */
+export type SyncState = 'local' | 'starting' | 'uptodate' | 'offline' | 'problem';
+
+/** syncWords is the status bar's line for a status, "" when there is
+ * nothing to say (the engine on this computer). */
+export function syncWords(s: SyncStatus): string {
+  switch (s.state as SyncState) {
+    case 'local':
+      return '';
+    case 'starting':
+      return s.asOf ? `Checking the family engine for news (this computer has everything as of ${when(s.asOf)})` : 'Bringing your moments from the family engine to this computer…';
+    case 'uptodate':
+      return 'Up to date';
+    case 'offline':
+      return s.asOf
+        ? `Offline: showing what this computer has, as of ${when(s.asOf)}`
+        : 'Offline: this computer has none of the family engine’s moments yet; they come when it can be reached';
+    case 'problem':
+      return s.asOf ? `Not updating: showing what this computer has, as of ${when(s.asOf)} (see Settings)` : 'Not updating (see Settings)';
+  }
+  return '';
+}
+
+/** SyncLine is the status bar's part: main.ts puts its element in the bar
+ * (which it redraws; the element keeps itself up to date). */
+export class SyncLine {
+  readonly el: HTMLElement;
+  private text = h('span', { 'data-testid': 'sync-status' });
+  private link: HTMLButtonElement;
+
+  constructor(openSettings: () => void) {
+    this.link = h('button', { type: 'button', class: 'link warn', hidden: true, onclick: openSettings }, 'What to do');
+    this.el = h('span', { class: 'sync-line', hidden: true }, h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'), this.text, this.link);
+    backend.onSync((s) => this.render(s));
+    void this.refresh();
+    // "as of" and the state change without events too (an engine chosen).
+    window.setInterval(() => void this.refresh(), 5000);
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.render(await backend.sync.status());
+    } catch {
+      // Not started yet: the bar says so already.
+    }
+  }
+
+  private render(s: SyncStatus): void {
+    const words = syncWords(s).replace(' (see Settings)', '');
+    this.el.hidden = words === '';
+    this.text.textContent = words;
+    this.text.dataset.state = s.state;
+    this.text.classList.toggle('warn', s.state === 'problem' || s.state === 'offline');
+    this.text.title = s.problem;
+    this.link.hidden = s.state !== 'problem';
+  }
+}
+
+/** syncBlock is Settings' part: where this computer's copy stands, and,
+ * when the copy stopped, why and "Rebuild this computer's copy". */
+export function syncBlock(): HTMLElement {
+  const body = h('div', { 'aria-live': 'polite' });
+  const block = h('fieldset', { class: 'sync-block', 'data-testid': 'sync-block', hidden: true }, h('legend', {}, 'This computer’s copy'), body);
+  const render = (s: SyncStatus) => {
+    block.hidden = s.state === 'local';
+    if (block.hidden) return;
+    const usage = `The small photos take ${bytes(s.copyBytes)} here; the full-size photos are fetched only when you open one.`;
+    if (s.state !== 'problem') {
+      clear(
+        body,
+        h('p', {}, 'Spark keeps a copy of the family engine’s moments, readings and phrases on this computer, so you can read them without the internet. ', syncWords(s), '.'),
+        h('p', { class: 'hint' }, usage),
+        limitRow(s, render),
+      );
+      return;
+    }
+    const rebuild = h('button', { type: 'button', class: 'primary', 'data-testid': 'sync-rebuild' }, 'Rebuild this computer’s copy');
+    rebuild.addEventListener('click', () => {
+      rebuild.disabled = true;
+      rebuild.textContent = 'Fetching everything again…';
+      backend.sync
+        .rebuild()
+        .then(render)
+        .catch((e: unknown) => {
+          toastError(e);
+          rebuild.disabled = false;
+          rebuild.textContent = 'Rebuild this computer’s copy';
+        });
+    });
+    clear(
+      body,
+      h('p', { class: 'warn-text', role: 'alert', 'data-testid': 'sync-problem' }, s.problem),
+      h('p', { class: 'hint' }, 'Nothing is lost: everything is kept on the family engine, and this computer fetches its copy again from the start.'),
+      h('div', { class: 'row' }, rebuild),
+    );
+  };
+  backend.sync.status().then(render, (e: unknown) => clear(body, h('p', { class: 'warn-text' }, errorText(e))));
+  const off = backend.onSync((s) => {
+    if (!block.isConnected) {
+      off();
+      return;
+    }
+    render(s);
+  });
+  return block;
+}
+
+/** limitRow sets how much room the small photos may take here. */
+function limitRow(s: SyncStatus, render: (s: SyncStatus) => void): HTMLElement {
+  const gb = h('input', { id: 'sync-limit', type: 'number', min: '0.1', max: '10000', step: '0.5', 'data-testid': 'sync-limit' });
+  gb.value = String(Math.round((s.cacheBytes / 2 ** 30) * 10) / 10);
+  const save = h('button', { type: 'button' }, 'Save');
+  save.addEventListener('click', () => {
+    backend.sync
+      .setCacheLimit(Number(gb.value))
+      .then(render)
+      .catch((e: unknown) => toastError(e));
+  });
+  return h(
+    'div',
+    {},
+    h('label', { for: 'sync-limit' }, 'Room for the small photos, in GB'),
+    h('div', { class: 'row' }, gb, save),
+    h('p', { class: 'hint' }, 'When it is full, the photos you looked at least recently make room for new ones.'),
+  );
+}
