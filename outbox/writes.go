@@ -347,3 +347,9 @@ func (w *Write) Describe() string {
 	}
 	return fmt.Sprintf("%s %q", w.Kind, w.Text)
 }
+
+// KindWrites lists every write of one kind (sent ones too), in the order
+// Dad made them.
+func (o *Outbox) KindWrites(ctx context.Context, kind WriteKind) ([]Write, error) {
+	return o.queryWrites(ctx, "WHERE kind = ? ORDER BY seq", kind)
+}
