@@ -118,6 +118,9 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 	if err != nil || r.Status != ReadingWaiting {
 		t.Fatalf("ReadAgain offline = %+v, %v", r, err)
 	}
+	if g, err := a.Moments.Get(note); err != nil || len(g.Readings) != 2 || g.Readings[1].Status != ReadingWaiting {
+		t.Errorf("Get offline = %+v, %v; want the note's reading and the one asked again, waiting", g, err)
+	}
 	// Asked again with the same ids: the same writes.
 	if _, err := a.Moments.AddNote(note, "call the pharmacy"); err != nil {
 		t.Fatal(err)
