@@ -92,6 +92,12 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	if c3.ID == c1.ID {
 		t.Errorf("a caption after a delete merged into the one before it")
 	}
+	k1, _ := NewKeep("red door", "")
+	k2, _ := NewKeep("Red  door", "")
+	first, _ := o.AddWrite(ctx, k1)
+	if again, err := o.AddWrite(ctx, k2); err != nil || again.ID != first.ID {
+		t.Errorf("Keep pressed twice while waiting = %+v, %v; want the first keep", again, err)
+	}
 	ws, err := o.UnsentWrites(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +106,7 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	for _, w := range ws {
 		got = append(got, w.Describe())
 	}
-	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three"` {
+	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three", keep "red door"` {
 		t.Errorf("unsent writes = %s", s)
 	}
 }
