@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -169,6 +170,51 @@ type syncer struct {
 	// not hold yet (their ops come with the next sync), by moment id: the
 	// window shows them meanwhile, as it showed them before delivery.
 	sent map[string]Moment
+	// sentWrites holds the writes (captions, deletes, phrases...) the
+	// outbox delivered while Spark reads the replica, until a sync that
+	// began after their delivery brings their ops: the reads keep showing
+	// them (app/overlay.go), so a caption just sent never flips back.
+	sentWrites map[string]heldWrite
+	began      time.Time // when the sync under way began
+}
+
+// heldWrite is a delivered write and when it was delivered.
+type heldWrite struct {
+	w  outbox.Write
+	at time.Time
+}
+
+// holdWrite keeps a delivered write on show until the replica has it,
+// when Spark reads the replica. It is called as the write is seen
+// delivered, by the binding that waited for it (app/writes.go's send) and
+// by the write's event, whichever comes first; the first time counts.
+func (a *App) holdWrite(w *outbox.Write) {
+	if w == nil || w.State != outbox.Done || !a.usesReplica() {
+		return
+	}
+	s := &a.repl
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sentWrites[w.ID]; ok {
+		return
+	}
+	if s.sentWrites == nil {
+		s.sentWrites = map[string]heldWrite{}
+	}
+	s.sentWrites[w.ID] = heldWrite{w: *w, at: time.Now()}
+}
+
+// heldWrites returns the delivered writes the replica may not hold yet,
+// oldest first.
+func (a *App) heldWrites() []outbox.Write {
+	a.repl.mu.Lock()
+	defer a.repl.mu.Unlock()
+	out := make([]outbox.Write, 0, len(a.repl.sentWrites))
+	for _, h := range a.repl.sentWrites {
+		out = append(out, h.w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
 }
 
 // holdSent keeps a delivered capture on show until the replica has it.
@@ -416,7 +462,7 @@ func (a *App) syncOnce(ctx context.Context) time.Duration {
 
 func (s *syncer) begin() {
 	s.mu.Lock()
-	s.syncing = true
+	s.syncing, s.began = true, time.Now()
 	s.mu.Unlock()
 }
 
@@ -428,6 +474,11 @@ func (a *App) syncEnded(rep *replica.Replica, res replica.Result, err error, reb
 	switch {
 	case err == nil:
 		a.repl.offline, a.repl.problem, a.repl.trusted = "", "", true
+		for id, h := range a.repl.sentWrites {
+			if !a.repl.began.IsZero() && h.at.Before(a.repl.began) {
+				delete(a.repl.sentWrites, id)
+			}
+		}
 	case stopsSync(err):
 		a.log.Error("the sync stopped", "err", err)
 		a.repl.offline, a.repl.problem = "", syncProblem(err)

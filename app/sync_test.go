@@ -459,3 +459,79 @@ func TestSync_CacheLimit(t *testing.T) {
 		t.Errorf("limit after a restart = %d, want 512 MiB", s.CacheBytes)
 	}
 }
+
+// A write sent while the window reads the replica keeps showing until a
+// sync brings its op: the caption just saved, the phrase just kept and
+// the moment just deleted never flip back in between.
+func TestSync_SentWritesShowUntilSynced(t *testing.T) {
+	fastSync(t)
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	a := New(Options{DataDir: t.TempDir()})
+	sh := &momentShell{}
+	a.Startup(context.Background(), sh)
+	t.Cleanup(a.Shutdown)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Capture.Files("b", writePhotos(t, 2, 7))
+	if err != nil || len(res) != 2 || res[0].Error != nil || res[1].Error != nil {
+		t.Fatalf("capture: %v %+v", err, res)
+	}
+	kept, gone := res[0].MomentID, res[1].MomentID
+	waitFor(t, "both photos delivered", func() bool {
+		st, err := a.Settings.Status()
+		return err == nil && st.Waiting == 0
+	})
+	caughtUp(t, a, engineHead(t, remote))
+	// No sync from here until the writes are read back.
+	a.stopSync()
+	sh.mu.Lock()
+	before := len(sh.moments)
+	sh.mu.Unlock()
+
+	if mo, err := a.Moments.SetCaption(kept, "The council's letter"); err != nil || mo.Waiting != "" {
+		t.Fatalf("SetCaption = %+v, %v; want it sent", mo, err)
+	}
+	if _, err := a.Phrases.Keep("council tax", kept); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Moments.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" || mo.Waiting != "" {
+		t.Errorf("Get before the sync = %q (waiting %q), %v; want the new caption, not waiting", mo.Caption, mo.Waiting, err)
+	}
+	p, err := a.Moments.Page("", 10)
+	if err != nil || len(p.Moments) != 1 || p.Moments[0].ID != kept || p.Moments[0].Caption != "The council's letter" {
+		t.Errorf("Page before the sync = %+v, %v; want only the kept moment with its new caption", p.Moments, err)
+	}
+	ps, err := a.Phrases.List()
+	if err != nil || len(ps) != 1 || ps[0].Text != "council tax" || ps[0].Waiting != "" {
+		t.Errorf("Phrases before the sync = %+v, %v; want the kept phrase", ps, err)
+	}
+	waitFor(t, "the caption's moment event", func() bool {
+		return sh.find(func(e MomentEvent) bool {
+			return e.ID == kept && e.Kind == MomentKindChanged && e.Moment != nil && e.Moment.Caption == "The council's letter"
+		})
+	})
+	sh.mu.Lock()
+	for _, e := range sh.moments[before:] {
+		if e.ID == kept && e.Moment != nil && e.Moment.Caption != "The council's letter" {
+			t.Errorf("a moment event showed the caption %q after the new one was sent", e.Moment.Caption)
+		}
+	}
+	sh.mu.Unlock()
+	if st, err := a.readsReplica().State(context.Background()); err != nil || st.Seq >= engineHead(t, remote) {
+		t.Fatalf("the replica is at seq %d (%v): it must not have synced the writes yet", st.Seq, err)
+	}
+
+	// The sync brings them; nothing is held any more, and all still shows.
+	a.mu.Lock()
+	a.startSync()
+	a.mu.Unlock()
+	caughtUp(t, a, engineHead(t, remote))
+	waitFor(t, "the held writes let go", func() bool { return len(a.heldWrites()) == 0 })
+	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" {
+		t.Errorf("Get after the sync = %q, %v", mo.Caption, err)
+	}
+}
