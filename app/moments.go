@@ -36,7 +36,7 @@ func (m *Moments) Page(before string, limit int) (res Page, err error) {
 	if before == "" {
 		// With a family engine: delivered, but not in this computer's
 		// copy until the next sync (sync.go).
-		if sent := m.a.sentMoments(); len(sent) > 0 {
+		if sent := m.a.sentMoments(ctx); len(sent) > 0 {
 			page.Moments = append(page.Moments, sent...)
 			sortNewestFirst(page.Moments)
 		}
@@ -95,7 +95,7 @@ func (m *Moments) Get(id string) (res Moment, err error) {
 		if p, ok := m.a.pendingMoment(ctx, id); ok {
 			return p, nil
 		}
-		for _, p := range m.a.sentMoments() {
+		for _, p := range m.a.sentMoments(ctx) {
 			if p.ID == id {
 				return p, nil
 			}

@@ -40,7 +40,7 @@ func (a *App) unsentWrites(ctx context.Context) (unsent, bool) {
 		a.log.Warn("read the outbox's careful readings", "err", err)
 	}
 	// Writes delivered that the replica may not hold yet still show, first.
-	ws = append(a.heldWrites(), ws...)
+	ws = append(a.heldWrites(ctx), ws...)
 	u := unsent{waiting: a.waitingWords(), parked: parkedWords, writes: ws, careful: map[string]string{}}
 	for _, c := range cs {
 		u.careful[c.MomentID] = c.ID

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -166,95 +165,75 @@ type syncer struct {
 	offline  string // why the last sync could not reach the engine
 	problem  string // why the sync stopped; "" when it runs
 	openFail string // why the replica could not be opened
-	// sent holds the captures the outbox delivered that the replica does
-	// not hold yet (their ops come with the next sync), by moment id: the
-	// window shows them meanwhile, as it showed them before delivery.
-	sent map[string]Moment
-	// sentWrites holds the writes (captions, deletes, phrases...) the
-	// outbox delivered while Spark reads the replica, until a sync that
-	// began after their delivery brings their ops: the reads keep showing
-	// them (app/overlay.go), so a caption just sent never flips back.
-	sentWrites map[string]heldWrite
+	// goodBegan is when the last sync that ended well began: everything
+	// the outbox delivered before it is in the replica. What it delivered
+	// since may not be, so the reads keep showing it from the outbox
+	// (sentMoments, heldWrites) and the window never loses a capture or
+	// flips a caption back while the sync catches up.
+	goodBegan time.Time
 	began      time.Time // when the sync under way began
 }
 
-// heldWrite is a delivered write and when it was delivered.
-type heldWrite struct {
-	w  outbox.Write
-	at time.Time
-}
-
-// holdWrite keeps a delivered write on show until the replica has it,
-// when Spark reads the replica. It is called as the write is seen
-// delivered, by the binding that waited for it (app/writes.go's send) and
-// by the write's event, whichever comes first; the first time counts.
-func (a *App) holdWrite(w *outbox.Write) {
-	if w == nil || w.State != outbox.Done || !a.usesReplica() {
-		return
+// heldSince is the time from which the outbox's deliveries may be
+// missing from the replica: the start of the last sync that ended well in
+// this run, or, before one has, ten minutes before the replica last caught
+// up (a sync that began earlier is long over). Zero when Spark does not
+// read a replica.
+func (a *App) heldSince(ctx context.Context) (time.Time, *replica.Replica) {
+	rep := a.readsReplica()
+	if rep == nil {
+		return time.Time{}, nil
 	}
-	s := &a.repl
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.sentWrites[w.ID]; ok {
-		return
-	}
-	if s.sentWrites == nil {
-		s.sentWrites = map[string]heldWrite{}
-	}
-	s.sentWrites[w.ID] = heldWrite{w: *w, at: time.Now()}
-}
-
-// heldWrites returns the delivered writes the replica may not hold yet,
-// oldest first.
-func (a *App) heldWrites() []outbox.Write {
 	a.repl.mu.Lock()
-	defer a.repl.mu.Unlock()
-	out := make([]outbox.Write, 0, len(a.repl.sentWrites))
-	for _, h := range a.repl.sentWrites {
-		out = append(out, h.w)
+	since := a.repl.goodBegan
+	a.repl.mu.Unlock()
+	if since.IsZero() {
+		st, err := rep.State(ctx)
+		if err != nil {
+			return time.Time{}, nil
+		}
+		since = st.SyncedAt.Add(-10 * time.Minute)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
-	return out
+	return since, rep
 }
 
-// holdSent keeps a delivered capture on show until the replica has it.
-func (s *syncer) holdSent(m Moment) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sent == nil {
-		s.sent = map[string]Moment{}
+// heldWrites returns the writes the outbox sent that the replica may not
+// hold yet, in the order Dad made them.
+func (a *App) heldWrites(ctx context.Context) []outbox.Write {
+	since, rep := a.heldSince(ctx)
+	ob, err := a.queue()
+	if rep == nil || err != nil {
+		return nil
 	}
-	s.sent[m.ID] = m
+	ws, err := ob.SentWritesSince(ctx, since)
+	if err != nil {
+		a.log.Warn("read the outbox's sent writes", "err", err)
+		return nil
+	}
+	return ws
 }
 
-// sentMoments returns the delivered captures the replica does not hold
-// yet, newest first.
-func (a *App) sentMoments() []Moment {
-	a.repl.mu.Lock()
-	defer a.repl.mu.Unlock()
-	out := make([]Moment, 0, len(a.repl.sent))
-	for _, m := range a.repl.sent {
-		out = append(out, m)
+// sentMoments returns the captures the outbox delivered that the replica
+// does not hold yet, newest first.
+func (a *App) sentMoments(ctx context.Context) []Moment {
+	since, rep := a.heldSince(ctx)
+	ob, err := a.queue()
+	if rep == nil || err != nil {
+		return nil
+	}
+	es, err := ob.DeliveredSince(ctx, since)
+	if err != nil {
+		a.log.Warn("read the outbox's delivered captures", "err", err)
+		return nil
+	}
+	var out []Moment
+	for i := range es {
+		if _, err := rep.Moment(ctx, es[i].MomentID); err != nil {
+			out = append(out, pendingView(&es[i]))
+		}
 	}
 	sortNewestFirst(out)
 	return out
-}
-
-// dropSent forgets the delivered captures the replica now holds.
-func (a *App) dropSent(rep *replica.Replica) {
-	a.repl.mu.Lock()
-	ids := make([]string, 0, len(a.repl.sent))
-	for id := range a.repl.sent {
-		ids = append(ids, id)
-	}
-	a.repl.mu.Unlock()
-	for _, id := range ids {
-		if _, err := rep.Moment(context.Background(), id); err == nil {
-			a.repl.mu.Lock()
-			delete(a.repl.sent, id)
-			a.repl.mu.Unlock()
-		}
-	}
 }
 
 // openReplica opens DATA/replica if it is not open. A failure is logged
@@ -284,7 +263,7 @@ func (a *App) useReplica(ctx context.Context) {
 	switched := a.repl.kick != nil // not the start: Settings chose it
 	a.openReplica(ctx)
 	a.repl.mu.Lock()
-	a.repl.ran, a.repl.offline, a.repl.problem, a.repl.sent = false, "", "", nil
+	a.repl.ran, a.repl.offline, a.repl.problem, a.repl.goodBegan = false, "", "", time.Time{}
 	if switched {
 		a.repl.trusted = false
 	}
@@ -426,11 +405,6 @@ func (a *App) delivered(ctx context.Context, ob *outbox.Outbox, ev outbox.Event)
 	if ev.Kind != outbox.EventStepDone && ev.Kind != outbox.EventDone {
 		return false
 	}
-	if ev.Kind == outbox.EventDone && a.usesReplica() {
-		if e, err := ob.Entry(ctx, ev.EntryID); err == nil && e.MomentID != "" {
-			a.repl.holdSent(pendingView(e))
-		}
-	}
 	return true
 }
 
@@ -474,10 +448,8 @@ func (a *App) syncEnded(rep *replica.Replica, res replica.Result, err error, reb
 	switch {
 	case err == nil:
 		a.repl.offline, a.repl.problem, a.repl.trusted = "", "", true
-		for id, h := range a.repl.sentWrites {
-			if !a.repl.began.IsZero() && h.at.Before(a.repl.began) {
-				delete(a.repl.sentWrites, id)
-			}
+		if !a.repl.began.IsZero() {
+			a.repl.goodBegan = a.repl.began
 		}
 	case stopsSync(err):
 		a.log.Error("the sync stopped", "err", err)
@@ -490,7 +462,6 @@ func (a *App) syncEnded(rep *replica.Replica, res replica.Result, err error, reb
 		}
 	}
 	a.repl.mu.Unlock()
-	a.dropSent(rep)
 	if rebuilt || res.Reset {
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
 	} else {

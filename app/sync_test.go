@@ -530,7 +530,7 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 	a.startSync()
 	a.mu.Unlock()
 	caughtUp(t, a, engineHead(t, remote))
-	waitFor(t, "the held writes let go", func() bool { return len(a.heldWrites()) == 0 })
+	waitFor(t, "the held writes let go", func() bool { return len(a.heldWrites(context.Background())) == 0 })
 	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" {
 		t.Errorf("Get after the sync = %q, %v", mo.Caption, err)
 	}

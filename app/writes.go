@@ -60,7 +60,6 @@ func (a *App) send(ctx context.Context, w outbox.Write) (*outbox.Write, error) {
 		a.log.Warn("wait for a write", "write", got.ID, "err", err)
 		return got, nil
 	}
-	a.holdWrite(now)
 	if now.State == outbox.Parked {
 		return now, &UIError{Code: refusedCode(now.LastCode), Message: now.LastError + ". It is kept in the Outbox, where you can try again or discard it."}
 	}
@@ -171,9 +170,6 @@ func writeView(w *outbox.Write) Write {
 // parked or discarded.
 func (a *App) writeEvent(ev outbox.Event) {
 	w := ev.Write
-	if ev.Kind == outbox.EventDone {
-		a.holdWrite(w)
-	}
 	state := writeState(w.State)
 	if ev.Kind == outbox.EventRemoved {
 		state = "discarded"

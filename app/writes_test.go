@@ -152,8 +152,13 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 			t.Errorf("%d %s ops at the engine; want %d", got, op, want)
 		}
 	}
-	got, err := a.Moments.Get(note)
-	if err != nil || got.Caption != "call about the prescription" || got.Pending || got.Waiting != "" || len(got.Readings) != 3 {
+	// The careful readings come with the next sync of this computer's copy.
+	var got Moment
+	waitFor(t, "the note with its three readings", func() bool {
+		got, err = a.Moments.Get(note)
+		return err == nil && len(got.Readings) == 3
+	})
+	if got.Caption != "call about the prescription" || got.Pending || got.Waiting != "" {
 		t.Errorf("Get after delivery = %+v, %v", got, err)
 	}
 	waitFor(t, "write and moment events", func() bool { return sh.count("write") >= 5 && sh.count("moment") >= 1 && sh.count("phrases") >= 1 })

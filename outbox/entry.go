@@ -343,3 +343,27 @@ func (o *Outbox) ExportOriginal(ctx context.Context, id, dir string) (string, er
 	}
 	return path, atomicfile.SyncDir(dir)
 }
+
+// DeliveredSince lists the entries delivered at t or after (a second
+// before t, at worst: times are compared as stored text), oldest first:
+// what a replica of the engine may not hold yet.
+func (o *Outbox) DeliveredSince(ctx context.Context, t time.Time) ([]Entry, error) {
+	rows, err := o.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM entries WHERE state = 'done' AND delivered_at >= ? ORDER BY delivered_at, id",
+		formatTime(t.Add(-time.Second)))
+	if err != nil {
+		return nil, fmt.Errorf("list delivered entries: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list delivered entries: %w", err)
+		}
+		out = append(out, *e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list delivered entries: %w", err)
+	}
+	return out, nil
+}

@@ -249,6 +249,13 @@ func (o *Outbox) UnsentWrites(ctx context.Context) ([]Write, error) {
 	return o.queryWrites(ctx, "WHERE state IN ('pending', 'parked') ORDER BY seq")
 }
 
+// SentWritesSince lists the writes sent at t or after (a second before
+// t, at worst: times are compared as stored text), in the order Dad made
+// them: what a replica of the engine may not hold yet.
+func (o *Outbox) SentWritesSince(ctx context.Context, t time.Time) ([]Write, error) {
+	return o.queryWrites(ctx, "WHERE state = 'done' AND sent_at >= ? ORDER BY seq", formatTime(t.Add(-time.Second)))
+}
+
 // MomentWrites lists every write to one moment (sent ones too), in the
 // order Dad made them.
 func (o *Outbox) MomentWrites(ctx context.Context, momentID string) ([]Write, error) {
