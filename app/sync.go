@@ -171,7 +171,7 @@ type syncer struct {
 	// (sentMoments, heldWrites) and the window never loses a capture or
 	// flips a caption back while the sync catches up.
 	goodBegan time.Time
-	began      time.Time // when the sync under way began
+	began     time.Time // when the sync under way began
 }
 
 // heldSince is the time from which the outbox's deliveries may be
