@@ -127,21 +127,25 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Entries lists every entry, oldest capture first.
 func (o *Outbox) Entries(ctx context.Context) ([]Entry, error) {
-	rows, err := o.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM entries ORDER BY captured_at, id")
+	return o.queryEntries(ctx, "list outbox", "ORDER BY captured_at, id")
+}
+
+func (o *Outbox) queryEntries(ctx context.Context, what, where string, args ...any) ([]Entry, error) {
+	rows, err := o.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM entries "+where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list outbox: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []Entry
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list outbox: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, *e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list outbox: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
@@ -348,22 +352,6 @@ func (o *Outbox) ExportOriginal(ctx context.Context, id, dir string) (string, er
 // before t, at worst: times are compared as stored text), oldest first:
 // what a replica of the engine may not hold yet.
 func (o *Outbox) DeliveredSince(ctx context.Context, t time.Time) ([]Entry, error) {
-	rows, err := o.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM entries WHERE state = 'done' AND delivered_at >= ? ORDER BY delivered_at, id",
+	return o.queryEntries(ctx, "list delivered entries", "WHERE state = 'done' AND delivered_at >= ? ORDER BY delivered_at, id",
 		formatTime(t.Add(-time.Second)))
-	if err != nil {
-		return nil, fmt.Errorf("list delivered entries: %w", err)
-	}
-	defer rows.Close()
-	var out []Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list delivered entries: %w", err)
-		}
-		out = append(out, *e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list delivered entries: %w", err)
-	}
-	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/mirror"
@@ -134,14 +133,10 @@ func (r *Replica) Reading(ctx context.Context) (bool, error) {
 	return len(ids) > 0, nil
 }
 
-// maxMatchesPerMoment bounds the texts shown under one moment, as the
-// engine's own search does (engine.Search).
-const maxMatchesPerMoment = 3
-
 // Search finds the live moments whose caption, readings or kept phrases
 // hold every word of q, up to limit moments, from the replica's full-text
-// index: the answer GET /v1/search gives, grouped the engine's way
-// (engine.Search), with no network.
+// index: the answer GET /v1/search gives, grouped by the same code
+// (mirror.SearchMoments), with no network.
 func (r *Replica) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
 	if limit <= 0 {
 		limit = api.DefaultPageLimit
@@ -149,57 +144,15 @@ func (r *Replica) Search(ctx context.Context, q string, limit int) (*api.SearchR
 	limit = min(limit, api.MaxPageLimit)
 	db := r.mirror()
 	defer r.dbMu.RUnlock()
-	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
-	hits, err := db.Search(ctx, q, limit*(maxMatchesPerMoment+1))
+	out, err := db.SearchMoments(ctx, q, limit, func(ctx context.Context, id string) (*api.Moment, error) {
+		mo, err := db.Moment(ctx, id)
+		if errors.Is(err, mirror.ErrNotFound) {
+			return nil, nil
+		}
+		return mo, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("replica: %w", err)
 	}
-	at := map[string]int{} // moment id -> index in out.Results
-	for _, h := range hits {
-		m := api.SearchMatch{Source: h.Source, Key: h.Key, Parts: searchParts(h.Snippet)}
-		if h.MomentID == "" {
-			out.Phrases = append(out.Phrases, m)
-			continue
-		}
-		i, ok := at[h.MomentID]
-		if !ok {
-			if len(out.Results) == limit {
-				continue
-			}
-			mo, err := db.Moment(ctx, h.MomentID)
-			if errors.Is(err, mirror.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("replica: %w", err)
-			}
-			i = len(out.Results)
-			at[h.MomentID] = i
-			out.Results = append(out.Results, api.SearchResult{Moment: *mo})
-		}
-		if res := &out.Results[i]; len(res.Matches) < maxMatchesPerMoment {
-			res.Matches = append(res.Matches, m)
-		}
-	}
 	return out, nil
-}
-
-// searchParts splits a snippet at its marks (mirror.MarkStart, MarkEnd).
-func searchParts(snippet string) []api.SearchPart {
-	var out []api.SearchPart
-	for snippet != "" {
-		before, rest, found := strings.Cut(snippet, mirror.MarkStart)
-		if before != "" {
-			out = append(out, api.SearchPart{Text: before})
-		}
-		if !found {
-			break
-		}
-		hit, after, _ := strings.Cut(rest, mirror.MarkEnd)
-		if hit != "" {
-			out = append(out, api.SearchPart{Text: hit, Hit: true})
-		}
-		snippet = after
-	}
-	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unicode"
+
+	"github.com/sparkfamily/spark/api"
 )
 
 // Sources of a search hit: what the matching text is.
@@ -93,4 +95,72 @@ func (m *DB) Search(ctx context.Context, q string, limit int) ([]SearchHit, erro
 		return nil, m.wrap("search", err)
 	}
 	return hits, nil
+}
+
+// MaxMatchesPerMoment bounds the texts shown under one moment in
+// SearchMoments.
+const MaxMatchesPerMoment = 3
+
+// SearchMoments is the answer of GET /v1/search from this mirror, the same
+// for the engine and for a replica of it: Search's texts grouped under
+// their live moments, best first, up to limit moments with at most
+// MaxMatchesPerMoment texts each, and the phrases kept without a moment
+// apart. moment reads a moment as the caller serves it; (nil, nil) means
+// it is gone and is left out.
+func (m *DB) SearchMoments(ctx context.Context, q string, limit int,
+	moment func(context.Context, string) (*api.Moment, error)) (*api.SearchResults, error) {
+	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
+	// A moment can match by several texts: ask for more texts than moments.
+	hits, err := m.Search(ctx, q, limit*(MaxMatchesPerMoment+1))
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]int{} // moment id -> index in out.Results
+	for _, h := range hits {
+		match := api.SearchMatch{Source: h.Source, Key: h.Key, Parts: SnippetParts(h.Snippet)}
+		if h.MomentID == "" {
+			out.Phrases = append(out.Phrases, match)
+			continue
+		}
+		i, ok := at[h.MomentID]
+		if !ok {
+			if len(out.Results) == limit {
+				continue
+			}
+			mo, err := moment(ctx, h.MomentID)
+			if err != nil {
+				return nil, err
+			}
+			if mo == nil {
+				continue
+			}
+			i = len(out.Results)
+			at[h.MomentID] = i
+			out.Results = append(out.Results, api.SearchResult{Moment: *mo})
+		}
+		if r := &out.Results[i]; len(r.Matches) < MaxMatchesPerMoment {
+			r.Matches = append(r.Matches, match)
+		}
+	}
+	return out, nil
+}
+
+// SnippetParts splits a snippet at its marks (MarkStart, MarkEnd).
+func SnippetParts(snippet string) []api.SearchPart {
+	var out []api.SearchPart
+	for snippet != "" {
+		before, rest, found := strings.Cut(snippet, MarkStart)
+		if before != "" {
+			out = append(out, api.SearchPart{Text: before})
+		}
+		if !found {
+			break
+		}
+		hit, after, _ := strings.Cut(rest, MarkEnd)
+		if hit != "" {
+			out = append(out, api.SearchPart{Text: hit, Hit: true})
+		}
+		snippet = after
+	}
+	return out
 }
