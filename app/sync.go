@@ -496,25 +496,7 @@ func (a *App) emitChanged(rep *replica.Replica, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	if len(ids) > watchMany {
-		a.emit("moment", MomentEvent{Kind: MomentKindMany})
-		return
-	}
-	ctx := context.Background()
-	for _, id := range ids {
-		mo, err := rep.Moment(ctx, id)
-		if err != nil {
-			continue
-		}
-		ev := MomentEvent{Kind: MomentKindChanged, ID: id}
-		if mo.DeletedAt != nil {
-			ev.Kind = MomentKindDeleted
-		} else {
-			v := momentView(mo)
-			ev.Moment = &v
-		}
-		a.emit("moment", ev)
-	}
+	a.emitMoments(context.Background(), ids, rep.Moment)
 }
 
 // syncStatus returns the replica's status.

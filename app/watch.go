@@ -135,13 +135,21 @@ func (a *App) watchOnce(ctx context.Context, cl *client.Client, last uint64) uin
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
 		return h.Seq
 	}
-	ids := momentsTouched(rctx, cl, ops)
+	a.emitMoments(rctx, momentsTouched(rctx, cl, ops), cl.Moment)
+	return ops[len(ops)-1].Seq
+}
+
+// emitMoments sends the "moment" event of each moment as the window shows
+// it, with what Dad did that the engine does not have yet (overlay.go):
+// changed, or deleted; one "many" event past watchMany. read reads a
+// moment, deleted ones too; a moment it cannot read is skipped.
+func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.Context, string) (*api.Moment, error)) {
 	if len(ids) > watchMany {
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
-		return ops[len(ops)-1].Seq
+		return
 	}
 	for _, id := range ids {
-		mo, err := cl.Moment(rctx, id)
+		mo, err := read(ctx, id)
 		if err != nil {
 			continue
 		}
@@ -150,11 +158,11 @@ func (a *App) watchOnce(ctx context.Context, cl *client.Client, last uint64) uin
 			ev.Kind = MomentKindDeleted
 		} else {
 			v := momentView(mo)
+			a.overlayMoment(id, &v, &err)
 			ev.Moment = &v
 		}
 		a.emit("moment", ev)
 	}
-	return ops[len(ops)-1].Seq
 }
 
 // momentsTouched lists, once each and in order, the moments the ops
