@@ -214,9 +214,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // openLog opens the log of the data directory, as Open does and as
 // recovering from a failed write does again.
 func (e *Engine) openLog(ctx context.Context) (*oplog.Log, error) {
-	// The mirror folds an op once it is in the log, just before its writer
-	// is answered, so any op up to its last seq may have been answered:
-	// recovery must never cut one of them.
+	// Any op up to the mirror's last seq may have been answered (the fold
+	// commits only after the log's fsync): recovery must never cut one of
+	// them. A create answered at its fsync may lie past it, in a batch the
+	// fold had not reached; that batch was fsync'ed whole before anyone
+	// was answered, so no write cut short can hold it.
 	folded, err := e.mirror.LastSeq(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -224,6 +226,7 @@ func (e *Engine) openLog(ctx context.Context) (*oplog.Log, error) {
 	return oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
 		Logger:      e.logger,
 		Stage:       e.stage,
+		Durable:     e.mirror.Published,
 		OnBatch:     e.cfg.OnBatch,
 		Now:         e.cfg.Now,
 		FS:          e.cfg.FS,
@@ -337,6 +340,27 @@ func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]opl
 	out, err := l.Append(ctx, recs...)
 	if err != nil {
 		return nil, e.appendFailed(ctx, l, recs[0].Op, err)
+	}
+	return out, nil
+}
+
+// appendCreate writes a moment.create whose ids the caller has checked
+// free, holding their keys: it is answered once the op is durable in the
+// log, and the mirror folds it behind the log (oplog.Log.AppendDurable).
+// The id index learns of the create's ids first, so that a repeat finds
+// them, and every read of the mirror waits for the fold to reach the seq
+// answered (mirror.DB.Published), so that no reader, the writer included,
+// sees the mirror from before it. A crash before the fold loses nothing:
+// Open folds from the log what the mirror misses.
+func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Record) ([]oplog.Record, error) {
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	e.mirror.Reserve(rec.RequestID, momentID)
+	l := e.opLog()
+	out, err := l.AppendDurable(ctx, rec)
+	if err != nil {
+		return nil, e.appendFailed(ctx, l, rec.Op, err)
 	}
 	return out, nil
 }

@@ -128,6 +128,7 @@ func (m *DB) Stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 	s, err := m.stage(ctx, batch)
 	if err != nil {
 		m.applyMu.Unlock()
+		m.folded(false)
 		return nil, err
 	}
 	return s, nil
@@ -193,9 +194,11 @@ func (s *Staged) Commit() error {
 		// A failed COMMIT may leave the transaction open; end it so that
 		// the connection is clean for the next fold.
 		s.tx.rollback()
+		s.m.folded(false)
 		return fmt.Errorf("mirror %s: commit fold: %w", s.m.path, err)
 	}
 	s.m.lastSeq.Store(s.applied)
+	s.m.folded(true)
 	return nil
 }
 
