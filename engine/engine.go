@@ -180,6 +180,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	// A read that waits for the fold asks the log's folder for it now.
+	e.mirror.WhenBehind(func() { e.opLog().FoldNow() })
 	if e.log, err = e.openLog(ctx); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -22,6 +22,15 @@ type behind struct {
 	published uint64
 	ch        chan struct{} // closed and replaced when the fold commits past published's waiters
 	stalled   bool          // a fold failed: reads do not wait for one that will not come
+	kick      func()        // WhenBehind's: asks for the fold now
+}
+
+// WhenBehind sets what a read calls when it must wait for the fold: the
+// engine asks the log's folder to fold now rather than gather more.
+func (m *DB) WhenBehind(kick func()) {
+	m.behind.mu.Lock()
+	m.behind.kick = kick
+	m.behind.mu.Unlock()
 }
 
 // Published records that the log has answered every op up to seq; reads
@@ -71,10 +80,13 @@ func (m *DB) awaitFold(ctx context.Context) {
 		if m.behind.ch == nil {
 			m.behind.ch = make(chan struct{})
 		}
-		ch := m.behind.ch
+		ch, kick := m.behind.ch, m.behind.kick
 		m.behind.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(maxBehindWait)
+		}
+		if kick != nil {
+			kick()
 		}
 		select {
 		case <-ch:

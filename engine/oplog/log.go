@@ -84,6 +84,16 @@ const recordEstimate = 256
 // writers slow down to its pace).
 const foldQueue = 8
 
+// foldLinger is how long the folder lets a batch answered at its fsync
+// wait for the next ones before it folds, unless foldEnough records wait,
+// a reader waits for the fold (FoldNow) or an Append does: each fold is
+// one mirror transaction, whose fixed cost (the commit, the search index's
+// flush) a larger one shares among more ops. Nobody waits for it meanwhile.
+const (
+	foldLinger = 20 * time.Millisecond
+	foldEnough = 512
+)
+
 // maxFoldRecords bounds how many records the folder takes into one fold
 // when several batches wait for it.
 const maxFoldRecords = 16384
@@ -120,6 +130,7 @@ type Log struct {
 	folding  sync.WaitGroup
 	foldErr  atomic.Pointer[error]
 	foldDone chan struct{} // closed when the folder has stopped
+	foldKick chan struct{} // FoldNow: fold what waits without lingering
 
 	mu      sync.Mutex
 	closed  bool
@@ -202,6 +213,7 @@ func Open(path string, opts Options) (*Log, error) {
 		if opts.Stage != nil {
 			l.folds = make(chan []Record, foldQueue)
 			l.foldDone = make(chan struct{})
+			l.foldKick = make(chan struct{}, 1)
 			go l.foldLoop()
 		}
 		go l.commitLoop()
@@ -415,6 +427,7 @@ func (l *Log) commit(batch []*request) {
 	}
 	if !durable && l.folds != nil {
 		// Folds run in seq order: those queued go first.
+		l.FoldNow()
 		l.folding.Wait()
 	}
 	if err := l.foldErr.Load(); err != nil && l.failed == nil {
@@ -602,21 +615,40 @@ func (l *Log) syncStaged(all []Record, publish func()) error {
 // miss ops) and the committer refuses every later Append.
 func (l *Log) foldLoop() {
 	defer close(l.foldDone)
+	linger := time.NewTimer(foldLinger)
+	linger.Stop()
 	for b := range l.folds {
 		n := 1
-	more:
+		linger.Reset(foldLinger)
+	gather:
 		for len(b) < maxFoldRecords {
 			select {
 			case c, ok := <-l.folds:
 				if !ok {
-					break more
+					break gather
 				}
 				b = append(b, c...)
 				n++
+				continue
 			default:
-				break more
+			}
+			if len(b) >= foldEnough {
+				break
+			}
+			select {
+			case c, ok := <-l.folds:
+				if !ok {
+					break gather
+				}
+				b = append(b, c...)
+				n++
+			case <-l.foldKick:
+				break gather
+			case <-linger.C:
+				break gather
 			}
 		}
+		linger.Stop()
 		if l.foldErr.Load() == nil {
 			if err := l.fold(b); err != nil {
 				err = applyError(b, err)
@@ -625,6 +657,18 @@ func (l *Log) foldLoop() {
 			}
 		}
 		l.folding.Add(-n)
+	}
+}
+
+// FoldNow makes the folder fold the batches answered at their fsync
+// without waiting for more (foldLinger): a reader waits for them.
+func (l *Log) FoldNow() {
+	if l.foldKick == nil {
+		return
+	}
+	select {
+	case l.foldKick <- struct{}{}:
+	default:
 	}
 }
 
