@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,18 +160,29 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 		}
 	}()
 	applied := last
-	for i := range batch {
+	var run createRun
+	for i := 0; i < len(batch); {
 		r := &batch[i]
 		if r.Seq <= applied {
+			i++
 			continue
 		}
 		if r.Seq != applied+1 {
 			return nil, fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
 		}
+		if n := run.gather(batch[i:]); n > 1 {
+			if err := t.foldCreates(&run); err != nil {
+				return nil, fmt.Errorf("mirror %s: fold ops %d-%d (%s): %w", m.path, r.Seq, batch[i+n-1].Seq, r.Op, err)
+			}
+			applied = batch[i+n-1].Seq
+			i += n
+			continue
+		}
 		if err := t.fold(r); err != nil {
 			return nil, fmt.Errorf("mirror %s: fold op %d (%s): %w", m.path, r.Seq, r.Op, err)
 		}
 		applied = r.Seq
+		i++
 	}
 	if _, err := t.exec(sqlLastSeq, int64(applied)); err != nil {
 		return nil, fmt.Errorf("mirror %s: store last seq: %w", m.path, err)
@@ -374,3 +386,97 @@ func (t *tx) request(id string, seq uint64, kind, momentID, turnID string) error
 	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(seq))
 	return err
 }
+
+// maxCreateRows is how many moments one INSERT of a run of creates holds
+// (10 parameters each, far below SQLite's limit).
+const maxCreateRows = 64
+
+// createRun is a run of consecutive plain moment.create ops (no recall),
+// which the fold inserts with one statement per maxCreateRows moments
+// rather than one each: a statement that writes the search index (the
+// captions' trigger) makes FTS5 flush what it gathered, so one statement
+// per moment wrote one index segment per moment.
+type createRun struct {
+	recs []*oplog.Record
+	data []MomentCreate
+	args []any
+}
+
+// gather takes the run of plain creates with consecutive seqs that begins
+// batch, decoding each, and returns how many it took; fewer than two means
+// the first record is folded alone (fold reports a record it cannot
+// decode).
+func (c *createRun) gather(batch []oplog.Record) int {
+	c.recs, c.data = c.recs[:0], c.data[:0]
+	for i := range batch {
+		r := &batch[i]
+		if r.Op != api.OpMomentCreate || (i > 0 && r.Seq != batch[i-1].Seq+1) {
+			break
+		}
+		var d MomentCreate
+		if err := json.Unmarshal(r.Data, &d); err != nil || d.Recall != nil {
+			break
+		}
+		c.recs = append(c.recs, r)
+		c.data = append(c.data, d)
+	}
+	return len(c.recs)
+}
+
+// foldCreates folds a gathered run: the moments (and, by trigger, their
+// captions' search rows) in order, then the request ids in order; neither
+// table's rows depend on the other's, so this makes exactly the rows that
+// folding the ops one by one makes.
+func (t *tx) foldCreates(c *createRun) error {
+	for lo := 0; lo < len(c.recs); lo += maxCreateRows {
+		hi := min(lo+maxCreateRows, len(c.recs))
+		c.args = c.args[:0]
+		for i := lo; i < hi; i++ {
+			r, d := c.recs[i], &c.data[i]
+			at := nanos(r.At)
+			t.m.ids.add(momentIDs, d.ID)
+			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
+		}
+		st, err := t.m.momentRows(t.ctx, hi-lo)
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(t.ctx, c.args...); err != nil {
+			return err
+		}
+	}
+	clear(c.args)
+	for i, r := range c.recs {
+		if err := t.request(r.RequestID, r.Seq, RequestMoment, c.data[i].ID, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// momentRows returns the fold's statement that inserts n moments, as
+// sqlMomentInsert does one, prepared once on the fold's connection.
+func (m *DB) momentRows(ctx context.Context, n int) (*sql.Stmt, error) {
+	q := momentRowsSQL[n]
+	if st, ok := m.fold.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := m.fold.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	m.fold.stmts[q] = st
+	return st, nil
+}
+
+// momentRowsSQL[n] inserts n moments.
+var momentRowsSQL = func() []string {
+	const row = "(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)"
+	qs := make([]string, maxCreateRows+1)
+	for n := 1; n <= maxCreateRows; n++ {
+		qs[n] = "INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES " +
+			row + strings.Repeat(", "+row, n-1) + " ON CONFLICT DO NOTHING"
+	}
+	return qs
+}()
