@@ -16,7 +16,7 @@ import (
 // one INSERT per run of them, makes exactly the rows (and the search hits)
 // that folding the same ops one at a time makes, through everything that
 // ends a run or repeats an id: a repeated moment id, a reused request id, a
-// quick recall's create, another op, more creates than one INSERT holds.
+// quick recall's create, creates without a request id, another op, more creates than one INSERT holds.
 func TestApply_CreateRunsFoldAsOneByOne(t *testing.T) {
 	ctx := context.Background()
 	var recs []oplog.Record
@@ -37,6 +37,8 @@ func TestApply_CreateRunsFoldAsOneByOne(t *testing.T) {
 				Recall: &RecallData{ID: "R1", TurnID: "T1", Phrases: []RecallPhrase{{ID: "keep:milk", Text: "milk"}}}})
 		case 30:
 			add(api.OpMomentEdit, "", MomentEdit{ID: id(30), Caption: new("edited milk")})
+		case 40, 41:
+			add(api.OpMomentCreate, "", MomentCreate{ID: id(300000 + n), Kind: api.KindPhoto})
 		}
 	}
 	dir := t.TempDir()
@@ -61,8 +63,8 @@ func TestApply_CreateRunsFoldAsOneByOne(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the batch folded whole differs from the ops folded one by one (-one by one +whole):\n%s", diff)
 	}
-	if n := len(got["moments"]); n != 3*maxCreateRows+5+2 {
-		t.Errorf("%d moments, want %d", n, 3*maxCreateRows+5+2)
+	if n := len(got["moments"]); n != 3*maxCreateRows+5+4 {
+		t.Errorf("%d moments, want %d", n, 3*maxCreateRows+5+4)
 	}
 	for _, q := range []string{"milk", "edited", "caption"} {
 		w, err := single.Search(ctx, q, 1000)

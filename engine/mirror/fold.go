@@ -438,7 +438,32 @@ func (t *tx) foldCreates(c *createRun) error {
 			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
 				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
 		}
-		st, err := t.m.momentRows(t.ctx, hi-lo)
+		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(t.ctx, c.args...); err != nil {
+			return err
+		}
+	}
+	// The request ids, the same way (t.request's row for each that has
+	// one; the first producer wins, within the run as across runs).
+	for lo := 0; lo < len(c.recs); {
+		c.args = c.args[:0]
+		n := 0
+		for ; lo < len(c.recs) && n < maxCreateRows; lo++ {
+			r := c.recs[lo]
+			if r.RequestID == "" {
+				continue
+			}
+			t.m.ids.add(requestIDs, r.RequestID)
+			c.args = append(c.args, r.RequestID, RequestMoment, c.data[lo].ID, "", int64(r.Seq))
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		st, err := t.m.rowsStmt(t.ctx, requestRowsSQL[n])
 		if err != nil {
 			return err
 		}
@@ -447,18 +472,12 @@ func (t *tx) foldCreates(c *createRun) error {
 		}
 	}
 	clear(c.args)
-	for i, r := range c.recs {
-		if err := t.request(r.RequestID, r.Seq, RequestMoment, c.data[i].ID, ""); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// momentRows returns the fold's statement that inserts n moments, as
-// sqlMomentInsert does one, prepared once on the fold's connection.
-func (m *DB) momentRows(ctx context.Context, n int) (*sql.Stmt, error) {
-	q := momentRowsSQL[n]
+// rowsStmt returns the fold's statement q, one of momentRowsSQL or
+// requestRowsSQL, prepared once on the fold's connection.
+func (m *DB) rowsStmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := m.fold.stmts[q]; ok {
 		return st, nil
 	}
@@ -470,13 +489,18 @@ func (m *DB) momentRows(ctx context.Context, n int) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// momentRowsSQL[n] inserts n moments.
-var momentRowsSQL = func() []string {
-	const row = "(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)"
+// momentRowsSQL[n] inserts n moments, as sqlMomentInsert does one;
+// requestRowsSQL[n] inserts n request ids, as sqlRequestInsert does one.
+var (
+	momentRowsSQL = rowsSQL("INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES ",
+		"(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)")
+	requestRowsSQL = rowsSQL("INSERT INTO requests (id, kind, moment_id, turn_id, seq) VALUES ", "(?, ?, ?, ?, ?)")
+)
+
+func rowsSQL(insert, row string) []string {
 	qs := make([]string, maxCreateRows+1)
 	for n := 1; n <= maxCreateRows; n++ {
-		qs[n] = "INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES " +
-			row + strings.Repeat(", "+row, n-1) + " ON CONFLICT DO NOTHING"
+		qs[n] = insert + row + strings.Repeat(", "+row, n-1) + " ON CONFLICT DO NOTHING"
 	}
 	return qs
-}()
+}
