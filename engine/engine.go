@@ -121,7 +121,17 @@ type Engine struct {
 
 	// ident is the engine's id (identity.go).
 	ident identity
+
+	// creating counts the creates on their way to the log; from
+	// pipelineFrom of them at once a create is answered at its fsync
+	// (appendCreate).
+	creating     atomic.Int64
+	pipelineFrom int64
 }
+
+// pipelineFrom is how many creates at once make the log answer them at
+// their fsync and fold them behind (appendCreate).
+const pipelineFrom = 2
 
 // Open opens (or creates) the engine's data directory, catches the mirror up
 // with the log, and starts the turn workers, which ask again every turn left
@@ -165,6 +175,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		dir:     cfg.Dir,
 		logger:  cfg.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0),
+
+		pipelineFrom: pipelineFrom,
 	}
 	var err error
 	if e.lock, err = LockDir(cfg.Dir, "running the engine"); err != nil {
@@ -354,13 +366,27 @@ func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]opl
 // answered (mirror.DB.Published), so that no reader, the writer included,
 // sees the mirror from before it. A crash before the fold loses nothing:
 // Open folds from the log what the mirror misses.
+//
+// A lone create, while the mirror holds everything the log does, is
+// folded before its answer instead (Append): it costs one fold, the
+// writer's next read waits for nothing, and a mirror that cannot be
+// written refuses it (503, health not ok) rather than acknowledging an op
+// that no reader sees until the engine recovers. From pipelineFrom creates
+// at once, or while the folder still folds earlier ones, creates are
+// answered at their fsync.
 func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Record) ([]oplog.Record, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
 	e.mirror.Reserve(rec.RequestID, momentID)
+	n := e.creating.Add(1)
+	defer e.creating.Add(-1)
 	l := e.opLog()
-	out, err := l.AppendDurable(ctx, rec)
+	appendFn := l.Append
+	if n >= e.pipelineFrom || l.Folding() {
+		appendFn = l.AppendDurable
+	}
+	out, err := appendFn(ctx, rec)
 	if err != nil {
 		return nil, e.appendFailed(ctx, l, rec.Op, err)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,8 +43,8 @@ func holdFold(t *testing.T, e *Engine) (release func()) {
 	return release
 }
 
-// TestEngine_CreateAnsweredBeforeFold: a create is answered once its op is
-// durable in the log, with the mirror's fold held back; a repeat of it,
+// TestEngine_CreateAnsweredBeforeFold: a create in the pipeline is
+// answered once its op is durable in the log, with the mirror's fold held back; a repeat of it,
 // and a read of the moment, wait for the fold and see it; and a crash
 // between the answer and the fold loses nothing: the engine opened on what
 // the disk holds folds the op from the log.
@@ -51,6 +52,10 @@ func TestEngine_CreateAnsweredBeforeFold(t *testing.T) {
 	dir := t.TempDir()
 	e := openEngine(t, dir)
 	mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindNote, Caption: "before"})
+	// One create at a time is enough to answer at the fsync: the test
+	// holds the fold, which would hold a lone create folded before its
+	// answer.
+	e.pipelineFrom = 1
 	release := holdFold(t, e)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -127,5 +132,56 @@ func TestEngine_CreateAnsweredBeforeFold(t *testing.T) {
 	again, created, err := e2.CreateMoment(ctx, req)
 	if err != nil || created || again.ID != mo.ID {
 		t.Fatalf("the repeat after the crash = %v, %v, %v; want moment %s, not created", again, created, err, mo.ID)
+	}
+}
+
+// TestEngine_LoneCreateFoldedBeforeAnswer: one create at a time, with the
+// mirror holding all the log does, is folded before its answer.
+func TestEngine_LoneCreateFoldedBeforeAnswer(t *testing.T) {
+	e := openEngine(t, t.TempDir())
+	for range 3 {
+		mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindNote, Caption: "one at a time"})
+		if folded, _ := e.mirror.LastSeq(ctxT(t)); folded != e.log.LastSeq() {
+			t.Fatalf("a lone create was answered with the mirror at seq %d, the log at %d", folded, e.log.LastSeq())
+		}
+	}
+}
+
+// TestEngine_ConcurrentCreatesPipelined: many creates at once are
+// answered at their fsync and folded behind the log; each is found by its
+// repeat and by a read right after its answer.
+func TestEngine_ConcurrentCreatesPipelined(t *testing.T) {
+	e := openEngine(t, t.TempDir())
+	const writers, each = 8, 25
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range each {
+				req := api.CreateMomentRequest{ClientRequestID: fmt.Sprintf("w%d-%d", w, i), Kind: api.KindNote, Caption: "many at once"}
+				mo, created, err := e.CreateMoment(ctxT(t), req)
+				if err != nil || !created {
+					errs <- fmt.Errorf("create %s: %v, %v", req.ClientRequestID, created, err)
+					return
+				}
+				if _, err := e.Moment(ctxT(t), mo.ID); err != nil {
+					errs <- fmt.Errorf("read %s right after its create: %w", mo.ID, err)
+					return
+				}
+				again, created, err := e.CreateMoment(ctxT(t), req)
+				if err != nil || created || again.ID != mo.ID {
+					errs <- fmt.Errorf("repeat of %s: %v, %v, %v", req.ClientRequestID, again, created, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.log.LastSeq(); got != writers*each+0 {
+		t.Errorf("the log holds %d ops, want %d (one per create, none per repeat)", got, writers*each)
 	}
 }

@@ -128,6 +128,7 @@ type Log struct {
 	// first fold that failed (the log then refuses every later Append).
 	folds    chan []Record
 	folding  sync.WaitGroup
+	inFold   atomic.Int64 // batches handed to the folder and not yet folded
 	foldErr  atomic.Pointer[error]
 	foldDone chan struct{} // closed when the folder has stopped
 	foldKick chan struct{} // FoldNow: fold what waits without lingering
@@ -523,6 +524,7 @@ func (l *Log) commit(batch []*request) {
 			r.res <- result{recs: r.recs}
 		}
 		l.folding.Add(1)
+		l.inFold.Add(1)
 		l.folds <- all
 		return
 	}
@@ -656,9 +658,14 @@ func (l *Log) foldLoop() {
 				l.foldErr.Store(&err)
 			}
 		}
+		l.inFold.Add(int64(-n))
 		l.folding.Add(-n)
 	}
 }
+
+// Folding reports whether the folder has batches answered at their fsync
+// still to fold: the log is ahead of the mirror.
+func (l *Log) Folding() bool { return l.inFold.Load() > 0 }
 
 // FoldNow makes the folder fold the batches answered at their fsync
 // without waiting for more (foldLinger): a reader waits for them.
