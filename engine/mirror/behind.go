@@ -20,7 +20,7 @@ const maxBehindWait = 5 * time.Second
 type behind struct {
 	mu        sync.Mutex
 	published uint64
-	ch        chan struct{} // closed and replaced when the fold commits past published's waiters
+	ch        chan struct{} // closed when a fold commits or fails, waking the reads that wait
 	stalled   bool          // a fold failed: reads do not wait for one that will not come
 	kick      func()        // WhenBehind's: asks for the fold now
 }
