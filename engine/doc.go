@@ -20,7 +20,10 @@
 // moment id, media id, phrase id...) in an in-memory lock table. Holding
 // its keys, it reads the mirror, decides, and appends its ops to the log;
 // Append returns only after the ops are fsync'ed and folded into the mirror,
-// and only then are the keys released. So a second request for the same key
+// and only then are the keys released. Creates, when several come at once,
+// are answered once fsync'ed and folded just behind (appendCreate): their
+// ids enter the mirror's id index first, and every read of the mirror
+// waits for the fold to reach the seq the log answered. So a second request for the same key
 // waits for the first and then sees what it wrote: no interleaving can make
 // two moments for one client request id or one moment id. Writes with
 // different keys append concurrently and share fsyncs (the log's group

@@ -121,7 +121,17 @@ type Engine struct {
 
 	// ident is the engine's id (identity.go).
 	ident identity
+
+	// creating counts the creates on their way to the log; from
+	// pipelineFrom of them at once a create is answered at its fsync
+	// (appendCreate).
+	creating     atomic.Int64
+	pipelineFrom int64
 }
+
+// pipelineFrom is how many creates at once make the log answer them at
+// their fsync and fold them behind (appendCreate).
+const pipelineFrom = 2
 
 // Open opens (or creates) the engine's data directory, catches the mirror up
 // with the log, and starts the turn workers, which ask again every turn left
@@ -165,6 +175,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		dir:     cfg.Dir,
 		logger:  cfg.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0),
+
+		pipelineFrom: pipelineFrom,
 	}
 	var err error
 	if e.lock, err = LockDir(cfg.Dir, "running the engine"); err != nil {
@@ -180,6 +192,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	// A read that waits for the fold asks the log's folder for it now.
+	e.mirror.WhenBehind(func() { e.opLog().FoldNow() })
 	if e.log, err = e.openLog(ctx); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -214,9 +228,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // openLog opens the log of the data directory, as Open does and as
 // recovering from a failed write does again.
 func (e *Engine) openLog(ctx context.Context) (*oplog.Log, error) {
-	// The mirror folds an op once it is in the log, just before its writer
-	// is answered, so any op up to its last seq may have been answered:
-	// recovery must never cut one of them.
+	// Any op up to the mirror's last seq may have been answered (the fold
+	// commits only after the log's fsync): recovery must never cut one of
+	// them. A create answered at its fsync may lie past it, in a batch the
+	// fold had not reached; that batch was fsync'ed whole before anyone
+	// was answered, so no write cut short can hold it.
 	folded, err := e.mirror.LastSeq(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -224,6 +240,7 @@ func (e *Engine) openLog(ctx context.Context) (*oplog.Log, error) {
 	return oplog.Open(filepath.Join(e.dir, LogFile), oplog.Options{
 		Logger:      e.logger,
 		Stage:       e.stage,
+		Durable:     e.mirror.Published,
 		OnBatch:     e.cfg.OnBatch,
 		Now:         e.cfg.Now,
 		FS:          e.cfg.FS,
@@ -337,6 +354,41 @@ func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]opl
 	out, err := l.Append(ctx, recs...)
 	if err != nil {
 		return nil, e.appendFailed(ctx, l, recs[0].Op, err)
+	}
+	return out, nil
+}
+
+// appendCreate writes a moment.create whose ids the caller has checked
+// free, holding their keys: it is answered once the op is durable in the
+// log, and the mirror folds it behind the log (oplog.Log.AppendDurable).
+// The id index learns of the create's ids first, so that a repeat finds
+// them, and every read of the mirror waits for the fold to reach the seq
+// answered (mirror.DB.Published), so that no reader, the writer included,
+// sees the mirror from before it. A crash before the fold loses nothing:
+// Open folds from the log what the mirror misses.
+//
+// A lone create, while the mirror holds everything the log does, is
+// folded before its answer instead (Append): it costs one fold, the
+// writer's next read waits for nothing, and a mirror that cannot be
+// written refuses it (503, health not ok) rather than acknowledging an op
+// that no reader sees until the engine recovers. From pipelineFrom creates
+// at once, or while the folder still folds earlier ones, creates are
+// answered at their fsync.
+func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Record) ([]oplog.Record, error) {
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	e.mirror.Reserve(rec.RequestID, momentID)
+	n := e.creating.Add(1)
+	defer e.creating.Add(-1)
+	l := e.opLog()
+	appendFn := l.Append
+	if n >= e.pipelineFrom || l.Folding() {
+		appendFn = l.AppendDurable
+	}
+	out, err := appendFn(ctx, rec)
+	if err != nil {
+		return nil, e.appendFailed(ctx, l, rec.Op, err)
 	}
 	return out, nil
 }

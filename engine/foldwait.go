@@ -66,5 +66,16 @@ func (e *Engine) awaitFold(ctx context.Context) {
 	if e.broken.Load() != nil {
 		return // the fold failed: nothing more will come until a reopen
 	}
-	e.folded.wait(ctx, e.opLog().LastSeq())
+	l := e.opLog()
+	if seq := l.LastSeq(); !e.folded.reached(seq) {
+		l.FoldNow() // the folder may be gathering more: fold now
+		e.folded.wait(ctx, seq)
+	}
+}
+
+// reached reports whether the mirror holds every op up to seq.
+func (f *foldMark) reached(seq uint64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seq >= seq
 }

@@ -140,7 +140,7 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	if err != nil {
 		return nil, false, err
 	}
-	recs, err := e.appendRecords(ctx, rec)
+	recs, err := e.appendCreate(ctx, id, rec)
 	if err != nil {
 		return nil, false, err
 	}

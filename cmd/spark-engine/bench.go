@@ -38,10 +38,11 @@ type benchOptions struct {
 	rebuildRuns int
 	mediaMB     int
 	keep        bool
+	only        string
 }
 
 func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr, "bench [--dir DIR] [--runs N] [--duration D] [--rebuild-ops N] [--media-mb N]")
+	fs := newFlagSet("bench", stderr, "bench [--dir DIR] [--runs N] [--duration D] [--rebuild-ops N] [--media-mb N] [--only creates]")
 	var o benchOptions
 	fs.StringVar(&o.dir, "dir", "", "where to put the bench's data, on the disk to measure (default: a new directory in the system temp dir)")
 	fs.IntVar(&o.runs, "runs", 3, "runs of each short measurement; the table shows medians")
@@ -50,12 +51,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.rebuildRuns, "rebuild-runs", 1, "runs of the rebuild and of its bulk-insert peer")
 	fs.IntVar(&o.mediaMB, "media-mb", 50, "size of the media upload in MB (MiB)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the bench's data directory afterwards")
+	fs.StringVar(&o.only, "only", "", `"creates" measures only the creates and their peers (fsync, bare JSON handler)`)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("bench takes no arguments, got %q", pos)
+	}
+	if o.only != "" && o.only != "creates" {
+		return usagef("--only takes \"creates\" or nothing, got %q", o.only)
 	}
 	if o.runs < 1 || o.rebuildRuns < 1 || o.rebuildOps < 1 || o.mediaMB < 1 || o.duration <= 0 {
 		return usagef("--runs, --rebuild-runs, --rebuild-ops, --media-mb and --duration must be positive")
@@ -213,6 +218,17 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 		return nil, err
 	}
 	fsync, c1, bare32, c32, bare16 := short[0], short[1], short[2], short[3], short[4]
+	t := &table{}
+	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
+	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsLow), value: rate(bare16.rate(), "req/s"), note: latency(bare16)})
+	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsHi), value: rate(bare32.rate(), "req/s"), note: latency(bare32)})
+	t.add(row{what: "creates over HTTP, 1 client", value: rate(c1.rate(), "/s"), peer: "raw write+fsync",
+		ratio: c1.rate() / fsync.rate(), goal: goalCreates1, note: latency(c1)})
+	t.add(row{what: fmt.Sprintf("creates over HTTP, %d clients", benchClientsHi), value: rate(c32.rate(), "/s"), peer: fmt.Sprintf("bare JSON, %d clients", benchClientsHi),
+		ratio: c32.rate() / bare32.rate(), goal: goalCreates32, note: latency(c32)})
+	if o.only == "creates" {
+		return t, nil
+	}
 
 	ops := strconv.Itoa(o.rebuildOps)
 	logDir := filepath.Join(b.root, "rebuild")
@@ -235,14 +251,6 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 	}
 	bareMedia, media, disk := up[0], up[1], up[2]
 
-	t := &table{}
-	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
-	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsLow), value: rate(bare16.rate(), "req/s"), note: latency(bare16)})
-	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsHi), value: rate(bare32.rate(), "req/s"), note: latency(bare32)})
-	t.add(row{what: "creates over HTTP, 1 client", value: rate(c1.rate(), "/s"), peer: "raw write+fsync",
-		ratio: c1.rate() / fsync.rate(), goal: goalCreates1, note: latency(c1)})
-	t.add(row{what: fmt.Sprintf("creates over HTTP, %d clients", benchClientsHi), value: rate(c32.rate(), "/s"), peer: fmt.Sprintf("bare JSON, %d clients", benchClientsHi),
-		ratio: c32.rate() / bare32.rate(), goal: goalCreates32, note: latency(c32)})
 	t.add(row{what: fmt.Sprintf("bare bulk insert, %s ops", commas(int64(o.rebuildOps))), value: rate(bulk.rate(), "ops/s"), note: "peak RSS " + mib(bulk.PeakRSS)})
 	rebuildRSSok := rebuild.PeakRSS > 0 && rebuild.PeakRSS < goalRebuildRSS
 	t.add(row{what: fmt.Sprintf("rebuild, %s ops", commas(int64(o.rebuildOps))), value: rate(rebuild.rate(), "ops/s"), peer: "bare bulk insert",

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -90,8 +91,22 @@ func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&a.clients, "clients", 1, "")
 	fs.IntVar(&a.ops, "ops", 0, "")
 	fs.IntVar(&a.mb, "mb", 0, "")
+	// A CPU profile of the phase, for finding where a figure's time goes:
+	// spark-engine bench-phase creates --dir D --clients 32 --cpuprofile F
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if _, err := parseArgs(fs, args[1:]); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("bench phase %s: %w", args[0], err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench phase %s: %w", args[0], err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := fn(ctx, a)
 	if err != nil {

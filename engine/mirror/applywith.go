@@ -52,6 +52,7 @@ func (m *DB) ApplyWith(ctx context.Context, batch []oplog.Record, extra func(Exe
 // QueryRow runs a one-row query on the mirror's read connections, for the
 // tables a caller of ApplyWith keeps beside the mirror's own.
 func (m *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	m.awaitFold(ctx)
 	return m.r.QueryRowContext(ctx, q, args...)
 }
 

@@ -21,6 +21,7 @@ type rowCursor struct {
 }
 
 func (m *DB) cursor(ctx context.Context, table string) (*rowCursor, error) {
+	m.awaitFold(ctx)
 	rows, err := m.r.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY 1")
 	if err != nil {
 		return nil, m.wrap("dump "+table, err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,6 +129,7 @@ func (m *DB) Stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 	s, err := m.stage(ctx, batch)
 	if err != nil {
 		m.applyMu.Unlock()
+		m.folded(false)
 		return nil, err
 	}
 	return s, nil
@@ -158,18 +160,29 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 		}
 	}()
 	applied := last
-	for i := range batch {
+	var run createRun
+	for i := 0; i < len(batch); {
 		r := &batch[i]
 		if r.Seq <= applied {
+			i++
 			continue
 		}
 		if r.Seq != applied+1 {
 			return nil, fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
 		}
+		if n := run.gather(batch[i:]); n > 1 {
+			if err := t.foldCreates(&run); err != nil {
+				return nil, fmt.Errorf("mirror %s: fold ops %d-%d (%s): %w", m.path, r.Seq, batch[i+n-1].Seq, r.Op, err)
+			}
+			applied = batch[i+n-1].Seq
+			i += n
+			continue
+		}
 		if err := t.fold(r); err != nil {
 			return nil, fmt.Errorf("mirror %s: fold op %d (%s): %w", m.path, r.Seq, r.Op, err)
 		}
 		applied = r.Seq
+		i++
 	}
 	if _, err := t.exec(sqlLastSeq, int64(applied)); err != nil {
 		return nil, fmt.Errorf("mirror %s: store last seq: %w", m.path, err)
@@ -193,9 +206,11 @@ func (s *Staged) Commit() error {
 		// A failed COMMIT may leave the transaction open; end it so that
 		// the connection is clean for the next fold.
 		s.tx.rollback()
+		s.m.folded(false)
 		return fmt.Errorf("mirror %s: commit fold: %w", s.m.path, err)
 	}
 	s.m.lastSeq.Store(s.applied)
+	s.m.folded(true)
 	return nil
 }
 
@@ -370,4 +385,122 @@ func (t *tx) request(id string, seq uint64, kind, momentID, turnID string) error
 	t.m.ids.add(requestIDs, id)
 	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(seq))
 	return err
+}
+
+// maxCreateRows is how many moments one INSERT of a run of creates holds
+// (10 parameters each, far below SQLite's limit).
+const maxCreateRows = 64
+
+// createRun is a run of consecutive plain moment.create ops (no recall),
+// which the fold inserts with one statement per maxCreateRows moments
+// rather than one each: a statement that writes the search index (the
+// captions' trigger) makes FTS5 flush what it gathered, so one statement
+// per moment wrote one index segment per moment.
+type createRun struct {
+	recs []*oplog.Record
+	data []MomentCreate
+	args []any
+}
+
+// gather takes the run of plain creates with consecutive seqs that begins
+// batch, decoding each, and returns how many it took; fewer than two means
+// the first record is folded alone (fold reports a record it cannot
+// decode).
+func (c *createRun) gather(batch []oplog.Record) int {
+	c.recs, c.data = c.recs[:0], c.data[:0]
+	for i := range batch {
+		r := &batch[i]
+		if r.Op != api.OpMomentCreate || (i > 0 && r.Seq != batch[i-1].Seq+1) {
+			break
+		}
+		var d MomentCreate
+		if err := json.Unmarshal(r.Data, &d); err != nil || d.Recall != nil {
+			break
+		}
+		c.recs = append(c.recs, r)
+		c.data = append(c.data, d)
+	}
+	return len(c.recs)
+}
+
+// foldCreates folds a gathered run: the moments (and, by trigger, their
+// captions' search rows) in order, then the request ids in order; neither
+// table's rows depend on the other's, so this makes exactly the rows that
+// folding the ops one by one makes.
+func (t *tx) foldCreates(c *createRun) error {
+	for lo := 0; lo < len(c.recs); lo += maxCreateRows {
+		hi := min(lo+maxCreateRows, len(c.recs))
+		c.args = c.args[:0]
+		for i := lo; i < hi; i++ {
+			r, d := c.recs[i], &c.data[i]
+			at := nanos(r.At)
+			t.m.ids.add(momentIDs, d.ID)
+			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
+		}
+		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(t.ctx, c.args...); err != nil {
+			return err
+		}
+	}
+	// The request ids, the same way (t.request's row for each that has
+	// one; the first producer wins, within the run as across runs).
+	for lo := 0; lo < len(c.recs); {
+		c.args = c.args[:0]
+		n := 0
+		for ; lo < len(c.recs) && n < maxCreateRows; lo++ {
+			r := c.recs[lo]
+			if r.RequestID == "" {
+				continue
+			}
+			t.m.ids.add(requestIDs, r.RequestID)
+			c.args = append(c.args, r.RequestID, RequestMoment, c.data[lo].ID, "", int64(r.Seq))
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		st, err := t.m.rowsStmt(t.ctx, requestRowsSQL[n])
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(t.ctx, c.args...); err != nil {
+			return err
+		}
+	}
+	clear(c.args)
+	return nil
+}
+
+// rowsStmt returns the fold's statement q, one of momentRowsSQL or
+// requestRowsSQL, prepared once on the fold's connection.
+func (m *DB) rowsStmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := m.fold.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := m.fold.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	m.fold.stmts[q] = st
+	return st, nil
+}
+
+// momentRowsSQL[n] inserts n moments, as sqlMomentInsert does one;
+// requestRowsSQL[n] inserts n request ids, as sqlRequestInsert does one.
+var (
+	momentRowsSQL = rowsSQL("INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES ",
+		"(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)")
+	requestRowsSQL = rowsSQL("INSERT INTO requests (id, kind, moment_id, turn_id, seq) VALUES ", "(?, ?, ?, ?, ?)")
+)
+
+func rowsSQL(insert, row string) []string {
+	qs := make([]string, maxCreateRows+1)
+	for n := 1; n <= maxCreateRows; n++ {
+		qs[n] = insert + row + strings.Repeat(", "+row, n-1) + " ON CONFLICT DO NOTHING"
+	}
+	return qs
 }

@@ -94,6 +94,8 @@ type DB struct {
 	lastSeq atomic.Uint64
 	// ids is the id index of Options.IDIndex, nil without it.
 	ids *idSet
+	// behind is how far the log's answers are ahead of the fold.
+	behind behind
 }
 
 func dsn(path string, bulk, readOnly bool) string {

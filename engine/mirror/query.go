@@ -66,6 +66,7 @@ func takenAt(s sql.NullString) (*time.Time, error) {
 // stmt returns the read statement for q, prepared once: parsing the SQL
 // costs more than running these small queries.
 func (m *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	m.awaitFold(ctx)
 	if st, ok := m.reads.Load(q); ok {
 		return st.(*sql.Stmt), nil
 	}

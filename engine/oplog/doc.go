@@ -11,6 +11,15 @@
 // durable. Concurrent writers therefore share
 // fsyncs (group commit), which is what lets many clients create moments
 // faster than one disk flush each.
+//
+// AppendDurable is for a writer whose op's effect is already decided (a
+// create whose ids were checked free): it is answered once its batch is
+// fsync'ed, and the batch goes to a folder goroutine that folds it behind
+// the log, several batches in one transaction, while the committer writes
+// and fsyncs the next batch and the writers of the one after gather.
+// Options.Durable hears of the seq before the writers do, so the mirror's
+// reads can wait for the fold to reach it. An Append waits for the folds
+// before it and then folds beside its own fsync as above.
 package oplog
 
 /*

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/vfs"
@@ -31,6 +32,12 @@ type Options struct {
 	// ops): the engine must be reopened, which folds the missing ops from
 	// the log. Without Stage the log only writes and fsyncs.
 	Stage func(batch []Record) (Staged, error)
+	// Durable, if set, is told the seq of the last record of each batch
+	// whose writers are answered before its fold (AppendDurable), once it
+	// is fsync'ed and before any of them is answered: the mirror's reads
+	// then wait for the fold to reach it. It is called from the committer
+	// goroutine.
+	Durable func(last uint64)
 	// OnBatch, if set, is told each fsync batch's size and the time the
 	// fsync took (for metrics). It is called from the committer goroutine.
 	OnBatch func(records int, fsync time.Duration)
@@ -72,6 +79,25 @@ const maxBatchBytes = 8 << 20
 // recordEstimate is what the gather loop counts for each record.
 const recordEstimate = 256
 
+// foldQueue is how many batches answered at their fsync may wait for their
+// fold; the committer waits when that many do (the fold keeps up, or
+// writers slow down to its pace).
+const foldQueue = 8
+
+// foldLinger is how long the folder lets a batch answered at its fsync
+// wait for the next ones before it folds, unless foldEnough records wait,
+// a reader waits for the fold (FoldNow) or an Append does: each fold is
+// one mirror transaction, whose fixed cost (the commit, the search index's
+// flush) a larger one shares among more ops. Nobody waits for it meanwhile.
+const (
+	foldLinger = 20 * time.Millisecond
+	foldEnough = 512
+)
+
+// maxFoldRecords bounds how many records the folder takes into one fold
+// when several batches wait for it.
+const maxFoldRecords = 16384
+
 // markEvery is how many records apart the sparse index's marks are.
 const markEvery = 4096
 
@@ -96,6 +122,17 @@ type Log struct {
 	buf    []byte     // encoding buffer, committer only
 	synced chan error // the outcome of a batch's fsync run beside Stage
 
+	// folds carries the batches answered at their fsync (AppendDurable)
+	// to the folder goroutine, which folds them behind the log, in seq
+	// order; folding counts those not yet folded, and foldErr is the
+	// first fold that failed (the log then refuses every later Append).
+	folds    chan []Record
+	folding  sync.WaitGroup
+	inFold   atomic.Int64 // batches handed to the folder and not yet folded
+	foldErr  atomic.Pointer[error]
+	foldDone chan struct{} // closed when the folder has stopped
+	foldKick chan struct{} // FoldNow: fold what waits without lingering
+
 	mu      sync.Mutex
 	closed  bool
 	end     int64  // size of the committed part of the file
@@ -113,6 +150,8 @@ type request struct {
 	ctx  context.Context
 	recs []Record
 	res  chan result
+	// durable: answer once fsync'ed, before the fold (AppendDurable).
+	durable bool
 }
 
 type result struct {
@@ -172,6 +211,12 @@ func Open(path string, opts Options) (*Log, error) {
 	if opts.ReadOnly {
 		close(l.done)
 	} else {
+		if opts.Stage != nil {
+			l.folds = make(chan []Record, foldQueue)
+			l.foldDone = make(chan struct{})
+			l.foldKick = make(chan struct{}, 1)
+			go l.foldLoop()
+		}
 		go l.commitLoop()
 	}
 	return l, nil
@@ -296,6 +341,21 @@ func (l *Log) Path() string { return l.path }
 // written and ctx's error is returned; once taken, the records are written
 // and Append waits for the outcome.
 func (l *Log) Append(ctx context.Context, recs ...Record) ([]Record, error) {
+	return l.append(ctx, false, recs)
+}
+
+// AppendDurable is Append for records whose effect the writer has already
+// decided (a create whose ids were checked free): it returns once the
+// records are fsync'ed, and Options.Stage folds them behind the log, in
+// larger batches, while the next batches are written. Options.Durable is
+// told their last seq before AppendDurable returns. If their fold then
+// fails the records stay durable (a reopen folds them) and the log refuses
+// every later Append. Without Stage it is Append.
+func (l *Log) AppendDurable(ctx context.Context, recs ...Record) ([]Record, error) {
+	return l.append(ctx, l.opts.Stage != nil, recs)
+}
+
+func (l *Log) append(ctx context.Context, durable bool, recs []Record) ([]Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -310,7 +370,7 @@ func (l *Log) Append(ctx context.Context, recs ...Record) ([]Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &request{ctx: ctx, recs: recs, res: make(chan result, 1)}
+	r := &request{ctx: ctx, recs: recs, res: make(chan result, 1), durable: durable}
 	select {
 	case l.reqs <- r:
 	case <-ctx.Done():
@@ -323,9 +383,19 @@ func (l *Log) Append(ctx context.Context, recs ...Record) ([]Record, error) {
 }
 
 // commitLoop is the single committer: it takes every pending request,
-// writes them as one batch and answers them.
+// writes them as one batch and answers them. A batch of AppendDurable
+// writers is answered at its fsync and handed to the folder: while the
+// committer writes and fsyncs batch N, the writers of batch N+1 gather and
+// the folder folds batch N-1. A batch with an Append writer waits for the
+// folder to finish and then folds beside its own fsync, as before.
 func (l *Log) commitLoop() {
 	defer close(l.done)
+	if l.folds != nil {
+		defer func() {
+			close(l.folds)
+			<-l.foldDone
+		}()
+	}
 	var batch []*request
 	for {
 		batch = batch[:0]
@@ -352,6 +422,18 @@ func (l *Log) commitLoop() {
 
 // commit writes, syncs and applies one batch and answers its writers.
 func (l *Log) commit(batch []*request) {
+	durable := l.folds != nil
+	for _, r := range batch {
+		durable = durable && r.durable
+	}
+	if !durable && l.folds != nil {
+		// Folds run in seq order: those queued go first.
+		l.FoldNow()
+		l.folding.Wait()
+	}
+	if err := l.foldErr.Load(); err != nil && l.failed == nil {
+		l.failed = fmt.Errorf("%w (the log refuses further writes; restart the engine so that it reopens the log)", *err)
+	}
 	if l.failed != nil {
 		for _, r := range batch {
 			r.res <- result{err: l.failed}
@@ -428,6 +510,23 @@ func (l *Log) commit(batch []*request) {
 		l.mu.Lock()
 		l.marks, l.lastSeq, l.end = l.marks[:prevMarks], prevSeq, prevEnd
 		l.mu.Unlock()
+	}
+	if durable {
+		if err := l.sync(len(all)); err != nil {
+			l.fail(live, err)
+			return
+		}
+		publish()
+		if l.opts.Durable != nil {
+			l.opts.Durable(seq)
+		}
+		for _, r := range live {
+			r.res <- result{recs: r.recs}
+		}
+		l.folding.Add(1)
+		l.inFold.Add(1)
+		l.folds <- all
+		return
 	}
 	if l.opts.Stage != nil {
 		if err := l.syncStaged(all, publish); err != nil {
@@ -510,6 +609,83 @@ func (l *Log) syncStaged(all []Record, publish func()) error {
 		return applyError(all, err)
 	}
 	return nil
+}
+
+// foldLoop is the folder: it folds, in seq order, the batches whose
+// writers were answered at their fsync, taking every batch that waits
+// into one fold. Once a fold fails it folds nothing more (the mirror would
+// miss ops) and the committer refuses every later Append.
+func (l *Log) foldLoop() {
+	defer close(l.foldDone)
+	linger := time.NewTimer(foldLinger)
+	linger.Stop()
+	for b := range l.folds {
+		n := 1
+		linger.Reset(foldLinger)
+	gather:
+		for len(b) < maxFoldRecords {
+			select {
+			case c, ok := <-l.folds:
+				if !ok {
+					break gather
+				}
+				b = append(b, c...)
+				n++
+				continue
+			default:
+			}
+			if len(b) >= foldEnough {
+				break
+			}
+			select {
+			case c, ok := <-l.folds:
+				if !ok {
+					break gather
+				}
+				b = append(b, c...)
+				n++
+			case <-l.foldKick:
+				break gather
+			case <-linger.C:
+				break gather
+			}
+		}
+		linger.Stop()
+		if l.foldErr.Load() == nil {
+			if err := l.fold(b); err != nil {
+				err = applyError(b, err)
+				l.logger.Error("oplog: fold behind the log failed", "path", l.path, "err", err)
+				l.foldErr.Store(&err)
+			}
+		}
+		l.inFold.Add(int64(-n))
+		l.folding.Add(-n)
+	}
+}
+
+// Folding reports whether the folder has batches answered at their fsync
+// still to fold: the log is ahead of the mirror.
+func (l *Log) Folding() bool { return l.inFold.Load() > 0 }
+
+// FoldNow makes the folder fold the batches answered at their fsync
+// without waiting for more (foldLinger): a reader waits for them.
+func (l *Log) FoldNow() {
+	if l.foldKick == nil {
+		return
+	}
+	select {
+	case l.foldKick <- struct{}{}:
+	default:
+	}
+}
+
+// fold stages and commits one fold of records already durable.
+func (l *Log) fold(b []Record) error {
+	staged, err := l.opts.Stage(b)
+	if err != nil {
+		return err
+	}
+	return staged.Commit()
 }
 
 func applyError(all []Record, err error) error {
