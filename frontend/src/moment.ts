@@ -2,6 +2,7 @@ import { backend, type Moment, type Reading } from './backend';
 import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } from './dom';
 import { toastError, explain } from './feedback';
 import { ulid } from './ulid';
+import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
 import { latest, readingError, kindWord } from './words';
 import { viewPhotos } from './viewer';
@@ -54,6 +55,9 @@ export class MomentDialog {
   private metaSlot = h('div');
   private actionsSlot = h('div');
   private captionTimer = 0;
+  /** session counts the dialog's openings (of one moment each): a save's
+   * late answer speaks only in the opening that started it. */
+  private session = 0;
   /** list is the moments the dialog can step through (the viewer's next
    * and previous), set by whoever opened it. */
   private list: () => Moment[] = () => [];
@@ -72,6 +76,7 @@ export class MomentDialog {
       void this.flushCaption();
       // The next opening starts afresh: the field, its state and the moment
       // come from what is current then, not from this time.
+      this.session++;
       this.captionFor = '';
       this.captionState.textContent = '';
       this.m = null;
@@ -107,6 +112,7 @@ export class MomentDialog {
     }
     if (this.captionFor !== m.id) {
       await this.flushCaption();
+      this.session++;
       this.captionFor = m.id;
       // A caption typed earlier that could not be saved comes back.
       const draft = drafts.get(m.id);
@@ -191,7 +197,8 @@ export class MomentDialog {
     // The caption field stays where it is (never taken out of the page),
     // so a reading arriving while Dad types does not take his cursor.
     const caption = this.caption;
-    if (!drafts.has(m.id) && document.activeElement !== caption) caption.value = m.caption;
+    // Nor do the words of a moment copy replace words still being saved.
+    if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) caption.value = m.caption;
     this.captionBox.hidden = m.pending || m.kind === 'recall';
     const careful = !m.pending && m.kind === 'photo';
     clear(this.pendingSlot, m.pending ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can add a caption once it reaches where your moments are kept.') : null);
@@ -259,26 +266,24 @@ export class MomentDialog {
     this.captionTimer = window.setTimeout(() => void this.flushCaption(), 800);
   }
 
-  /** flushCaption saves a caption draft now; the draft stays (and comes
-   * back when the moment is opened again) if it could not be saved. */
+  /** flushCaption saves the caption draft now (see captions.ts); the
+   * draft stays (and comes back when the moment is opened again) if it
+   * could not be saved. */
   private async flushCaption(): Promise<void> {
     clearTimeout(this.captionTimer);
     const id = this.captionFor;
-    const text = drafts.get(id);
-    if (!id || text === undefined) return;
-    if (this.captionFor === id) this.captionState.textContent = 'Saving…';
+    if (!id || (!drafts.has(id) && !saving(id))) return;
+    const session = this.session;
+    const here = () => this.session === session && this.captionFor === id;
+    this.captionState.textContent = 'Saving…';
     try {
-      const m = await backend.moments.setCaption(id, text);
-      if (drafts.get(id) === text) drafts.delete(id);
-      changed(m);
-      if (this.m?.id === id) {
-        this.m = m;
-        this.title.textContent = m.caption || kindWord(m);
-      }
-      if (this.captionFor === id && !drafts.has(id)) this.captionState.textContent = 'Saved ✓';
+      const m = await saveCaption(id);
+      // Every view of the moment (tiles, this dialog) takes the words saved.
+      if (m) changed(m);
+      if (here() && !drafts.has(id)) this.captionState.textContent = (m as { waiting?: string } | null)?.waiting ? 'Saved on this computer ✓' : 'Saved ✓';
     } catch (e) {
       const x = explain(e);
-      if (this.captionFor === id) this.captionState.textContent = 'Not saved yet';
+      if (here()) this.captionState.textContent = 'Not saved yet';
       toast(`Your caption is kept on this computer but not saved yet. ${x.sentence}`, 'error', x.detail);
     }
   }
@@ -320,33 +325,6 @@ export class MomentDialog {
     }
   }
 }
-
-/** drafts are captions typed and not saved yet, by moment id: kept in
- * localStorage so that neither Escape, nor a failed save, nor quitting
- * Spark loses them. */
-const drafts = {
-  all(): Record<string, string> {
-    try {
-      return JSON.parse(localStorage.getItem('spark.captions') ?? '{}') as Record<string, string>;
-    } catch {
-      return {};
-    }
-  },
-  get(id: string): string | undefined {
-    return this.all()[id];
-  },
-  has(id: string): boolean {
-    return id in this.all();
-  },
-  set(id: string, text: string): void {
-    localStorage.setItem('spark.captions', JSON.stringify({ ...this.all(), [id]: text }));
-  },
-  delete(id: string): void {
-    const a = this.all();
-    delete a[id];
-    localStorage.setItem('spark.captions', JSON.stringify(a));
-  },
-};
 
 let single: MomentDialog | null = null;
 

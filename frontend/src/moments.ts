@@ -302,8 +302,10 @@ export class MomentsScreen implements Screen {
         const m = this.view[i];
         if (!m) continue;
         // Tiles leaving the view are reused for those coming in, so a
-        // scroll moves and refills a few dozen elements.
-        const t = this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
+        // scroll moves and refills a few dozen elements. A moment drawn
+        // again (the list read anew) keeps its own element: a click or the
+        // focus on it never lands on another moment meanwhile.
+        const t = this.takeTile(m.id) ?? new Tile((mo) => openMoment(mo, () => this.view));
         this.bindTile(t, m, i, row.y, i - row.from);
         this.rendered.set(i, t);
         this.grid.append(t.li);
@@ -322,6 +324,13 @@ export class MomentsScreen implements Screen {
       this.active = best;
       this.rendered.get(best)?.setActive(true);
     }
+  }
+
+  /** takeTile takes a tile from the pool: the one that showed the moment
+   * if there is one, or else any. */
+  private takeTile(id: string): Tile | undefined {
+    const at = this.pool.findIndex((t) => t.shows === id);
+    return at >= 0 ? this.pool.splice(at, 1)[0] : this.pool.pop();
   }
 
   private bindTile(t: Tile, m: Moment, i: number, y: number, col: number): void {
@@ -437,6 +446,11 @@ class Tile {
   private when: HTMLSpanElement;
   private said: HTMLParagraphElement;
   private moment: Moment | null = null;
+
+  /** shows is the id of the moment the tile shows ("" before any). */
+  get shows(): string {
+    return this.moment?.id ?? '';
+  }
 
   constructor(open: (m: Moment) => void) {
     this.img = h('img', { alt: '', decoding: 'async' });
