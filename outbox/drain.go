@@ -25,15 +25,17 @@ type Target struct {
 
 // drainState is the drain's in-memory bookkeeping; the truth is in SQLite.
 type drainState struct {
-	mu       sync.Mutex
-	target   Target
-	client   *client.Client
-	kick     chan struct{}
-	clearAll bool // Kick asked to ignore back-off timers
-	running  bool
-	flights  map[string]*flight
-	blocked  map[string]int // entries being discarded: not to be started
-	lastLog  string
+	mu        sync.Mutex
+	target    Target
+	client    *client.Client
+	kick      chan struct{}
+	clearAll  bool // Kick asked to ignore back-off timers
+	running   bool
+	flights   map[string]*flight
+	blocked   map[string]int // entries being discarded: not to be started
+	writer    *flight        // the delivery of writes, while it runs (drainwrites.go)
+	writerOff int            // > 0 while a write is being discarded
+	lastLog   string
 }
 
 type flight struct {
@@ -93,6 +95,9 @@ func (o *Outbox) SetTarget(t Target) {
 		for _, f := range d.flights {
 			stop = append(stop, f)
 		}
+		if d.writer != nil {
+			stop = append(stop, d.writer)
+		}
 	}
 	d.mu.Unlock()
 	for _, f := range stop {
@@ -145,6 +150,9 @@ func (o *Outbox) Run(ctx context.Context) error {
 		for _, f := range d.flights {
 			f.cancel()
 		}
+		if d.writer != nil {
+			d.writer.cancel()
+		}
 		d.mu.Unlock()
 		wg.Wait()
 		d.mu.Lock()
@@ -189,7 +197,9 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 		if _, err := o.db.ExecContext(ctx, "UPDATE entries SET next_try = 0 WHERE state = 'pending' AND next_try > 0"); err != nil {
 			o.logOnce("outbox: cannot clear back-off timers", err)
 		}
+		o.clearWriteTimers(ctx)
 	}
+	o.startWriter(ctx, c, target, wg, finished)
 	if c == nil || free <= 0 {
 		return idleWait
 	}
@@ -239,8 +249,7 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 	}
 	d.mu.Unlock()
 
-	var next int64
-	err = o.db.QueryRowContext(ctx, "SELECT coalesce(min(next_try), 0) FROM entries WHERE state = 'pending' AND next_try > ?", now).Scan(&next)
+	next, err := o.nextDue(ctx, now)
 	if err != nil || next == 0 {
 		return idleWait
 	}

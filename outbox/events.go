@@ -34,6 +34,10 @@ type Event struct {
 	Message string     `json:"message,omitempty"`
 	NextTry *time.Time `json:"next_try,omitempty"`
 	Entry   *Entry     `json:"entry,omitempty"` // set on added
+	// Write is set for an event of a write (not a photo): EntryID is then
+	// the write's id, and Kind one of added, waiting, parked, done (sent),
+	// retried or removed (discarded).
+	Write *Write `json:"write,omitempty"`
 }
 
 // events fans events out to subscribers. Each subscriber has its own

@@ -1,0 +1,434 @@
+package outbox
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// TestOpen_MigratesV1 opens testdata/outbox-v1, an outbox written by the
+// Spark of before writes (schema version 1: one delivered, one waiting and
+// one parked photo), brings it up to date, finds every entry intact and
+// keeps writes in it.
+func TestOpen_MigratesV1(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "outbox")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "outbox-v1"))); err != nil {
+		t.Fatal(err)
+	}
+	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != 1 {
+		t.Fatalf("testdata user_version = %d; want 1", v)
+	}
+	o := openTest(t, dir, testOptions())
+	byState := map[State]Entry{}
+	for _, e := range entries(t, o) {
+		byState[e.State] = e
+	}
+	done, waiting, parked := byState[Done], byState[Pending], byState[Parked]
+	if done.DeliveredAt == nil || done.StepsDone != 4 || waiting.StepsDone != 1 || waiting.LastCode != api.CodeUnavailable ||
+		parked.LastCode != "too_large" || parked.SHA256 == "" || waiting.TurnRequestID == "" {
+		t.Fatalf("entries after the upgrade = %+v", byState)
+	}
+	for _, e := range []Entry{waiting, parked} {
+		if _, err := o.SmallCopyPath(e.ID); err != nil {
+			t.Errorf("small copy of %s: %v", e.State, err)
+		}
+	}
+	if c, err := o.Counts(ctx); err != nil || c != (Counts{Pending: 1, Parked: 1, Done: 1}) {
+		t.Errorf("counts = %+v, %v", c, err)
+	}
+	if _, err := o.AddWrite(ctx, NewCaption(waiting.MomentID, "the letter")); err != nil {
+		t.Fatalf("AddWrite in the upgraded outbox: %v", err)
+	}
+	o.Close()
+	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != SchemaVersion {
+		t.Errorf("user_version = %d; want %d", v, SchemaVersion)
+	}
+	o = openTest(t, dir, testOptions())
+	ws, err := o.UnsentWrites(ctx)
+	if err != nil || len(ws) != 1 || ws[0].Text != "the letter" {
+		t.Errorf("writes after reopening = %+v, %v", ws, err)
+	}
+}
+
+// TestAddWrite_OncePerIntent: the same id twice is one write; unsent
+// caption edits of one moment merge into the newest text; an edit after
+// another write of the moment does not overtake it.
+func TestAddWrite_OncePerIntent(t *testing.T) {
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	m := ulid.Make().String()
+	note := ulid.Make().String()
+	a, err := o.AddWrite(ctx, NewNote(note, "call the pharmacy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := o.AddWrite(ctx, NewNote(note, "call the pharmacy"))
+	if err != nil || b.Seq != a.Seq || b.RequestID != "note:"+note {
+		t.Fatalf("second AddWrite of one note = %+v, %v; want the first %+v", b, err, a)
+	}
+	c1, _ := o.AddWrite(ctx, NewCaption(m, "one"))
+	c2, _ := o.AddWrite(ctx, NewCaption(m, "two"))
+	if c2.ID != c1.ID || c2.Text != "two" {
+		t.Errorf("unsent captions not merged: %+v then %+v", c1, c2)
+	}
+	if _, err := o.AddWrite(ctx, NewDelete(m)); err != nil {
+		t.Fatal(err)
+	}
+	c3, _ := o.AddWrite(ctx, NewCaption(m, "three"))
+	if c3.ID == c1.ID {
+		t.Errorf("a caption after a delete merged into the one before it")
+	}
+	ws, err := o.UnsentWrites(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.Describe())
+	}
+	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three"` {
+		t.Errorf("unsent writes = %s", s)
+	}
+}
+
+// deadURL is an address on 127.0.0.1 where nothing listens.
+func deadURL(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + l.Addr().String()
+	l.Close()
+	return u
+}
+
+// runDrain runs o's drain until the test ends or stop is called.
+func runDrain(t *testing.T, o *Outbox) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		o.Run(ctx)
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// loseFirstReply is a fault rule: the first request of each route that
+// writes reaches the engine, which commits it, and its reply is lost.
+func loseFirstReply() func(*http.Request) fault {
+	seen := map[string]bool{}
+	return func(r *http.Request) fault {
+		if r.Method == http.MethodGet {
+			return fault{}
+		}
+		k := route(r)
+		if seen[k] {
+			return fault{}
+		}
+		seen[k] = true
+		return fault{kind: dropReply}
+	}
+}
+
+type writeCase struct {
+	name string
+	// setup prepares the engine (through cl) and returns the write.
+	setup func(t *testing.T, cl *client.Client) Write
+	// ops are the op counts the write adds to the engine's log.
+	ops map[string]int
+	// check looks at the engine after the write arrived.
+	check func(t *testing.T, cl *client.Client, w *Write)
+}
+
+func noteOn(t *testing.T, cl *client.Client, caption string) string {
+	id := ulid.Make().String()
+	if _, _, err := cl.CreateMoment(context.Background(), api.CreateMomentRequest{ID: id, ClientRequestID: "setup:" + id, Kind: api.KindNote, Caption: caption}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func keepOn(t *testing.T, cl *client.Client, text string) {
+	if _, _, err := cl.KeepPhrase(context.Background(), api.KeepPhraseRequest{Text: text}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeCases() []writeCase {
+	ctx := context.Background()
+	momentOf := func(t *testing.T, cl *client.Client, id string) *api.Moment {
+		m, err := cl.Moment(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	return []writeCase{
+		{"note", func(t *testing.T, cl *client.Client) Write { return NewNote(ulid.Make().String(), "call the pharmacy") },
+			map[string]int{api.OpMomentCreate: 1, api.OpTurnStart: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				m := momentOf(t, cl, w.MomentID)
+				if m.Kind != api.KindNote || m.Caption != "call the pharmacy" || len(m.Turns) != 1 || m.Turns[0].Mode != api.ModePractical {
+					t.Errorf("note at the engine = %+v", m)
+				}
+			}},
+		{"caption", func(t *testing.T, cl *client.Client) Write {
+			return NewCaption(noteOn(t, cl, "old"), "letter from the council")
+		},
+			map[string]int{api.OpMomentEdit: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); m.Caption != "letter from the council" {
+					t.Errorf("caption = %q", m.Caption)
+				}
+			}},
+		{"taken_at", func(t *testing.T, cl *client.Client) Write {
+			return NewTakenAt(noteOn(t, cl, "x"), time.Date(2024, 5, 1, 9, 30, 0, 0, time.UTC))
+		}, map[string]int{api.OpMomentEdit: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); m.TakenAt == nil || !m.TakenAt.Equal(time.Date(2024, 5, 1, 9, 30, 0, 0, time.UTC)) {
+					t.Errorf("taken_at = %v", m.TakenAt)
+				}
+			}},
+		{"delete", func(t *testing.T, cl *client.Client) Write { return NewDelete(noteOn(t, cl, "x")) },
+			map[string]int{api.OpMomentDelete: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); m.DeletedAt == nil {
+					t.Errorf("moment not deleted")
+				}
+			}},
+		{"keep", func(t *testing.T, cl *client.Client) Write {
+			w, err := NewKeep("red door", noteOn(t, cl, "x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}, map[string]int{api.OpPhraseKeep: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				ps, err := cl.Phrases(ctx)
+				if err != nil || len(ps) != 1 || ps[0].Text != "red door" {
+					t.Errorf("phrases = %+v, %v", ps, err)
+				}
+			}},
+		{"unkeep", func(t *testing.T, cl *client.Client) Write {
+			keepOn(t, cl, "red door")
+			return NewUnkeep("keep:red door")
+		}, map[string]int{api.OpPhraseUnkeep: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if ps, err := cl.Phrases(ctx); err != nil || len(ps) != 0 {
+					t.Errorf("phrases = %+v, %v", ps, err)
+				}
+			}},
+		{"careful", func(t *testing.T, cl *client.Client) Write {
+			return NewCareful(noteOn(t, cl, "x"), ulid.Make().String())
+		},
+			map[string]int{api.OpTurnStart: 1}, // one brain seat: one turn
+			func(t *testing.T, cl *client.Client, w *Write) {
+				m := momentOf(t, cl, w.MomentID)
+				if len(m.Turns) != 1 || m.Turns[0].ClientRequestID != w.ID+":0" {
+					t.Errorf("job turns = %+v", m.Turns)
+				}
+			}},
+		{"again", func(t *testing.T, cl *client.Client) Write { return NewAgain(noteOn(t, cl, "x"), ulid.Make().String()) },
+			map[string]int{api.OpTurnStart: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); len(m.Turns) != 1 || m.Turns[0].ClientRequestID != w.ID {
+					t.Errorf("turns = %+v", m.Turns)
+				}
+			}},
+		{"recall", func(t *testing.T, cl *client.Client) Write {
+			keepOn(t, cl, "red door")
+			return NewRecall(ulid.Make().String())
+		}, map[string]int{api.OpMomentCreate: 1, api.OpTurnStart: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				ms, _, err := cl.Moments(ctx, 10, "")
+				var recalls int
+				for _, m := range ms {
+					if m.Kind == api.KindRecall {
+						recalls++
+					}
+				}
+				if err != nil || recalls != 1 {
+					t.Errorf("%d recall moments (%v); want 1", recalls, err)
+				}
+			}},
+	}
+}
+
+// opCounts counts the engine's ops of the kinds that matter here.
+func opCounts(t *testing.T, eng *enginetest.Engine) map[string]int {
+	out := map[string]int{}
+	for _, op := range []string{api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpTurnStart, api.OpPhraseKeep, api.OpPhraseUnkeep} {
+		out[op] = eng.OpCount(t, op)
+	}
+	return out
+}
+
+// TestWrites_ExactlyOnceAcrossRestart is the proof for each kind of
+// write: made with the engine unreachable, it waits; the outbox is closed
+// and opened again (Spark restarted); the engine is reached through a
+// proxy that loses the first reply of each request after the engine
+// committed it; the write arrives exactly once.
+func TestWrites_ExactlyOnceAcrossRestart(t *testing.T) {
+	for _, tc := range writeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			eng := enginetest.Start(t)
+			cl := client.New(eng.URL, eng.Token, eng.Client())
+			w := tc.setup(t, cl)
+			before := opCounts(t, eng)
+
+			dir := t.TempDir()
+			o, err := Open(ctx, dir, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.SetTarget(Target{URL: deadURL(t), Token: eng.Token})
+			stop := runDrain(t, o)
+			added, err := o.AddWrite(ctx, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 10*time.Second, "a failed try", func() bool {
+				got, err := o.Write(ctx, added.ID)
+				return err == nil && got.Attempts > 0 && got.LastCode == CodeNetwork
+			})
+			stop()
+			o.Close()
+
+			p := newFaultProxy(t, eng.URL, loseFirstReply())
+			o = openTest(t, dir, testOptions())
+			o.SetTarget(Target{URL: p.URL(), Token: eng.Token})
+			runDrain(t, o)
+			var got *Write
+			waitFor(t, 20*time.Second, "the write to be sent", func() bool {
+				got, err = o.Write(ctx, added.ID)
+				return err == nil && got.State != Pending
+			})
+			if got.State != Done || got.SentAt == nil || len(got.Result) == 0 {
+				t.Fatalf("write = %+v; want it sent", got)
+			}
+			after := opCounts(t, eng)
+			for op, n := range after {
+				if n-before[op] != tc.ops[op] {
+					t.Errorf("%d new %s ops; want %d", n-before[op], op, tc.ops[op])
+				}
+			}
+			tc.check(t, cl, got)
+			if len(p.requests()) < 2 {
+				t.Errorf("proxy saw %v; want a lost reply and a repeat", p.requests())
+			}
+		})
+	}
+}
+
+// TestWrites_AfterTheirMomentsCreate: an edit of a photo whose create is
+// still in the outbox goes after it, and a note's caption edit after the
+// note; writes go in the order Dad made them.
+func TestWrites_AfterTheirMomentsCreate(t *testing.T) {
+	ctx := context.Background()
+	eng := enginetest.Start(t)
+	o := openTest(t, "", testOptions())
+	res := mustCapture(t, o, writePhoto(t, t.TempDir(), "door.jpg", 7))
+	photo := res[0].Entry.MomentID
+	note := ulid.Make().String()
+	for _, w := range []Write{NewCaption(photo, "the red door"), NewNote(note, "first"), NewCaption(note, "second")} {
+		if _, err := o.AddWrite(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var order []string
+	var mu sync.Mutex
+	p := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
+		mu.Lock()
+		order = append(order, route(r))
+		mu.Unlock()
+		return fault{}
+	})
+	o.SetTarget(Target{URL: p.URL(), Token: eng.Token})
+	runDrain(t, o)
+	waitFor(t, 20*time.Second, "every write sent", func() bool {
+		c, err := o.WriteCounts(ctx)
+		return err == nil && c.Pending == 0 && c.Parked == 0
+	})
+	cl := client.New(eng.URL, eng.Token, eng.Client())
+	for id, want := range map[string]string{photo: "the red door", note: "second"} {
+		m, err := cl.Moment(ctx, id)
+		if err != nil || m.Caption != want {
+			t.Errorf("moment %s = %+v, %v; want caption %q", id, m, err, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The photo's create comes before its PATCH.
+	create, patch := -1, -1
+	for i, r := range order {
+		if r == StepCreate && create < 0 {
+			create = i
+		}
+		if r == "PATCH /v1/moments/"+photo {
+			patch = i
+		}
+	}
+	if create < 0 || patch < create {
+		t.Errorf("requests %v: the photo's caption went before its create", order)
+	}
+}
+
+// TestWrites_ParkedRetryDiscard: a write the engine refuses is parked with
+// its words; RetryWrite sends it again, DiscardWrite drops it.
+func TestWrites_ParkedRetryDiscard(t *testing.T) {
+	ctx := context.Background()
+	eng := enginetest.Start(t)
+	o := openTest(t, "", testOptions())
+	o.SetTarget(Target{URL: eng.URL, Token: eng.Token})
+	runDrain(t, o)
+	missing := ulid.Make().String()
+	w, err := o.AddWrite(ctx, NewCaption(missing, "nobody"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.WaitWrite(ctx, w.ID)
+	if err != nil || got.State != Parked || got.LastError == "" {
+		t.Fatalf("write to a moment the engine never saw = %+v, %v; want parked with the engine's words", got, err)
+	}
+	// The engine gets the moment; Retry sends the caption.
+	cl := client.New(eng.URL, eng.Token, eng.Client())
+	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: missing, Kind: api.KindNote, Caption: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.RetryWrite(ctx, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := o.WaitWrite(ctx, w.ID); err != nil || got.State != Done {
+		t.Fatalf("retried write = %+v, %v", got, err)
+	}
+	w2, _ := o.AddWrite(ctx, NewDelete(ulid.Make().String()))
+	if got, _ := o.WaitWrite(ctx, w2.ID); got.State != Parked {
+		t.Fatalf("delete of an unknown moment = %+v", got)
+	}
+	if err := o.DiscardWrite(ctx, w2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write(ctx, w2.ID); err == nil {
+		t.Errorf("discarded write still there")
+	}
+	if err := o.DiscardWrite(ctx, w.ID); err == nil {
+		t.Errorf("DiscardWrite of a sent write: no error")
+	}
+}
