@@ -495,8 +495,10 @@ class Tile {
       this.note.hidden = false;
       clear(this.note, h('span', { class: 'note-kind' }, kind), h('span', { class: 'note-body' }, m.caption));
     }
-    this.pill.hidden = !m.pending;
-    this.pill.textContent = m.pending ? 'Not sent yet' : '';
+    // A change Dad made that waits on this computer shows as such.
+    this.pill.hidden = !m.pending && !m.waiting;
+    this.pill.textContent = m.pending ? 'Not sent yet' : m.waiting ? 'Change not sent yet' : '';
+    b.dataset.waiting = m.waiting ? 'true' : 'false';
     this.pill.className = 'pill waiting';
     this.title.textContent = m.kind === 'photo' ? m.caption || date : kind;
     this.when.textContent = m.kind === 'photo' ? (m.caption ? date : '') : date;
