@@ -4,12 +4,7 @@
 // zoom the reading is in view when a moment opens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { launch, harness, useLocalEngine, rpc, choose, tab, shot, until, url } from './lib.mjs';
-
-const require = createRequire(join(import.meta.dirname, '..', '..', 'frontend', 'package.json'));
-const axePath = require.resolve('axe-core/axe.min.js');
+import { launch, harness, useLocalEngine, rpc, choose, tab, shot, until, url, axe } from './lib.mjs';
 
 let context;
 let page;
@@ -104,16 +99,6 @@ test('a caption saved on Escape shows in the field when the moment opens again',
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   }
 });
-
-/** axe runs axe-core over the page as it is and returns its violations. */
-async function axe(p, where) {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ path: axePath });
-  const found = await p.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }, resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1).join(' ')}`) }));
-  });
-  return found.map((v) => ({ where, ...v }));
-}
 
 for (const scheme of ['light', 'dark']) {
   test(`axe-core finds no WCAG 2.2 A/AA violation on any screen (${scheme})`, async () => {
