@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/retry"
 )
 
@@ -17,7 +18,8 @@ type Moments struct{ a *App }
 // Page returns up to limit moments older than before ("" for the newest).
 // The first page also carries the outbox's captures not yet in the engine,
 // so a photo shows in Moments the instant it is safe.
-func (m *Moments) Page(before string, limit int) (Page, error) {
+func (m *Moments) Page(before string, limit int) (res Page, err error) {
+	defer m.a.overlayPage(before, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
 	page := Page{Moments: []Moment{}} // [] rather than null for the UI
 	if before == "" {
@@ -69,7 +71,8 @@ func dropPending(ms []Moment, id string) []Moment {
 
 // Get returns one moment with its readings; a capture still in the outbox
 // comes from there.
-func (m *Moments) Get(id string) (Moment, error) {
+func (m *Moments) Get(id string) (res Moment, err error) {
+	defer m.a.overlayMoment(id, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
 	cl, err := m.a.client()
 	if err != nil {
@@ -88,7 +91,7 @@ func (m *Moments) Get(id string) (Moment, error) {
 	return Moment{}, err
 }
 
-// SetCaption changes a moment's caption.
+// SetCaption changes a moment's caption, through the outbox.
 func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 	caption = strings.TrimSpace(caption)
 	// Refused here, whether or not the engine can be reached, with the
@@ -96,76 +99,120 @@ func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 	if err := api.CheckCaption(caption); err != nil {
 		return Moment{}, err
 	}
-	cl, err := m.a.client()
+	id, err := checkMomentID(id)
 	if err != nil {
 		return Moment{}, err
 	}
-	mo, err := cl.EditMoment(context.Background(), id, api.EditMomentRequest{Caption: &caption})
-	if err != nil {
-		return Moment{}, err
-	}
-	return momentView(mo), nil
+	return m.edit(outbox.NewCaption(id, caption))
 }
 
-// SetTakenAt changes when a moment was taken (RFC 3339).
+// SetTakenAt changes when a moment was taken (RFC 3339), through the
+// outbox.
 func (m *Moments) SetTakenAt(id, takenAt string) (Moment, error) {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(takenAt))
 	if err != nil {
 		return Moment{}, badInput("Give the date and time the moment was taken, like 2024-05-01T09:30:00Z.")
 	}
-	cl, err := m.a.client()
+	id, err = checkMomentID(id)
 	if err != nil {
 		return Moment{}, err
 	}
-	mo, err := cl.EditMoment(context.Background(), id, api.EditMomentRequest{TakenAt: &t})
-	if err != nil {
-		return Moment{}, err
-	}
-	return momentView(mo), nil
+	return m.edit(outbox.NewTakenAt(id, t))
 }
 
-// Delete deletes a moment (the UI confirms first).
+// edit sends an edit and answers with the moment as the engine has it,
+// or (not sent yet) as the window shows it, waiting.
+func (m *Moments) edit(w outbox.Write) (Moment, error) {
+	got, err := m.a.send(context.Background(), w)
+	if err != nil {
+		return Moment{}, err
+	}
+	var mo api.Moment
+	if sent(got, &mo) && mo.ID != "" {
+		v := momentView(&mo)
+		m.a.overlayMoment(got.MomentID, &v, new(error))
+		return v, nil
+	}
+	v, err := m.Get(got.MomentID)
+	if err != nil || v.ID == "" {
+		v = Moment{ID: got.MomentID, Readings: []Reading{}}
+		applyEdit(&v, got)
+	}
+	if v.Waiting == "" {
+		v.Waiting = m.a.waitingWords()
+	}
+	return v, nil
+}
+
+// Delete deletes a moment (the UI confirms first), through the outbox.
 func (m *Moments) Delete(id string) (bool, error) {
-	cl, err := m.a.client()
+	id, err := checkMomentID(id)
 	if err != nil {
 		return false, err
 	}
-	return cl.DeleteMoment(context.Background(), id)
+	got, err := m.a.send(context.Background(), outbox.NewDelete(id))
+	if err != nil {
+		return false, err
+	}
+	var deleted bool
+	if sent(got, &deleted) {
+		return deleted, nil
+	}
+	return true, nil // hidden at once; sent when the engine is back
 }
 
-// AskCareful starts a high-quality job on a moment: one careful reading per
-// brain seat. jobID is minted by the UI, so a repeat is harmless.
+// AskCareful asks for a careful reading of a moment: one per brain seat.
+// jobID is minted by the UI when Dad asks; the same jobID again is the same
+// request, never a second job.
 func (m *Moments) AskCareful(momentID, jobID string) (Careful, error) {
-	cl, err := m.a.client()
+	momentID, err := checkMomentID(momentID)
 	if err != nil {
 		return Careful{}, err
 	}
-	turns, _, err := cl.StartJob(context.Background(), momentID, jobID)
+	if err := checkID(api.CheckJobID, jobID); err != nil {
+		return Careful{}, err
+	}
+	got, err := m.a.send(context.Background(), outbox.NewCareful(momentID, jobID))
 	if err != nil {
 		return Careful{}, err
 	}
-	out := make([]Reading, len(turns))
-	for i, t := range turns {
-		out[i] = readingView(t)
+	c := Careful{JobID: jobID, Readings: []Reading{}}
+	var turns []api.Turn
+	if !sent(got, &turns) {
+		c.Waiting = m.a.waitingWords()
+		return c, nil
 	}
-	return Careful{JobID: jobID, Readings: out}, nil
+	for _, t := range turns {
+		c.Readings = append(c.Readings, readingView(t))
+	}
+	return c, nil
 }
 
 // ReadAgain asks Pippa for a new practical reading of a moment (after one
 // failed, say); requestID is minted by the UI, so a repeat is harmless.
+// While it waits on this computer the reading's Status is "waiting".
 func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
-	cl, err := m.a.client()
+	momentID, err := checkMomentID(momentID)
 	if err != nil {
 		return Reading{}, err
 	}
-	t, _, err := cl.StartTurn(context.Background(), momentID, api.StartTurnRequest{ClientRequestID: requestID, Mode: api.ModePractical})
+	if err := checkID(api.CheckRequestID, requestID); err != nil {
+		return Reading{}, err
+	}
+	got, err := m.a.send(context.Background(), outbox.NewAgain(momentID, requestID))
 	if err != nil {
 		return Reading{}, err
 	}
-	return readingView(*t), nil
+	var t api.Turn
+	if sent(got, &t) && t.ID != "" {
+		return readingView(t), nil
+	}
+	return Reading{Mode: api.ModePractical, Status: ReadingWaiting}, nil
 }
 
-// AddNote writes a note as a moment; id is a ULID minted by the UI.
+// AddNote writes a note as a moment, with its practical reading; id is a
+// ULID minted by the UI when Dad wrote it, so the same id again is the same
+// note.
 func (m *Moments) AddNote(id, text string) (Moment, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -174,15 +221,28 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 	if err := api.CheckCaption(text); err != nil {
 		return Moment{}, err
 	}
-	cl, err := m.a.client()
+	id, err := checkMomentID(id)
 	if err != nil {
 		return Moment{}, err
 	}
-	mo, _, err := cl.CreateMoment(context.Background(), api.CreateMomentRequest{ID: id, ClientRequestID: "note:" + id, Kind: api.KindNote, Caption: text})
+	ctx := context.Background()
+	got, err := m.a.send(ctx, outbox.NewNote(id, text))
 	if err != nil {
 		return Moment{}, err
 	}
-	return momentView(mo), nil
+	if sent(got, nil) {
+		if cl, err := m.a.client(); err == nil {
+			if mo, err := cl.Moment(ctx, id); err == nil {
+				return momentView(mo), nil
+			}
+		}
+	}
+	v := noteView(got)
+	v.Waiting = m.a.waitingWords()
+	if sent(got, nil) {
+		v.Waiting, v.Pending = "", false
+	}
+	return v, nil
 }
 
 // Reading returns one reading (a turn), to follow it until it finishes.

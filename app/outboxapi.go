@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -117,7 +118,11 @@ func (a *App) counts(ctx context.Context) (counts, error) {
 	if err != nil {
 		return counts{}, err
 	}
-	return counts{waiting: c.Pending, parked: c.Parked}, nil
+	w, err := ob.WriteCounts(ctx)
+	if err != nil {
+		return counts{}, err
+	}
+	return counts{waiting: c.Pending + w.Pending, parked: c.Parked + w.Parked}, nil
 }
 
 // stepLabels says each step in words.
@@ -271,6 +276,10 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 	ch, cancel := ob.Subscribe()
 	go func() {
 		for ev := range ch {
+			if ev.Write != nil {
+				a.writeEvent(ev)
+				continue
+			}
 			switch ev.Kind {
 			case outbox.EventProgress:
 				a.progress.set(ev.EntryID, progress{ev.Sent, ev.Total})
@@ -285,27 +294,47 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 }
 
 // Writes lists Dad's writes other than photos (notes, edits, deletes,
-// phrases, careful readings, recalls) that are waiting or parked.
+// phrases, careful readings, recalls) that are waiting or parked, in the
+// order he made them.
 func (o *Outbox) Writes() ([]Write, error) {
-	if _, err := o.a.queue(); err != nil {
+	ob, err := o.a.queue()
+	if err != nil {
 		return nil, err
 	}
-	return []Write{}, nil
+	ws, err := ob.UnsentWrites(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Write, 0, len(ws))
+	for i := range ws {
+		out = append(out, writeView(&ws[i]))
+	}
+	return out, nil
 }
 
 // RetryWrite sends a parked write again.
 func (o *Outbox) RetryWrite(id string) error {
-	if _, err := o.a.queue(); err != nil {
+	ob, err := o.a.queue()
+	if err != nil {
 		return err
 	}
-	return badInput("Spark has no waiting write %s.", id)
+	return writeNotFound(ob.RetryWrite(context.Background(), id))
 }
 
 // DiscardWrite removes a waiting or parked write for good (the UI confirms
 // first).
 func (o *Outbox) DiscardWrite(id string) error {
-	if _, err := o.a.queue(); err != nil {
+	ob, err := o.a.queue()
+	if err != nil {
 		return err
 	}
-	return badInput("Spark has no waiting write %s.", id)
+	return writeNotFound(ob.DiscardWrite(context.Background(), id))
+}
+
+// writeNotFound words a write the outbox no longer holds.
+func writeNotFound(err error) error {
+	if errors.Is(err, outbox.ErrNotFound) {
+		return badInput("This change is no longer waiting: it was sent or discarded.")
+	}
+	return err
 }

@@ -7,13 +7,15 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // Phrases keeps phrases from Pippa's readings and runs quick recalls.
 type Phrases struct{ a *App }
 
 // List returns the kept phrases.
-func (p *Phrases) List() ([]Phrase, error) {
+func (p *Phrases) List() (res []Phrase, err error) {
+	defer p.a.overlayPhrases(&res, &err) // what Dad did that the engine does not have yet
 	cl, err := p.a.client()
 	if err != nil {
 		return nil, err
@@ -76,47 +78,72 @@ func withMoments(ctx context.Context, cl *client.Client, ps []Phrase) {
 	}
 }
 
-// Keep keeps a phrase selected in a reading of momentID ("" for none).
+// Keep keeps a phrase selected in a reading of momentID ("" for none),
+// through the outbox.
 func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return Phrase{}, badInput("Select some words of a reading first.")
 	}
-	cl, err := p.a.client()
+	if momentID != "" {
+		id, err := checkMomentID(momentID)
+		if err != nil {
+			return Phrase{}, err
+		}
+		momentID = id
+	}
+	w, err := outbox.NewKeep(text, momentID)
+	if err != nil {
+		return Phrase{}, badInput("%s", idWords(err))
+	}
+	got, err := p.a.send(context.Background(), w)
 	if err != nil {
 		return Phrase{}, err
 	}
-	ph, _, err := cl.KeepPhrase(context.Background(), api.KeepPhraseRequest{Text: text, MomentID: momentID})
-	if err != nil {
-		return Phrase{}, err
+	var ph api.Phrase
+	if sent(got, &ph) && ph.ID != "" {
+		return phraseView(ph), nil
 	}
-	return phraseView(*ph), nil
+	v := keepView(got)
+	v.Waiting = p.a.waitingWords()
+	return v, nil
 }
 
-// Remove removes a kept phrase.
+// Remove removes a kept phrase, through the outbox.
 func (p *Phrases) Remove(id string) (bool, error) {
-	cl, err := p.a.client()
+	if err := checkID(api.CheckPhraseID, id); err != nil {
+		return false, err
+	}
+	got, err := p.a.send(context.Background(), outbox.NewUnkeep(id))
 	if err != nil {
 		return false, err
 	}
-	return cl.RemovePhrase(context.Background(), id)
+	var removed bool
+	if sent(got, &removed) {
+		return removed, nil
+	}
+	return true, nil // hidden at once; sent when the engine is back
 }
 
-// Recall starts a quick recall over the kept phrases; recallID is minted by
-// the UI, so a repeat returns the same recall. Follow its reading with
-// Moments.Reading.
+// Recall starts a quick recall over the kept phrases; recallID is minted
+// by the UI, so a repeat returns the same recall. Follow its reading with
+// Moments.Reading. While it waits on this computer Waiting says so and
+// Reading is empty.
 func (p *Phrases) Recall(recallID string) (Recall, error) {
-	cl, err := p.a.client()
+	if err := checkID(api.CheckRecallID, recallID); err != nil {
+		return Recall{}, err
+	}
+	got, err := p.a.send(context.Background(), outbox.NewRecall(recallID))
 	if err != nil {
 		return Recall{}, err
 	}
-	m, t, _, err := cl.StartRecall(context.Background(), recallID)
-	if err != nil {
-		return Recall{}, err
+	var res outbox.RecallResult
+	if !sent(got, &res) || res.Turn == nil {
+		return Recall{Waiting: p.a.waitingWords()}, nil
 	}
-	r := Recall{Reading: readingView(*t)}
-	if m != nil {
-		r.MomentID = m.ID
+	r := Recall{Reading: readingView(*res.Turn)}
+	if res.Moment != nil {
+		r.MomentID = res.Moment.ID
 	}
 	return r, nil
 }

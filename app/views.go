@@ -26,8 +26,9 @@ type Status struct {
 	// Reason says in plain words why not.
 	Reachable bool   `json:"reachable"`
 	Reason    string `json:"reason"`
-	// Waiting counts captures not yet delivered and not parked; Parked
-	// counts those waiting for the user.
+	// Waiting counts captures and other writes (notes, edits, phrases...)
+	// not yet delivered and not parked; Parked counts those waiting for
+	// the user.
 	Waiting int    `json:"waiting"`
 	Parked  int    `json:"parked"`
 	Refused bool   `json:"refused"` // the engine refused the token (401/403)
@@ -75,12 +76,16 @@ type Reading struct {
 	ID         string `json:"id"`
 	Mode       string `json:"mode"`
 	Seat       string `json:"seat"`
-	Status     string `json:"status"` // queued, running, finished, failed
+	Status     string `json:"status"` // queued, running, finished, failed; waiting (ReadingWaiting)
 	Text       string `json:"text"`
 	Error      string `json:"error"`
 	StartedAt  string `json:"startedAt"`
 	FinishedAt string `json:"finishedAt"`
 }
+
+// ReadingWaiting is the Status of a reading asked for on this computer and
+// not sent to the engine yet.
+const ReadingWaiting = "waiting"
 
 // Moment is a moment as the UI shows it: from the engine, or (Pending)
 // still in the outbox.

@@ -25,17 +25,18 @@ type Target struct {
 
 // drainState is the drain's in-memory bookkeeping; the truth is in SQLite.
 type drainState struct {
-	mu        sync.Mutex
-	target    Target
-	client    *client.Client
-	kick      chan struct{}
-	clearAll  bool // Kick asked to ignore back-off timers
-	running   bool
-	flights   map[string]*flight
-	blocked   map[string]int // entries being discarded: not to be started
-	writer    *flight        // the delivery of writes, while it runs (drainwrites.go)
-	writerOff int            // > 0 while a write is being discarded
-	lastLog   string
+	mu          sync.Mutex
+	target      Target
+	client      *client.Client
+	kick        chan struct{}
+	clearAll    bool // Kick asked to ignore back-off timers
+	running     bool
+	flights     map[string]*flight
+	blocked     map[string]int // entries being discarded: not to be started
+	writer      *flight        // the delivery of writes, while it runs (drainwrites.go)
+	writerOff   int            // > 0 while a write is being discarded
+	writerAgain bool           // the writer is to look again before it stops
+	lastLog     string
 }
 
 type flight struct {

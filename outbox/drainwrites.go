@@ -22,12 +22,18 @@ import (
 // (Classify): passing trouble waits with back-off, a refusal parks the
 // write for Dad to retry or discard.
 
-// startWriter starts the delivery of writes when none runs and one is due.
+// startWriter starts the delivery of writes when none runs. One that runs
+// is told to look again before it stops (a write may have come in after
+// it looked).
 func (o *Outbox) startWriter(ctx context.Context, c *client.Client, target Target, wg *sync.WaitGroup, finished chan struct{}) {
 	d := &o.drain
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if c == nil || d.writer != nil || d.writerOff > 0 {
+	if c == nil || d.writerOff > 0 {
+		return
+	}
+	if d.writer != nil {
+		d.writerAgain = true
 		return
 	}
 	fctx, cancel := context.WithCancel(ctx)
@@ -36,18 +42,21 @@ func (o *Outbox) startWriter(ctx context.Context, c *client.Client, target Targe
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer func() {
-			cancel()
-			d.mu.Lock()
-			d.writer = nil
-			d.mu.Unlock()
-			close(f.done)
+		tried := o.deliverWrites(fctx, c, target)
+		cancel()
+		d.mu.Lock()
+		again := d.writerAgain
+		d.writer, d.writerAgain = nil, false
+		d.mu.Unlock()
+		close(f.done)
+		// A writer that found nothing to do says nothing, or the drain
+		// and it would wake each other for ever.
+		if tried || again {
 			select {
 			case finished <- struct{}{}:
 			default:
 			}
-		}()
-		o.deliverWrites(fctx, c, target)
+		}
 	}()
 }
 
@@ -70,20 +79,27 @@ func (d *drainState) releaseWriter() {
 	d.mu.Unlock()
 }
 
-// deliverWrites sends due writes in order until none is due or one fails.
-func (o *Outbox) deliverWrites(ctx context.Context, c *client.Client, target Target) {
+// deliverWrites sends due writes in order until none is due or one fails;
+// it reports whether it tried any.
+func (o *Outbox) deliverWrites(ctx context.Context, c *client.Client, target Target) bool {
+	tried := false
 	for ctx.Err() == nil {
 		w, err := o.nextWrite(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				o.logOnce("outbox: cannot read due writes", err)
 			}
-			return
+			return tried
 		}
-		if w == nil || !o.deliverWrite(ctx, c, target, w) {
-			return
+		if w == nil {
+			return tried
+		}
+		tried = true
+		if !o.deliverWrite(ctx, c, target, w) {
+			return tried
 		}
 	}
+	return tried
 }
 
 // nextWrite is the first write due, in the order Dad made them, that waits

@@ -347,3 +347,24 @@ func (w *Write) Describe() string {
 	}
 	return fmt.Sprintf("%s %q", w.Kind, w.Text)
 }
+
+// KindWrites lists every write of one kind (sent ones too), in the order
+// Dad made them.
+func (o *Outbox) KindWrites(ctx context.Context, kind WriteKind) ([]Write, error) {
+	return o.queryWrites(ctx, "WHERE kind = ? ORDER BY seq", kind)
+}
+
+// RetryAllWrites puts every parked write back to pending and wakes the
+// drain; it returns how many.
+func (o *Outbox) RetryAllWrites(ctx context.Context) (int, error) {
+	ws, err := o.queryWrites(ctx, "WHERE state = 'parked' ORDER BY seq")
+	if err != nil {
+		return 0, err
+	}
+	for _, w := range ws {
+		if err := o.RetryWrite(ctx, w.ID); err != nil {
+			return 0, err
+		}
+	}
+	return len(ws), nil
+}

@@ -60,11 +60,8 @@ loop:
 			v.bar.done()
 			return err
 		}
-		if check && !watch {
-			c, err := o.Counts(ctx)
-			if err == nil && c.Pending == 0 {
-				break loop
-			}
+		if check && !watch && nothingPending(ctx, o) {
+			break loop
 		}
 	}
 	stop()
@@ -105,6 +102,9 @@ func newDrainView(bar *progress, ents []outbox.Entry) *drainView {
 // show renders one event. It reports whether an entry left the queue
 // (delivered or parked), when the drain may be done.
 func (v *drainView) show(ev outbox.Event) bool {
+	if ev.Write != nil {
+		return v.showWrite(ev)
+	}
 	name := v.names[ev.EntryID]
 	switch ev.Kind {
 	case outbox.EventAdded:
@@ -169,6 +169,32 @@ func (v *drainView) catchUp(ents []outbox.Entry) {
 	}
 }
 
+// showWrite renders an event of a write (a note, an edit, a phrase...).
+func (v *drainView) showWrite(ev outbox.Event) bool {
+	w := ev.Write
+	switch ev.Kind {
+	case outbox.EventWaiting:
+		v.waiting(ev, w.Describe())
+	case outbox.EventParked:
+		v.bar.line("parked: %s %s: %s (%s)", w.ID, w.Describe(), oneLine(ev.Message), ev.Code)
+		return true
+	case outbox.EventDone:
+		v.bar.line("sent %s %s", w.ID, w.Describe())
+		return true
+	}
+	return false
+}
+
+// nothingPending reports whether no entry and no write waits to be sent.
+func nothingPending(ctx context.Context, o *outbox.Outbox) bool {
+	c, err := o.Counts(ctx)
+	if err != nil || c.Pending > 0 {
+		return false
+	}
+	w, err := o.WriteCounts(ctx)
+	return err == nil && w.Pending == 0
+}
+
 // report prints what the drain achieved and fails when anything is left.
 func report(ctx context.Context, o *outbox.Outbox, start outbox.Counts, timedOut bool, limit time.Duration, e env) error {
 	c, err := o.Counts(ctx)
@@ -176,8 +202,18 @@ func report(ctx context.Context, o *outbox.Outbox, start outbox.Counts, timedOut
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%d delivered, %d pending, %d parked\n", c.Done-start.Done, c.Pending, c.Parked)
-	if c.Pending == 0 && c.Parked == 0 {
+	wc, err := o.WriteCounts(ctx)
+	if err != nil {
+		return err
+	}
+	if wc.Pending+wc.Parked > 0 {
+		fmt.Fprintf(e.stdout, "other writes: %d waiting, %d parked\n", wc.Pending, wc.Parked)
+	}
+	if c.Pending == 0 && c.Parked == 0 && wc.Pending == 0 && wc.Parked == 0 {
 		return nil
+	}
+	if err := reportWrites(ctx, o, e); err != nil {
+		return err
 	}
 	ents, err := o.Entries(ctx)
 	if err != nil {
@@ -196,8 +232,29 @@ func report(ctx context.Context, o *outbox.Outbox, start outbox.Counts, timedOut
 			fmt.Fprintf(e.stderr, "pending %s %s: %s\n", en.ID, en.Name, why)
 		}
 	}
-	if c.Pending > 0 && timedOut {
+	if c.Pending+wc.Pending > 0 && timedOut {
 		fmt.Fprintf(e.stderr, "still pending after %s; run 'spark drain' again (or with a longer --for) once the engine is reachable\n", limit)
 	}
 	return errReported
+}
+
+// reportWrites lists the writes left waiting or parked.
+func reportWrites(ctx context.Context, o *outbox.Outbox, e env) error {
+	ws, err := o.UnsentWrites(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if w.State == outbox.Parked {
+			fmt.Fprintf(e.stderr, "parked %s %s: %s (%s); fix it, then 'spark retry %s', or 'spark discard %s'\n",
+				w.ID, w.Describe(), oneLine(w.LastError), w.LastCode, w.ID, w.ID)
+			continue
+		}
+		why := "not tried yet"
+		if w.LastError != "" {
+			why = fmt.Sprintf("%s after %d tries", oneLine(w.LastError), w.Attempts)
+		}
+		fmt.Fprintf(e.stderr, "pending %s %s: %s\n", w.ID, w.Describe(), why)
+	}
+	return nil
 }

@@ -183,16 +183,29 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	writes, err := o.UnsentWrites(ctx)
+	if err != nil {
+		return err
+	}
+	wcounts, err := o.WriteCounts(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		if ents == nil {
 			ents = []outbox.Entry{}
 		}
+		if writes == nil {
+			writes = []outbox.Write{}
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Counts  outbox.Counts  `json:"counts"`
-			Entries []outbox.Entry `json:"entries"`
-		}{counts, ents})
+			Counts      outbox.Counts  `json:"counts"`
+			Entries     []outbox.Entry `json:"entries"`
+			WriteCounts outbox.Counts  `json:"write_counts"`
+			Writes      []outbox.Write `json:"writes"` // waiting and parked
+		}{counts, ents, wcounts, writes})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tSTEPS\tNAME\tREASON")
@@ -201,7 +214,29 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(e.stdout, "%d pending, %d parked, %d done\n", counts.Pending, counts.Parked, counts.Done)
+	if len(writes) > 0 {
+		printWrites(e, writes, wcounts)
+	}
 	return nil
+}
+
+// printWrites lists the writes other than photos still to send.
+func printWrites(e env, writes []outbox.Write, c outbox.Counts) {
+	fmt.Fprintln(e.stdout)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WRITE\tSTATE\tWHAT\tMOMENT\tREASON")
+	for _, w := range writes {
+		why := ""
+		switch {
+		case w.State == outbox.Parked:
+			why = fmt.Sprintf("parked: %s (%s)", oneLine(w.LastError), w.LastCode)
+		case w.LastError != "" && w.NextTry != nil:
+			why = fmt.Sprintf("waiting until %s after %d tries: %s", w.NextTry.Local().Format("15:04:05"), w.Attempts, oneLine(w.LastError))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, w.State, oneLine(w.Describe()), w.MomentID, why)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "%d writes pending, %d parked\n", c.Pending, c.Parked)
 }
 
 // stepsText shows the steps done, e.g. "create,copy" or "-".
@@ -250,11 +285,19 @@ func cmdRetry(ctx context.Context, g *globals, args []string, e env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%d parked entries back to pending; run 'spark drain' to send them\n", n)
+		nw, err := o.RetryAllWrites(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%d parked entries and %d parked writes back to pending; run 'spark drain' to send them\n", n, nw)
 		return nil
 	}
 	for _, id := range ids {
-		if err := o.Retry(ctx, id); err != nil {
+		err := o.Retry(ctx, id)
+		if errors.Is(err, outbox.ErrNotFound) {
+			err = o.RetryWrite(ctx, id)
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s back to pending\n", id)
@@ -279,6 +322,9 @@ func cmdDiscard(ctx context.Context, g *globals, args []string, e env) error {
 	}
 	defer o.Close()
 	path, err := o.Discard(ctx, ids[0], *export)
+	if errors.Is(err, outbox.ErrNotFound) && *export == "" {
+		err = o.DiscardWrite(ctx, ids[0])
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/outbox"
+)
+
+// The reads (Moments.Page, Moments.Get, Phrases.List) show what Dad did
+// that the engine does not have yet: each calls one of the overlay
+// functions below, whatever the read came from. A waiting note shows as a
+// moment (pending, like a waiting photo), a waiting caption or date shows
+// its new value, a waiting delete hides the moment, a waiting keep shows
+// the phrase, a waiting remove hides it; a moment with anything unsent
+// carries Waiting, and one with a careful reading asked CarefulAsked.
+
+// unsent is the outbox's writes that matter to a read.
+type unsent struct {
+	waiting, parked string
+	writes          []outbox.Write
+	careful         map[string]string // moment id -> job id of its latest careful reading asked
+}
+
+// unsentWrites reads the outbox's writes not sent yet, and the careful
+// readings asked; ok is false when there is no outbox to read.
+func (a *App) unsentWrites(ctx context.Context) (unsent, bool) {
+	ob, err := a.queue()
+	if err != nil {
+		return unsent{}, false
+	}
+	ws, err := ob.UnsentWrites(ctx)
+	if err != nil {
+		a.log.Warn("read the outbox's writes", "err", err)
+		return unsent{}, false
+	}
+	cs, err := ob.KindWrites(ctx, outbox.WriteCareful)
+	if err != nil {
+		a.log.Warn("read the outbox's careful readings", "err", err)
+	}
+	u := unsent{waiting: a.waitingWords(), parked: parkedWords, writes: ws, careful: map[string]string{}}
+	for _, c := range cs {
+		u.careful[c.MomentID] = c.ID
+	}
+	return u, true
+}
+
+// overlayPage shows unsent writes on a page of moments: waiting notes
+// first on the first page, then each moment with its unsent edits, less
+// the moments with a delete waiting. With waiting notes to show, an
+// engine that cannot be reached is no error.
+func (a *App) overlayPage(before string, page *Page, err *error) {
+	u, ok := a.unsentWrites(context.Background())
+	if !ok {
+		return
+	}
+	if before == "" {
+		page.Moments = u.addNotes(page.Moments)
+	}
+	out := page.Moments[:0]
+	for i := range page.Moments {
+		if u.apply(&page.Moments[i]) {
+			out = append(out, page.Moments[i])
+		}
+	}
+	page.Moments = out
+	if *err != nil && before == "" && len(page.Moments) > 0 {
+		*err = nil
+	}
+}
+
+// overlayMoment shows unsent writes on one moment; a note still in the
+// outbox shows from there when the engine has not got it.
+func (a *App) overlayMoment(id string, mo *Moment, err *error) {
+	u, ok := a.unsentWrites(context.Background())
+	if !ok {
+		return
+	}
+	if *err != nil || mo.ID == "" {
+		for i := range u.writes {
+			if w := &u.writes[i]; w.Kind == outbox.WriteNote && w.MomentID == id {
+				*mo, *err = noteView(w), nil
+			}
+		}
+	}
+	if *err == nil {
+		u.apply(mo)
+	}
+}
+
+// overlayPhrases shows unsent keeps and hides unsent removals.
+func (a *App) overlayPhrases(ps *[]Phrase, err *error) {
+	if *err != nil {
+		return
+	}
+	u, ok := a.unsentWrites(context.Background())
+	if !ok {
+		return
+	}
+	for i := range u.writes {
+		w := &u.writes[i]
+		switch w.Kind {
+		case outbox.WriteKeep:
+			*ps = dropPhrase(*ps, w.PhraseID)
+			v := keepView(w)
+			v.Waiting = u.words(w)
+			*ps = append([]Phrase{v}, *ps...)
+		case outbox.WriteUnkeep:
+			*ps = dropPhrase(*ps, w.PhraseID)
+		}
+	}
+}
+
+func dropPhrase(ps []Phrase, id string) []Phrase {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.ID != id {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// words is the sentence a write not sent yet shows.
+func (u *unsent) words(w *outbox.Write) string {
+	if w.State == outbox.Parked {
+		return u.parked
+	}
+	return u.waiting
+}
+
+// addNotes puts the waiting notes the page does not hold before it,
+// newest first.
+func (u *unsent) addNotes(ms []Moment) []Moment {
+	have := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		have[m.ID] = true
+	}
+	var notes []Moment
+	for i := range u.writes {
+		if w := &u.writes[i]; w.Kind == outbox.WriteNote && !have[w.MomentID] {
+			notes = append(notes, noteView(w))
+		}
+	}
+	if len(notes) == 0 {
+		return ms
+	}
+	sortNewestFirst(notes)
+	return append(notes, ms...)
+}
+
+// apply shows the unsent writes of one moment on it; false when a delete
+// of it waits.
+func (u *unsent) apply(m *Moment) bool {
+	if job, ok := u.careful[m.ID]; ok {
+		m.CarefulAsked, m.CarefulJobID = true, job
+	}
+	keep := true
+	for i := range u.writes {
+		w := &u.writes[i]
+		if w.MomentID != m.ID || w.Kind == outbox.WriteKeep {
+			continue
+		}
+		applyEdit(m, w)
+		if w.Kind == outbox.WriteDelete {
+			keep = false
+		}
+		if m.Waiting == "" || w.State == outbox.Parked {
+			m.Waiting = u.words(w)
+		}
+	}
+	return keep
+}
+
+// applyEdit shows one unsent edit on a moment.
+func applyEdit(m *Moment, w *outbox.Write) {
+	switch w.Kind {
+	case outbox.WriteCaption:
+		m.Caption = w.Text
+	case outbox.WriteTakenAt:
+		if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
+			m.TakenAt = timeString(&t)
+		}
+	case outbox.WriteCareful:
+		m.CarefulAsked, m.CarefulJobID = true, w.ID
+	}
+}
+
+// noteView shows a note still in the outbox as a moment.
+func noteView(w *outbox.Write) Moment {
+	return Moment{ID: w.MomentID, Kind: api.KindNote, Caption: w.Text, CreatedAt: timeString(&w.MadeAt),
+		Pending: true, Readings: []Reading{}}
+}
+
+// keepView shows a keep still in the outbox as a phrase.
+func keepView(w *outbox.Write) Phrase {
+	return Phrase{ID: w.PhraseID, Text: w.Text, MomentID: w.MomentID, KeptAt: timeString(&w.MadeAt)}
+}

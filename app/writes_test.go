@@ -1,0 +1,184 @@
+package app
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// linkProxy stands between the app and a real family engine: down, it
+// cuts every connection before anything is forwarded (the engine
+// unreachable); lossy, it forwards the first write of each route and cuts
+// the connection after the engine answered (the reply lost after commit).
+type linkProxy struct {
+	srv  *httptest.Server
+	rp   *httputil.ReverseProxy
+	mu   sync.Mutex
+	down bool
+	lost map[string]bool // route -> reply already lost once
+	lose bool
+}
+
+func newLinkProxy(t *testing.T, target string) *linkProxy {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &linkProxy{rp: httputil.NewSingleHostReverseProxy(u), lost: map[string]bool{}}
+	p.srv = httptest.NewServer(p)
+	t.Cleanup(func() { p.srv.CloseClientConnections(); p.srv.Close() })
+	return p
+}
+
+func (p *linkProxy) set(down, lose bool) {
+	p.mu.Lock()
+	p.down, p.lose = down, lose
+	p.mu.Unlock()
+}
+
+func (p *linkProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	down := p.down
+	route := r.Method + " " + strings.Join(strings.Split(r.URL.Path, "/")[:3], "/")
+	lose := p.lose && r.Method != http.MethodGet && !p.lost[route]
+	if lose {
+		p.lost[route] = true
+	}
+	p.mu.Unlock()
+	if down {
+		cut(w)
+		return
+	}
+	if lose {
+		rec := httptest.NewRecorder()
+		p.rp.ServeHTTP(rec, r) // the engine commits and answers...
+		cut(w)                 // ...and the answer is lost
+		return
+	}
+	p.rp.ServeHTTP(w, r)
+}
+
+func cut(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// TestWrites_WaitOfflineThenArriveOnce: with the family engine
+// unreachable, a note, its caption edit, a kept phrase, a careful reading
+// and a reading asked again each answer at once as waiting and show in the
+// reads; Spark restarts; the engine comes back behind a link that loses
+// the first reply of each write; each arrives exactly once.
+func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
+	old := writeWait
+	writeWait = 300 * time.Millisecond
+	t.Cleanup(func() { writeWait = old })
+	remote := enginetest.Start(t)
+	link := newLinkProxy(t, remote.URL)
+	dir := t.TempDir()
+	a, _ := startApp(t, dir, nil)
+	if _, err := a.Settings.UseRemote(link.srv.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	link.set(true, false)
+
+	note, job, again := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
+	mo, err := a.Moments.AddNote(note, "call the pharmacy")
+	if err != nil || mo.ID != note || mo.Waiting != waitingFamily || !mo.Pending {
+		t.Fatalf("AddNote offline = %+v, %v; want the note, waiting", mo, err)
+	}
+	if mo, err = a.Moments.SetCaption(note, "call about the prescription"); err != nil || mo.Caption != "call about the prescription" || mo.Waiting == "" {
+		t.Fatalf("SetCaption offline = %+v, %v", mo, err)
+	}
+	ph, err := a.Phrases.Keep("red door", note)
+	if err != nil || ph.ID != "keep:red door" || ph.Waiting == "" {
+		t.Fatalf("Keep offline = %+v, %v", ph, err)
+	}
+	c, err := a.Moments.AskCareful(note, job)
+	if err != nil || c.JobID != job || c.Waiting == "" || len(c.Readings) != 0 {
+		t.Fatalf("AskCareful offline = %+v, %v", c, err)
+	}
+	r, err := a.Moments.ReadAgain(note, again)
+	if err != nil || r.Status != ReadingWaiting {
+		t.Fatalf("ReadAgain offline = %+v, %v", r, err)
+	}
+	// Asked again with the same ids: the same writes.
+	if _, err := a.Moments.AddNote(note, "call the pharmacy"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Moments.AskCareful(note, job); err != nil {
+		t.Fatal(err)
+	}
+
+	page, err := a.Moments.Page("", 50)
+	if err != nil || len(page.Moments) != 1 || page.Moments[0].Caption != "call about the prescription" ||
+		!page.Moments[0].CarefulAsked || page.Moments[0].CarefulJobID != job || page.Moments[0].Waiting == "" {
+		t.Fatalf("Page offline = %+v, %v", page, err)
+	}
+	ws, err := a.Outbox.Writes()
+	if err != nil || len(ws) != 5 {
+		t.Fatalf("Writes = %+v, %v; want the note, caption, keep, careful and again", ws, err)
+	}
+	if ws[1].What != `Caption "call about the prescription"` || ws[2].What != `Keep "red door"` || ws[0].State != "waiting" {
+		t.Errorf("Writes = %+v", ws)
+	}
+
+	a.Shutdown() // Spark restarts
+	link.set(false, true)
+	a, sh := startApp(t, dir, nil)
+	waitFor(t, "every write sent", delivered(a))
+
+	for op, want := range map[string]int{api.OpMomentCreate: 1, api.OpMomentEdit: 1, api.OpPhraseKeep: 1, api.OpTurnStart: 3} {
+		if got := remote.OpCount(t, op); got != want {
+			t.Errorf("%d %s ops at the engine; want %d", got, op, want)
+		}
+	}
+	got, err := a.Moments.Get(note)
+	if err != nil || got.Caption != "call about the prescription" || got.Pending || got.Waiting != "" || len(got.Readings) != 3 {
+		t.Errorf("Get after delivery = %+v, %v", got, err)
+	}
+	waitFor(t, "write and moment events", func() bool { return sh.count("write") >= 5 && sh.count("moment") >= 1 && sh.count("phrases") >= 1 })
+
+	// Online, a write answers with the engine's view.
+	link.set(false, false)
+	mo, err = a.Moments.SetCaption(note, "done")
+	if err != nil || mo.Caption != "done" || mo.Waiting != "" || mo.Pending {
+		t.Errorf("SetCaption online = %+v, %v", mo, err)
+	}
+}
+
+// TestWrites_BadInputWritesNothing: a bad id or text is refused before
+// anything is stored.
+func TestWrites_BadInputWritesNothing(t *testing.T) {
+	a, _ := startApp(t, t.TempDir(), nil)
+	calls := map[string]error{}
+	_, calls["note id"] = a.Moments.AddNote("not-an-id", "x")
+	_, calls["job id"] = a.Moments.AskCareful(ulid.Make().String(), "bad id with spaces")
+	_, calls["recall id"] = a.Phrases.Recall(strings.Repeat("r", 71))
+	_, calls["taken_at"] = a.Moments.SetTakenAt(ulid.Make().String(), "yesterday")
+	_, calls["phrase"] = a.Phrases.Keep("   ", "")
+	for what, err := range calls {
+		if ue := toUIError(err); ue == nil || ue.Code != CodeBadInput {
+			t.Errorf("%s: %v; want bad_input", what, err)
+		}
+	}
+	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 0 {
+		t.Errorf("Writes = %+v, %v; want none", ws, err)
+	}
+}
