@@ -309,11 +309,15 @@ export class MomentDialog {
     if (!id || (!drafts.has(id) && !saving(id))) return;
     const session = this.session;
     const here = () => this.session === session && this.captionFor === id;
+    // What the window knows of the moment: the Go side answers a caption
+    // waiting on this computer with only the new words when it cannot read
+    // the moment itself (the engine away).
+    const known = this.m?.id === id ? this.m : null;
     this.captionState.textContent = 'Saving…';
     try {
       const m = await saveCaption(id);
       // Every view of the moment (tiles, this dialog) takes the words saved.
-      if (m) changed(m);
+      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waiting: m.waiting });
       if (here() && !drafts.has(id)) this.captionState.textContent = m?.waiting ? 'Saved on this computer ✓' : 'Saved ✓';
     } catch (e) {
       const x = explain(e);
@@ -333,13 +337,24 @@ export class MomentDialog {
       const r = await backend.moments.readAgain(m.id, intents.id(key));
       intents.asked(key);
       toast(r.status === 'waiting' ? 'Pippa will read it again once it is sent. It is saved on this computer.' : 'Pippa will read it again.');
-      if (this.m?.id === m.id) {
-        this.render();
-        this.update(await backend.moments.get(m.id));
-      }
     } catch (e) {
       button.disabled = false;
       toastError(e);
+      return;
+    }
+    await this.refresh(m.id);
+  }
+
+  /** refresh redraws the moment after an action, as the Go side has it
+   * now; with the engine away, what is shown stays. */
+  private async refresh(id: string): Promise<void> {
+    if (this.m?.id !== id) return;
+    this.render();
+    try {
+      const fresh = await backend.moments.get(id);
+      if (this.m?.id === id) this.update(fresh);
+    } catch {
+      // The engine is away: the action waits on this computer, and says so.
     }
   }
 
@@ -354,14 +369,12 @@ export class MomentDialog {
       const c = await backend.moments.askCareful(m.id, intents.id(key));
       intents.asked(key);
       toast(c.waiting ? `Careful reading asked. ${c.waiting}` : 'Pippa will take a careful look. It takes a little longer.');
-      if (this.m?.id === m.id) {
-        this.render();
-        this.update(await backend.moments.get(m.id));
-      }
     } catch (e) {
       if (button) button.disabled = false;
       toastError(e);
+      return;
     }
+    await this.refresh(m.id);
   }
 
   /** carefulAgain is the deliberate new request: a new job, after a yes. */
