@@ -181,3 +181,36 @@ test('the family engine stopped: a note, a caption, a kept phrase, a careful rea
   assert.equal(new Set(careful.map((d) => d.job_index)).size, careful.length, 'each seat asked once');
   assert.equal(count('turn.start', (d) => d.mode === 'recall'), 1, 'one quick recall');
 });
+
+test('a change the engine turns down waits in the Outbox with its reason, and is sent again or removed', async () => {
+  // A caption for a moment the family engine does not have (deleted on
+  // another computer, say): the engine refuses it for good.
+  const gone = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+  // The engine answers at once: the window hears it is kept in the Outbox.
+  await assert.rejects(rpc('Moments/SetCaption', gone, 'A moment deleted elsewhere'), /Outbox/);
+  await tab(page, 'Outbox');
+  const parked = page.getByTestId('write').and(page.locator('[data-state=parked]'));
+  await parked.waitFor({ timeout: 30_000 });
+  const said = await parked.getByTestId('write-problem').locator('.error-text').innerText();
+  assert.match(said, /turned this down/, `it says what happened: ${said}`);
+  assert.doesNotMatch(said, /https?:|127\.0\.0\.1|\b[45]\d\d\b|01ARZ/, `no addresses, codes or ids in the sentence: ${said}`);
+  const details = parked.getByTestId('write-problem').locator('details');
+  await details.locator('summary').click();
+  assert.match(await details.locator('pre').innerText(), /no moment/, 'the engine’s own words are behind Details');
+  assert.match(await parked.innerText(), /A moment deleted elsewhere/, 'it says which change');
+  await page.locator('[data-testid=parked][data-count="1"]').waitFor();
+  const found = await axe(page, 'Outbox, a change turned down');
+  assert.deepEqual(found.map((v) => `${v.where}: ${v.id}`), [], 'no axe-core violations');
+  await shot(page, 'writes-parked');
+
+  // Send again: the engine refuses it again, and it is back in the list.
+  await parked.getByTestId('retry-write').click();
+  await page.locator('#toasts .toast').filter({ hasText: 'Sending it again' }).waitFor();
+  await parked.waitFor({ timeout: 30_000 });
+  // Remove, after a yes: it is never sent, and the list is empty.
+  await parked.getByTestId('discard-write').click();
+  const confirm = page.locator('dialog.confirm');
+  await confirm.getByRole('button', { name: 'Remove' }).click();
+  await until(async () => (await page.getByTestId('write').count()) === 0, 'the change is removed', 20_000);
+  await page.locator('[data-testid=parked][data-count="0"]').waitFor({ state: 'attached' });
+});

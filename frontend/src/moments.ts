@@ -293,23 +293,33 @@ export class MomentsScreen implements Screen {
       this.heads.set(r, el);
       this.grid.append(el);
     }
+    // Tiles leaving the view are reused for those coming in, so a scroll
+    // moves and refills a few dozen elements. A moment drawn again (the
+    // list read anew) keeps its own element, and a moment new to the view
+    // takes only an element no moment in view had: a click or the focus
+    // on a tile never lands on another moment meanwhile.
+    const coming: { i: number; m: Moment; y: number; col: number }[] = [];
     for (let r = first; r < this.rows.length; r++) {
       const row = this.rows[r];
       if (!row || row.y > bottom) break;
       if (row.kind !== 'tiles') continue;
       for (let i = row.from; i <= row.to; i++) {
-        if (this.rendered.has(i)) continue;
         const m = this.view[i];
-        if (!m) continue;
-        // Tiles leaving the view are reused for those coming in, so a
-        // scroll moves and refills a few dozen elements. A moment drawn
-        // again (the list read anew) keeps its own element: a click or the
-        // focus on it never lands on another moment meanwhile.
-        const t = this.takeTile(m.id) ?? new Tile((mo) => openMoment(mo, () => this.view));
-        this.bindTile(t, m, i, row.y, i - row.from);
-        this.rendered.set(i, t);
-        this.grid.append(t.li);
+        if (m && !this.rendered.has(i)) coming.push({ i, m, y: row.y, col: i - row.from });
       }
+    }
+    const ids = new Set(coming.map((c) => c.m.id));
+    const own = new Map<string, Tile>();
+    this.pool = this.pool.filter((t) => {
+      if (!ids.has(t.shows) || own.has(t.shows)) return true;
+      own.set(t.shows, t);
+      return false;
+    });
+    for (const c of coming) {
+      const t = own.get(c.m.id) ?? this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
+      this.bindTile(t, c.m, c.i, c.y, c.col);
+      this.rendered.set(c.i, t);
+      this.grid.append(t.li);
     }
     // One tile is always reachable with Tab: the active one, or else the
     // first one in view.
@@ -324,13 +334,6 @@ export class MomentsScreen implements Screen {
       this.active = best;
       this.rendered.get(best)?.setActive(true);
     }
-  }
-
-  /** takeTile takes a tile from the pool: the one that showed the moment
-   * if there is one, or else any. */
-  private takeTile(id: string): Tile | undefined {
-    const at = this.pool.findIndex((t) => t.shows === id);
-    return at >= 0 ? this.pool.splice(at, 1)[0] : this.pool.pop();
   }
 
   private bindTile(t: Tile, m: Moment, i: number, y: number, col: number): void {

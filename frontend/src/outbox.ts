@@ -105,7 +105,13 @@ export class OutboxScreen implements Screen {
     let why: HTMLElement;
     let actions: HTMLElement | null = null;
     if (w.state === 'parked') {
-      why = h('p', { class: 'error-text', 'data-testid': 'write-problem' }, w.problem || 'The engine did not accept it.');
+      // Said for Dad; the engine's own words are behind Details.
+      why = h(
+        'div',
+        { 'data-testid': 'write-problem' },
+        h('p', { class: 'error-text' }, 'The family engine turned this down, so it was not sent. Send it again once that is sorted out, or remove it.'),
+        w.problem ? detailsOf(w.problem) : null,
+      );
       actions = h(
         'div',
         { class: 'row' },
