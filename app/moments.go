@@ -207,7 +207,7 @@ func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
 	if sent(got, &t) && t.ID != "" {
 		return readingView(t), nil
 	}
-	return Reading{Mode: api.ModePractical, Status: ReadingWaiting}, nil
+	return waitingReading(), nil
 }
 
 // AddNote writes a note as a moment, with its practical reading; id is a

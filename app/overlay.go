@@ -184,8 +184,18 @@ func applyEdit(m *Moment, w *outbox.Write) {
 		}
 	case outbox.WriteCareful:
 		m.CarefulAsked, m.CarefulJobID = true, w.ID
+	case outbox.WriteAgain:
+		m.Readings = append(m.Readings, waitingReading())
+	case outbox.WriteNote:
+		if w.StepsDone < 2 { // its practical reading is not asked yet
+			m.Readings = append(m.Readings, waitingReading())
+		}
 	}
 }
+
+// waitingReading stands for a practical reading asked on this computer
+// and not sent yet.
+func waitingReading() Reading { return Reading{Mode: api.ModePractical, Status: ReadingWaiting} }
 
 // noteView shows a note still in the outbox as a moment.
 func noteView(w *outbox.Write) Moment {

@@ -118,6 +118,9 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 	if err != nil || r.Status != ReadingWaiting {
 		t.Fatalf("ReadAgain offline = %+v, %v", r, err)
 	}
+	if g, err := a.Moments.Get(note); err != nil || len(g.Readings) != 2 || g.Readings[1].Status != ReadingWaiting {
+		t.Errorf("Get offline = %+v, %v; want the note's reading and the one asked again, waiting", g, err)
+	}
 	// Asked again with the same ids: the same writes.
 	if _, err := a.Moments.AddNote(note, "call the pharmacy"); err != nil {
 		t.Fatal(err)
@@ -180,5 +183,48 @@ func TestWrites_BadInputWritesNothing(t *testing.T) {
 	}
 	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 0 {
 		t.Errorf("Writes = %+v, %v; want none", ws, err)
+	}
+}
+
+// TestWrites_OnlineAnswerWithTheEngine: with the engine at hand each write
+// binding answers with what the engine has, nothing left waiting.
+func TestWrites_OnlineAnswerWithTheEngine(t *testing.T) {
+	a, _ := startApp(t, t.TempDir(), nil)
+	note := ulid.Make().String()
+	mo, err := a.Moments.AddNote(note, "the red door")
+	if err != nil || mo.Waiting != "" || mo.Pending || mo.Kind != api.KindNote {
+		t.Fatalf("AddNote = %+v, %v", mo, err)
+	}
+	if mo, err = a.Moments.SetTakenAt(note, "2024-05-01T09:30:00Z"); err != nil || mo.TakenAt != "2024-05-01T09:30:00Z" || mo.Waiting != "" {
+		t.Errorf("SetTakenAt = %+v, %v", mo, err)
+	}
+	ph, err := a.Phrases.Keep("red door", note)
+	if err != nil || ph.Waiting != "" || ph.ID != "keep:red door" {
+		t.Fatalf("Keep = %+v, %v", ph, err)
+	}
+	r, err := a.Phrases.Recall(ulid.Make().String())
+	if err != nil || r.Waiting != "" || r.Reading.ID == "" || r.MomentID == "" {
+		t.Errorf("Recall = %+v, %v", r, err)
+	}
+	if ok, err := a.Phrases.Remove(ph.ID); err != nil || !ok {
+		t.Errorf("Remove = %v, %v", ok, err)
+	}
+	if ps, err := a.Phrases.List(); err != nil || len(ps) != 0 {
+		t.Errorf("List after Remove = %+v, %v", ps, err)
+	}
+	if ok, err := a.Moments.Delete(note); err != nil || !ok {
+		t.Errorf("Delete = %v, %v", ok, err)
+	}
+	page, err := a.Moments.Page("", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range page.Moments {
+		if m.ID == note {
+			t.Errorf("deleted note still listed: %+v", m)
+		}
+	}
+	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 0 {
+		t.Errorf("Writes = %+v, %v; want none left", ws, err)
 	}
 }

@@ -14,7 +14,7 @@
 //
 // # On disk
 //
-//	DIR/outbox.db          SQLite (WAL): entries, delivered hashes, settings
+//	DIR/outbox.db          SQLite (WAL): entries, writes, delivered hashes, removals
 //	DIR/lock               held while an Outbox is open (one process at a time)
 //	DIR/staging/<id>/      files of a capture in progress
 //	DIR/files/<id>/original  the original, byte for byte
@@ -45,4 +45,19 @@
 // under a code that names it; any other 4xx parks it with the engine's
 // code and message until the user retries or discards it. Nothing leaves
 // the outbox unless delivered or discarded.
+//
+// # Writes
+//
+// Dad's other writes (a note, a caption or taken_at edit, a delete, a
+// phrase kept or removed, a careful reading, a reading asked again, a quick
+// recall) are rows of the writes table (writes.go), stored synced by
+// AddWrite with every id they need, minted when he acted: a second
+// AddWrite with the same id is the same write. Unsent caption (or
+// taken_at) edits of one moment merge into the newest. The drain sends
+// them one at a time in the order Dad made them (drainwrites.go), a write
+// to a moment waiting for that moment's create (a photo's first step, or
+// the note), and never before an earlier unsent write of the same moment
+// or phrase; failures are classified, waited on and parked as for photos,
+// and RetryWrite and DiscardWrite act on parked ones. A note is two
+// requests: its create and its practical turn.
 package outbox

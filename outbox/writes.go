@@ -197,6 +197,9 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 			return "", err
 		}
 	}
+	if id, ok, err := sameUnsent(ctx, tx, w); err != nil || ok {
+		return id, err
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO writes (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, made_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, formatTime(o.opts.Now()))
@@ -204,6 +207,28 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 		return "", err
 	}
 	return w.ID, tx.Commit()
+}
+
+// sameUnsent finds the unsent write a keep, a removal or a delete repeats:
+// the same kind, for the same phrase (or moment), the latest unsent one
+// for it. Pressing Keep twice while the first waits is one write.
+func sameUnsent(ctx context.Context, tx *sql.Tx, w Write) (string, bool, error) {
+	col, key := "phrase_id", w.PhraseID
+	switch w.Kind {
+	case WriteKeep, WriteUnkeep:
+	case WriteDelete:
+		col, key = "moment_id", w.MomentID
+	default:
+		return "", false, nil
+	}
+	var id string
+	var kind WriteKind
+	err := tx.QueryRowContext(ctx, `SELECT id, kind FROM writes WHERE `+col+` = ? AND state IN ('pending', 'parked')
+		ORDER BY seq DESC LIMIT 1`, key).Scan(&id, &kind)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != w.Kind) {
+		return "", false, nil
+	}
+	return id, err == nil, err
 }
 
 // Write returns one write, or ErrNotFound.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,12 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	if c3.ID == c1.ID {
 		t.Errorf("a caption after a delete merged into the one before it")
 	}
+	k1, _ := NewKeep("red door", "")
+	k2, _ := NewKeep("Red  door", "")
+	first, _ := o.AddWrite(ctx, k1)
+	if again, err := o.AddWrite(ctx, k2); err != nil || again.ID != first.ID {
+		t.Errorf("Keep pressed twice while waiting = %+v, %v; want the first keep", again, err)
+	}
 	ws, err := o.UnsentWrites(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +106,7 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	for _, w := range ws {
 		got = append(got, w.Describe())
 	}
-	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three"` {
+	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three", keep "red door"` {
 		t.Errorf("unsent writes = %s", s)
 	}
 }
@@ -431,4 +438,58 @@ func TestWrites_ParkedRetryDiscard(t *testing.T) {
 	if err := o.DiscardWrite(ctx, w.ID); err == nil {
 		t.Errorf("DiscardWrite of a sent write: no error")
 	}
+}
+
+// TestWrites_CaptionMergedWhileSending: a newer caption merged into the
+// unsent one while the drain is sending the older text is sent after it:
+// the engine ends with the newest text, never the older one.
+func TestWrites_CaptionMergedWhileSending(t *testing.T) {
+	ctx := context.Background()
+	eng := enginetest.Start(t)
+	cl := client.New(eng.URL, eng.Token, eng.Client())
+	m := noteOn(t, cl, "old")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p := newFaultProxy(t, eng.URL, nil)
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch {
+			once.Do(func() {
+				close(arrived)
+				<-release
+			})
+		}
+		p.ServeHTTP(w, r)
+	})
+	srv := httptestServer(t, held)
+	o := openTest(t, "", testOptions())
+	o.SetTarget(Target{URL: srv, Token: eng.Token})
+	runDrain(t, o)
+	first, err := o.AddWrite(ctx, NewCaption(m, "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-arrived
+	second, err := o.AddWrite(ctx, NewCaption(m, "second"))
+	if err != nil || second.ID != first.ID {
+		t.Fatalf("second caption = %+v, %v; want it merged into the unsent first", second, err)
+	}
+	close(release)
+	waitFor(t, 20*time.Second, "the caption sent", func() bool {
+		w, err := o.Write(ctx, first.ID)
+		return err == nil && w.State == Done
+	})
+	got, err := cl.Moment(ctx, m)
+	if err != nil || got.Caption != "second" {
+		t.Errorf("caption at the engine = %q, %v; want the newest, second", got.Caption, err)
+	}
+	if n := eng.OpCount(t, api.OpMomentEdit); n != 2 {
+		t.Errorf("%d moment.edit ops; want first then second", n)
+	}
+}
+
+// httptestServer serves h on 127.0.0.1 until the test ends.
+func httptestServer(t *testing.T, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	return srv.URL
 }
