@@ -9,6 +9,7 @@ import { join } from 'node:path';
 // playwright-core is installed with the frontend's packages.
 const require = createRequire(join(import.meta.dirname, '..', '..', 'frontend', 'package.json'));
 const { chromium } = require('playwright-core');
+const axePath = require.resolve('axe-core/axe.min.js');
 
 /** url is the harness's address, read when used (perf.mjs sets it late). */
 export const url = () => process.env.SPARK_HARNESS_URL ?? '';
@@ -82,4 +83,14 @@ export async function rpc(path, ...args) {
 export async function useLocalEngine() {
   const s = await rpc('Settings/Get');
   if (s.engine !== 'local') await rpc('Settings/UseLocal');
+}
+
+/** axe runs axe-core over the page as it is and returns its violations. */
+export async function axe(p, where) {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ path: axePath });
+  const found = await p.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }, resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1).join(' ')}`) }));
+  });
+  return found.map((v) => ({ where, ...v }));
 }

@@ -9,11 +9,12 @@ import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
-import type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
+import type { CaptureEvent, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
-export type { CaptureEvent, MomentEvent, OutboxEvent } from './events';
+export type { CaptureEvent, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
 export type CaptureResult = app.CaptureResult;
+export type Careful = app.Careful;
 export type Entry = app.Entry;
 export type Moment = app.Moment;
 export type Page = app.Page;
@@ -25,6 +26,9 @@ export type SettingsView = app.SettingsView;
 export type Status = app.Status;
 export type SyncStatus = app.SyncStatus;
 export type TestResult = app.TestResult;
+/** Write is one of Dad's writes on its way (a note, a caption, a kept
+ * phrase…), as the Outbox screen lists it beside the photos. */
+export type Write = app.Write;
 
 /** BackendError is what every failed call rejects with: app.UIError. */
 export class BackendError extends Error {
@@ -69,6 +73,7 @@ export const backend = {
     page: (before: string, limit: number) => call(Moments.Page(before, limit)),
     get: (id: string) => call(Moments.Get(id)),
     setCaption: (id: string, caption: string) => call(Moments.SetCaption(id, caption)),
+    setTakenAt: (id: string, takenAt: string) => call(Moments.SetTakenAt(id, takenAt)),
     remove: (id: string) => call(Moments.Delete(id)),
     askCareful: (momentID: string, jobID: string) => call(Moments.AskCareful(momentID, jobID)),
     addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
@@ -89,6 +94,9 @@ export const backend = {
     saveOriginal: (id: string) => call(Outbox.SaveOriginal(id)),
     discard: (id: string) => call(Outbox.Discard(id)),
     sendNow: () => call(Outbox.SendNow()),
+    writes: () => call(Outbox.Writes()),
+    retryWrite: (id: string) => call(Outbox.RetryWrite(id)),
+    discardWrite: (id: string) => call(Outbox.DiscardWrite(id)),
   },
   settings: {
     get: () => call(Settings.Get()),
@@ -112,6 +120,14 @@ export const backend = {
   },
   onOutbox(fn: (e: OutboxEvent) => void): () => void {
     return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+  },
+  /** onWrite: one of Dad's writes was sent, parked, retried or discarded. */
+  onWrite(fn: (e: WriteEvent) => void): () => void {
+    return EventsOn('write', (e: WriteEvent) => fn(e));
+  },
+  /** onPhrases: a kept or removed phrase reached the engine. */
+  onPhrases(fn: () => void): () => void {
+    return EventsOn('phrases', () => fn());
   },
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {

@@ -2,6 +2,7 @@ import { backend, BackendError, type CaptureEvent, type CaptureResult, type Outb
 import { h, clear, toast, plural } from './dom';
 import { toastError } from './feedback';
 import { ulid } from './ulid';
+import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
 import { preview, firstLines } from './words';
@@ -225,10 +226,14 @@ export class CaptureScreen implements Screen {
       this.note.focus();
       return;
     }
+    // One note per intent: the same words pressed again (or again after a
+    // lost answer) are the same note.
+    const key = `note:${text}`;
     try {
-      await backend.moments.addNote(ulid(), text);
-      this.note.value = '';
-      toast('Note kept. It is in Moments.');
+      const n = await backend.moments.addNote(intents.id(key), text);
+      intents.done(key);
+      if (this.note.value.trim() === text) this.note.value = '';
+      toast(n.waiting ? `Note kept. It is in Moments. ${n.waiting}` : 'Note kept. It is in Moments.');
     } catch (e) {
       toastError(e);
     }

@@ -43,3 +43,19 @@ export interface MomentEvent {
   id: string;
   moment: Moment | null;
 }
+
+/** WriteState: the State of app.Write (a note, a caption, a kept phrase…
+ * on its way to the engine). */
+export type WriteState = 'waiting' | 'parked' | 'sent';
+
+/** WriteKind: the Write* kinds of app.Write (app/views.go). */
+export type WriteKind = 'note' | 'caption' | 'taken_at' | 'delete' | 'keep' | 'unkeep' | 'careful' | 'again' | 'recall';
+
+/** WriteEvent mirrors app.WriteEvent (sent on "write" whenever one of
+ * Dad's writes is sent, parked, retried or discarded). */
+export interface WriteEvent {
+  id: string;
+  kind: WriteKind;
+  moment_id: string;
+  state: WriteState | string;
+}

@@ -208,7 +208,7 @@ class App {
     if (offline) {
       const what =
         waiting > 0
-          ? `${plural(waiting, 'photo is', 'photos are')} waiting safely on this computer and will be sent on ${waiting === 1 ? 'its' : 'their'} own when it is back.`
+          ? `${plural(waiting, 'photo or change is', 'photos and changes are')} waiting safely on this computer and will be sent on ${waiting === 1 ? 'its' : 'their'} own when it is back.`
           : 'Anything you add waits safely on this computer and is sent on its own when it is back.';
       if (st.refused) {
         clear(
@@ -237,10 +237,10 @@ class App {
       h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
       h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
       h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
-      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo', 'photos')} waiting to be sent`),
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo or change', 'photos and changes')} waiting to be sent`),
       st.parked > 0 ? h('span', { class: 'sep', 'aria-hidden': 'true' }, '·') : null,
       st.parked > 0
-        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo needs', 'photos need')} you`)
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo or change needs', 'photos and changes need')} you`)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       this.syncLine.el,
       h('span', { class: 'grow' }),

@@ -1,13 +1,15 @@
 import { backend, type Moment, type Reading } from './backend';
 import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } from './dom';
 import { toastError, explain } from './feedback';
-import { ulid } from './ulid';
+import { intents } from './intents';
+import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
 import { latest, readingError, kindWord } from './words';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 
 const statusWords: Record<string, string> = {
+  waiting: 'Not sent yet',
   queued: 'Waiting for Pippa',
   running: 'Pippa is reading…',
   finished: 'Done',
@@ -54,6 +56,9 @@ export class MomentDialog {
   private metaSlot = h('div');
   private actionsSlot = h('div');
   private captionTimer = 0;
+  /** session counts the dialog's openings (of one moment each): a save's
+   * late answer speaks only in the opening that started it. */
+  private session = 0;
   /** list is the moments the dialog can step through (the viewer's next
    * and previous), set by whoever opened it. */
   private list: () => Moment[] = () => [];
@@ -72,6 +77,7 @@ export class MomentDialog {
       void this.flushCaption();
       // The next opening starts afresh: the field, its state and the moment
       // come from what is current then, not from this time.
+      this.session++;
       this.captionFor = '';
       this.captionState.textContent = '';
       this.m = null;
@@ -107,6 +113,7 @@ export class MomentDialog {
     }
     if (this.captionFor !== m.id) {
       await this.flushCaption();
+      this.session++;
       this.captionFor = m.id;
       // A caption typed earlier that could not be saved comes back.
       const draft = drafts.get(m.id);
@@ -158,7 +165,7 @@ export class MomentDialog {
     const older = m.readings.filter((r) => r !== top).reverse();
     clear(
       this.readingSlot,
-      top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? 'Pippa will read it once it is sent from this computer.' : m.kind === 'note' ? 'A note of yours. Pippa reads photos.' : 'No reading yet.'),
+      top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? 'Pippa will read it once it is sent from this computer.' : 'No reading yet.'),
       older.length
         ? h('details', { class: 'older' }, h('summary', {}, older.length === 1 ? 'One earlier reading' : `${older.length} earlier readings`), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
         : null,
@@ -191,10 +198,18 @@ export class MomentDialog {
     // The caption field stays where it is (never taken out of the page),
     // so a reading arriving while Dad types does not take his cursor.
     const caption = this.caption;
-    if (!drafts.has(m.id) && document.activeElement !== caption) caption.value = m.caption;
+    // Nor do the words of a moment copy replace words still being saved.
+    if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) caption.value = m.caption;
     this.captionBox.hidden = m.pending || m.kind === 'recall';
     const careful = !m.pending && m.kind === 'photo';
-    clear(this.pendingSlot, m.pending ? h('p', { class: 'pill waiting' }, 'Not sent yet: you can add a caption once it reaches where your moments are kept.') : null);
+    clear(
+      this.pendingSlot,
+      m.pending
+        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, m.waiting || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
+        : m.waiting
+          ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, m.waiting)
+          : null,
+    );
     clear(this.metaSlot, h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`));
     clear(
       this.actionsSlot,
@@ -203,7 +218,7 @@ export class MomentDialog {
         : h(
             'div',
             { class: 'row between actions' },
-            careful ? h('button', { type: 'button', onclick: () => void this.careful() }, 'Ask for a careful reading') : h('span'),
+            careful ? this.carefulAction(m) : h('span'),
             h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
           ),
     );
@@ -217,11 +232,37 @@ export class MomentDialog {
       h('div', { class: 'row between' }, h('strong', {}, modeWords[r.mode] ?? 'Reading'), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
       r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text' }, r.text) : null,
       r.status === 'queued' || r.status === 'running' ? h('p', { class: 'muted' }, r.status === 'running' ? 'Pippa is looking at it now. The reading shows here when it is ready.' : 'Pippa will look at it soon.') : null,
+      r.status === 'waiting' ? h('p', { class: 'muted' }, 'Saved on this computer. Pippa is asked as soon as it is sent.') : null,
       failed ? sentence(readingError(r.error)) : null,
-      failed && first && this.m && !this.m.pending
-        ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: () => void this.tryAgain() }, 'Try again'))
-        : null,
+      failed && first && this.m && !this.m.pending ? this.againAction(this.m.id, r) : null,
     );
+  }
+
+  /** carefulAction is "Ask for a careful reading", or, once asked (the
+   * same job however often it is pressed), what became of it and a
+   * separate, deliberate "Ask for another careful reading…". */
+  private carefulAction(m: Moment): HTMLElement {
+    const key = carefulKey(m.id);
+    if (!m.careful_asked && !intents.wasAsked(key)) {
+      return h('button', { type: 'button', 'data-testid': 'ask-careful', onclick: (e: Event) => void this.careful(e.currentTarget as HTMLButtonElement) }, 'Ask for a careful reading');
+    }
+    return h(
+      'div',
+      { class: 'careful-asked' },
+      h('p', { class: 'pill', 'data-testid': 'careful-asked' }, 'Careful reading asked'),
+      h('button', { type: 'button', class: 'link', 'data-testid': 'ask-careful-again', onclick: () => void this.carefulAgain() }, 'Ask for another careful reading…'),
+    );
+  }
+
+  /** againAction is "Try again" on a failed reading; once pressed, the
+   * same request is kept (pressing again sends nothing new) and it says
+   * so until the new reading shows. */
+  private againAction(momentID: string, r: Reading): HTMLElement {
+    const key = againKey(momentID, r.id);
+    if (intents.wasAsked(key)) {
+      return h('p', { class: 'muted', 'data-testid': 'asked-again' }, 'Pippa is asked to read it again. The new reading shows here.');
+    }
+    return h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: (e: Event) => void this.tryAgain(r, e.currentTarget as HTMLButtonElement) }, 'Try again'));
   }
 
   private openViewer(): void {
@@ -259,50 +300,91 @@ export class MomentDialog {
     this.captionTimer = window.setTimeout(() => void this.flushCaption(), 800);
   }
 
-  /** flushCaption saves a caption draft now; the draft stays (and comes
-   * back when the moment is opened again) if it could not be saved. */
+  /** flushCaption saves the caption draft now (see captions.ts); the
+   * draft stays (and comes back when the moment is opened again) if it
+   * could not be saved. */
   private async flushCaption(): Promise<void> {
     clearTimeout(this.captionTimer);
     const id = this.captionFor;
-    const text = drafts.get(id);
-    if (!id || text === undefined) return;
-    if (this.captionFor === id) this.captionState.textContent = 'Saving…';
+    if (!id || (!drafts.has(id) && !saving(id))) return;
+    const session = this.session;
+    const here = () => this.session === session && this.captionFor === id;
+    // What the window knows of the moment: the Go side answers a caption
+    // waiting on this computer with only the new words when it cannot read
+    // the moment itself (the engine away).
+    const known = this.m?.id === id ? this.m : null;
+    this.captionState.textContent = 'Saving…';
     try {
-      const m = await backend.moments.setCaption(id, text);
-      if (drafts.get(id) === text) drafts.delete(id);
-      changed(m);
-      if (this.m?.id === id) {
-        this.m = m;
-        this.title.textContent = m.caption || kindWord(m);
-      }
-      if (this.captionFor === id && !drafts.has(id)) this.captionState.textContent = 'Saved ✓';
+      const m = await saveCaption(id);
+      // Every view of the moment (tiles, this dialog) takes the words saved.
+      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waiting: m.waiting });
+      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waiting ? 'Saved on this computer ✓' : 'Saved ✓';
     } catch (e) {
       const x = explain(e);
-      if (this.captionFor === id) this.captionState.textContent = 'Not saved yet';
+      if (here()) this.captionState.textContent = 'Not saved yet';
       toast(`Your caption is kept on this computer but not saved yet. ${x.sentence}`, 'error', x.detail);
     }
   }
 
-  private async tryAgain(): Promise<void> {
-    if (!this.m) return;
+  private async tryAgain(failed: Reading, button: HTMLButtonElement): Promise<void> {
+    const m = this.m;
+    if (!m) return;
+    // One request per failed reading: pressed twice, or again after a lost
+    // answer, it is the same request.
+    const key = againKey(m.id, failed.id);
+    button.disabled = true;
     try {
-      await backend.moments.readAgain(this.m.id, ulid());
-      toast('Pippa will read it again.');
-      this.update(await backend.moments.get(this.m.id));
+      const r = await backend.moments.readAgain(m.id, intents.id(key));
+      intents.asked(key);
+      toast(r.status === 'waiting' ? 'Pippa will read it again once it is sent. It is saved on this computer.' : 'Pippa will read it again.');
     } catch (e) {
+      button.disabled = false;
       toastError(e);
+      return;
+    }
+    await this.refresh(m.id);
+  }
+
+  /** refresh redraws the moment after an action, as the Go side has it
+   * now; with the engine away, what is shown stays. */
+  private async refresh(id: string): Promise<void> {
+    if (this.m?.id !== id) return;
+    this.render();
+    try {
+      const fresh = await backend.moments.get(id);
+      if (this.m?.id === id) this.update(fresh);
+    } catch {
+      // The engine is away: the action waits on this computer, and says so.
     }
   }
 
-  private async careful(): Promise<void> {
-    if (!this.m) return;
+  private async careful(button?: HTMLButtonElement): Promise<void> {
+    const m = this.m;
+    if (!m) return;
+    // The job id is minted once: pressing again, or after a lost answer or
+    // a restart, asks for the same careful reading.
+    const key = carefulKey(m.id);
+    if (button) button.disabled = true;
     try {
-      await backend.moments.askCareful(this.m.id, ulid());
-      toast('Pippa will take a careful look. It takes a little longer.');
-      this.update(await backend.moments.get(this.m.id));
+      const c = await backend.moments.askCareful(m.id, intents.id(key));
+      intents.asked(key);
+      toast(c.waiting ? `Careful reading asked. ${c.waiting}` : 'Pippa will take a careful look. It takes a little longer.');
     } catch (e) {
+      if (button) button.disabled = false;
       toastError(e);
+      return;
     }
+    await this.refresh(m.id);
+  }
+
+  /** carefulAgain is the deliberate new request: a new job, after a yes. */
+  private async carefulAgain(): Promise<void> {
+    const m = this.m;
+    if (!m) return;
+    const ok = await confirmDialog('Ask for another careful reading?', 'Pippa takes another careful look at this moment. The careful reading you have stays.', 'Ask again', false);
+    if (!ok || this.m?.id !== m.id) return;
+    intents.done(carefulKey(m.id));
+    await this.careful();
   }
 
   private async remove(): Promise<void> {
@@ -314,6 +396,7 @@ export class MomentDialog {
       await backend.moments.remove(m.id);
       this.close();
       deleted(m.id);
+      // Deleted at once here; sent on its own if the engine is away.
       toast('Moment deleted.');
     } catch (e) {
       toastError(e);
@@ -321,32 +404,15 @@ export class MomentDialog {
   }
 }
 
-/** drafts are captions typed and not saved yet, by moment id: kept in
- * localStorage so that neither Escape, nor a failed save, nor quitting
- * Spark loses them. */
-const drafts = {
-  all(): Record<string, string> {
-    try {
-      return JSON.parse(localStorage.getItem('spark.captions') ?? '{}') as Record<string, string>;
-    } catch {
-      return {};
-    }
-  },
-  get(id: string): string | undefined {
-    return this.all()[id];
-  },
-  has(id: string): boolean {
-    return id in this.all();
-  },
-  set(id: string, text: string): void {
-    localStorage.setItem('spark.captions', JSON.stringify({ ...this.all(), [id]: text }));
-  },
-  delete(id: string): void {
-    const a = this.all();
-    delete a[id];
-    localStorage.setItem('spark.captions', JSON.stringify(a));
-  },
-};
+/** carefulKey names the intent of a careful reading of a moment. */
+function carefulKey(momentID: string): string {
+  return `careful:${momentID}`;
+}
+
+/** againKey names the intent of asking again after a failed reading. */
+function againKey(momentID: string, readingID: string): string {
+  return `again:${momentID}:${readingID}`;
+}
 
 let single: MomentDialog | null = null;
 

@@ -293,21 +293,33 @@ export class MomentsScreen implements Screen {
       this.heads.set(r, el);
       this.grid.append(el);
     }
+    // Tiles leaving the view are reused for those coming in, so a scroll
+    // moves and refills a few dozen elements. A moment drawn again (the
+    // list read anew) keeps its own element, and a moment new to the view
+    // takes only an element no moment in view had: a click or the focus
+    // on a tile never lands on another moment meanwhile.
+    const coming: { i: number; m: Moment; y: number; col: number }[] = [];
     for (let r = first; r < this.rows.length; r++) {
       const row = this.rows[r];
       if (!row || row.y > bottom) break;
       if (row.kind !== 'tiles') continue;
       for (let i = row.from; i <= row.to; i++) {
-        if (this.rendered.has(i)) continue;
         const m = this.view[i];
-        if (!m) continue;
-        // Tiles leaving the view are reused for those coming in, so a
-        // scroll moves and refills a few dozen elements.
-        const t = this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
-        this.bindTile(t, m, i, row.y, i - row.from);
-        this.rendered.set(i, t);
-        this.grid.append(t.li);
+        if (m && !this.rendered.has(i)) coming.push({ i, m, y: row.y, col: i - row.from });
       }
+    }
+    const ids = new Set(coming.map((c) => c.m.id));
+    const own = new Map<string, Tile>();
+    this.pool = this.pool.filter((t) => {
+      if (!ids.has(t.shows) || own.has(t.shows)) return true;
+      own.set(t.shows, t);
+      return false;
+    });
+    for (const c of coming) {
+      const t = own.get(c.m.id) ?? this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
+      this.bindTile(t, c.m, c.i, c.y, c.col);
+      this.rendered.set(c.i, t);
+      this.grid.append(t.li);
     }
     // One tile is always reachable with Tab: the active one, or else the
     // first one in view.
@@ -438,6 +450,11 @@ class Tile {
   private said: HTMLParagraphElement;
   private moment: Moment | null = null;
 
+  /** shows is the id of the moment the tile shows ("" before any). */
+  get shows(): string {
+    return this.moment?.id ?? '';
+  }
+
   constructor(open: (m: Moment) => void) {
     this.img = h('img', { alt: '', decoding: 'async' });
     this.note = h('div', { class: 'note-face' });
@@ -481,8 +498,10 @@ class Tile {
       this.note.hidden = false;
       clear(this.note, h('span', { class: 'note-kind' }, kind), h('span', { class: 'note-body' }, m.caption));
     }
-    this.pill.hidden = !m.pending;
-    this.pill.textContent = m.pending ? 'Not sent yet' : '';
+    // A change Dad made that waits on this computer shows as such.
+    this.pill.hidden = !m.pending && !m.waiting;
+    this.pill.textContent = m.pending ? 'Not sent yet' : m.waiting ? 'Change not sent yet' : '';
+    b.dataset.waiting = m.waiting ? 'true' : 'false';
     this.pill.className = 'pill waiting';
     this.title.textContent = m.kind === 'photo' ? m.caption || date : kind;
     this.when.textContent = m.kind === 'photo' ? (m.caption ? date : '') : date;

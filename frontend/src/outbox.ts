@@ -1,4 +1,4 @@
-import { backend, type Entry } from './backend';
+import { backend, type Entry, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, bytes, confirmDialog, plural, detailsOf } from './dom';
 import { parkedAdvice, soon } from './words';
@@ -30,6 +30,8 @@ const nowWords: Record<string, string> = {
 export class OutboxScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'entries', 'data-testid': 'entries' });
+  private writesHead = h('h2', { hidden: true }, 'Notes and changes');
+  private writes = h('ul', { class: 'entries writes', 'data-testid': 'writes' });
   private summary = h('p', { class: 'muted', 'data-testid': 'outbox-summary' });
   private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Send all again');
   private timer = 0;
@@ -41,7 +43,12 @@ export class OutboxScreen implements Screen {
       h('div', { class: 'row between' }, h('h1', {}, 'Outbox'), h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void this.sendNow() }, 'Send now'), this.retryAll)),
       this.summary,
       this.list,
+      this.writesHead,
+      this.writes,
     );
+    backend.onWrite(() => {
+      if (!this.el.hidden) this.soon();
+    });
     backend.onOutbox((e) => {
       if (this.el.hidden) return;
       if (e.kind === 'progress') {
@@ -64,21 +71,84 @@ export class OutboxScreen implements Screen {
 
   private async load(): Promise<void> {
     let es: Entry[];
+    let ws: Write[];
     try {
-      es = await backend.outbox.entries();
+      [es, ws] = await Promise.all([backend.outbox.entries(), backend.outbox.writes()]);
     } catch (e) {
       clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
       return;
     }
+    ws = ws.filter((w) => w.state !== 'sent');
     const parked = es.filter((e) => e.state === 'parked').length;
+    const wParked = ws.filter((w) => w.state === 'parked').length;
     this.retryAll.hidden = parked === 0;
     this.summary.textContent =
-      es.length === 0
+      es.length + ws.length === 0
         ? 'Everything is sent. Nothing is waiting.'
-        : [es.length > parked ? `${plural(es.length - parked, 'photo is', 'photos are')} on the way, safe on this computer until then.` : '', parked ? `${plural(parked, 'photo needs', 'photos need')} you to decide what to do.` : '']
+        : [
+            es.length > parked ? `${plural(es.length - parked, 'photo is', 'photos are')} on the way, safe on this computer until then.` : '',
+            ws.length > wParked ? `${plural(ws.length - wParked, 'note or change is', 'notes and changes are')} on the way, safe on this computer until then.` : '',
+            parked ? `${plural(parked, 'photo needs', 'photos need')} you to decide what to do.` : '',
+            wParked ? `${plural(wParked, 'change needs', 'changes need')} you to decide what to do.` : '',
+          ]
             .filter(Boolean)
             .join(' ');
     clear(this.list, ...es.map((e) => this.item(e)));
+    this.writesHead.hidden = ws.length === 0;
+    clear(this.writes, ...ws.map((w) => this.write(w)));
+  }
+
+  /** write is one of Dad's notes or changes on its way: what it is, why it
+   * waits, and for one the engine refused, its reason with Send again and
+   * Remove. */
+  private write(w: Write): HTMLElement {
+    let why: HTMLElement;
+    let actions: HTMLElement | null = null;
+    if (w.state === 'parked') {
+      // Said for Dad; the engine's own words are behind Details.
+      why = h(
+        'div',
+        { 'data-testid': 'write-problem' },
+        h('p', { class: 'error-text' }, 'The family engine turned this down, so it was not sent. Send it again once that is sorted out, or remove it.'),
+        w.problem ? detailsOf(w.problem) : null,
+      );
+      actions = h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', class: 'primary', 'data-testid': 'retry-write', onclick: () => void this.retryWrite(w) }, 'Send again'),
+        h('button', { type: 'button', class: 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, 'Remove from this list…'),
+      );
+    } else {
+      const when = w.next_try ? soon(w.next_try) : '';
+      why = h('p', { class: 'muted' }, `Saved on this computer. Spark sends it on its own${when ? `, ${when}` : ' when it can'}.`);
+    }
+    return h(
+      'li',
+      { class: `entry write ${w.state}`, 'data-write': w.id, 'data-kind': w.kind, 'data-state': w.state, 'data-testid': 'write' },
+      h('div', { class: 'entry-main' }, h('p', { class: 'name' }, w.what), why, actions),
+    );
+  }
+
+  private async retryWrite(w: Write): Promise<void> {
+    try {
+      await backend.outbox.retryWrite(w.id);
+      toast('Sending it again.');
+      this.soon();
+    } catch (err) {
+      toastError(err);
+    }
+  }
+
+  private async discardWrite(w: Write): Promise<void> {
+    const ok = await confirmDialog('Remove this from the list?', `${w.what}: it is never sent, and Spark forgets it.`, 'Remove');
+    if (!ok) return;
+    try {
+      await backend.outbox.discardWrite(w.id);
+      toast('Removed from the list.');
+      this.soon();
+    } catch (err) {
+      toastError(err);
+    }
   }
 
   private item(e: Entry): HTMLElement {

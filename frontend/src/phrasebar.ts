@@ -111,7 +111,7 @@ function offer(d: MomentDialog): void {
 async function keep(d: MomentDialog, text: string, momentID: string): Promise<void> {
   try {
     const p = await backend.phrases.keep(text, momentID);
-    toast(`Kept “${p.text}”. You find it under Phrases.`);
+    toast(p.waiting ? `Kept “${p.text}”. You find it under Phrases. ${p.waiting}` : `Kept “${p.text}”. You find it under Phrases.`);
     d.bar.hidden = true;
     document.getSelection()?.removeAllRanges();
   } catch (e) {

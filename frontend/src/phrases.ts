@@ -1,11 +1,14 @@
-import { backend, type Moment, type Phrase, type Reading } from './backend';
+import { backend, BackendError, type Moment, type Phrase, type Reading, type Recall } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, when, sentence } from './dom';
-import { ulid } from './ulid';
+import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
 import { latest, readingError, kindWord } from './words';
 import type { Screen } from './screen';
+
+/** RECALL names the intent of the quick recall in progress. */
+const RECALL = 'recall';
 
 /** PhrasesScreen lists kept phrases, each with the moment it came from
  * (its small copy opens it), and runs a quick recall over them. */
@@ -15,8 +18,12 @@ export class PhrasesScreen implements Screen {
   private recall = h('section', { class: 'recall', 'aria-live': 'polite', 'data-testid': 'recall' });
   private startRecall = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall');
   private recallHint = h('p', { class: 'hint', hidden: true }, 'Keep a phrase or two first; then Pippa can weave them into a recall.');
-  /** recallID is the moment of the recall being shown. */
+  /** recallMoment is the moment of the recall being shown. */
   private recallMoment = '';
+  /** asking is true while the window waits for the Go side's answer;
+   * running while a recall is on its way. */
+  private asking = false;
+  private running = false;
 
   constructor() {
     this.el = h(
@@ -34,16 +41,27 @@ export class PhrasesScreen implements Screen {
     onMoment((e) => {
       if (e.id === this.recallMoment && e.moment) this.showRecall(e.moment);
     });
+    backend.onPhrases(() => {
+      if (!this.el.hidden) void this.load();
+    });
+    backend.onWrite((e) => {
+      if (this.el.hidden) return;
+      if (e.kind === 'keep' || e.kind === 'unkeep') void this.load();
+      // A recall waiting on this computer was sent: show it as it runs.
+      if (e.kind === 'recall' && intents.peek(RECALL)) void this.resume();
+    });
   }
 
   show(): void {
     void this.load();
+    // A recall asked before (and not finished) is shown, not started again.
+    if (intents.peek(RECALL) && !this.asking) void this.resume();
   }
 
   private async load(): Promise<void> {
     try {
       const ps = await backend.phrases.list();
-      this.startRecall.disabled = ps.length === 0;
+      this.startRecall.disabled = ps.length === 0 || this.running;
       this.recallHint.hidden = ps.length > 0;
       if (ps.length === 0) {
         clear(this.list, h('li', { class: 'empty' }, 'No kept phrases yet.'));
@@ -78,6 +96,7 @@ export class PhrasesScreen implements Screen {
           'p',
           { class: 'muted phrase-meta' },
           `Kept ${when(p.keptAt)}`,
+          p.waiting ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${p.waiting}`) : null,
           from ? ' · from ' : p.momentGone ? ' · its moment was deleted' : '',
           from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.momentID) }, what) : null,
         ),
@@ -88,6 +107,7 @@ export class PhrasesScreen implements Screen {
 
   private async remove(p: Phrase): Promise<void> {
     try {
+      // Removed here at once; sent on its own if the engine is away.
       await backend.phrases.remove(p.id);
       await this.load();
       toast(`Removed “${p.text}”.`, 'info', '', { label: 'Undo', run: () => void this.undo(p) });
@@ -109,17 +129,62 @@ export class PhrasesScreen implements Screen {
 
   private async start(): Promise<void> {
     clear(this.recall, h('p', { class: 'muted' }, 'Asking Pippa…'));
+    await this.ask();
+  }
+
+  /** resume shows the recall in progress (the same recall id: asking the
+   * Go side again starts nothing new). */
+  private async resume(): Promise<void> {
+    await this.ask();
+  }
+
+  /** ask asks for the recall of the intent in progress, or of a new one:
+   * one recall id per press of "Start a quick recall", kept until that
+   * recall is over, so a second press or a lost answer starts no second
+   * recall. */
+  private async ask(): Promise<void> {
+    if (this.asking) return;
+    this.asking = true;
+    this.inProgress(true);
     try {
-      const r = await backend.phrases.recall(ulid());
-      this.recallMoment = r.momentID;
-      this.showReading(r.reading);
+      const r = await backend.phrases.recall(intents.id(RECALL));
+      intents.asked(RECALL);
+      this.showAnswer(r);
+      if (!r.momentID) return;
       // The reading arrives with the moment's change (store.ts); ask once
       // more in case it finished before this listened.
       const m = await backend.moments.get(r.momentID);
       if (this.recallMoment === m.id) this.showRecall(m);
     } catch (e) {
+      // Refused (no phrases, say): nothing was asked, the next press is new.
+      if (e instanceof BackendError && e.code === 'bad_input') intents.done(RECALL);
+      this.inProgress(false);
       clear(this.recall, errorBlock(e));
+    } finally {
+      this.asking = false;
     }
+  }
+
+  private showAnswer(r: Recall): void {
+    if (r.waiting || !r.reading.id) {
+      this.recallMoment = r.momentID;
+      clear(
+        this.recall,
+        h('p', { class: 'pill waiting', 'data-testid': 'recall-status' }, 'Not sent yet'),
+        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, r.waiting || 'Pippa recalls your phrases as soon as it is sent.'),
+      );
+      return;
+    }
+    this.recallMoment = r.momentID;
+    this.showReading(r.reading);
+  }
+
+  /** inProgress shows whether a recall is on its way: the button then
+   * says so and starts nothing. */
+  private inProgress(on: boolean): void {
+    this.running = on;
+    this.startRecall.disabled = on;
+    this.startRecall.textContent = on ? 'A quick recall is on its way' : 'Start a quick recall';
   }
 
   private showRecall(m: Moment): void {
@@ -129,6 +194,9 @@ export class PhrasesScreen implements Screen {
 
   private showReading(r: Reading): void {
     const done = r.status === 'finished' || r.status === 'failed';
+    // The recall is over: the next press is a new recall.
+    if (done) intents.done(RECALL);
+    this.inProgress(!done);
     clear(
       this.recall,
       h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Could not recall') : 'Pippa is recalling…'),
