@@ -228,10 +228,11 @@ func (o *Outbox) captureOne(ctx context.Context, i int, f walked, force bool, cm
 	}
 }
 
-// stage writes src's files into staging/<id> and makes them and the
-// folder durable (see doc.go for the order of writes); the committer then
-// places them and records the entry. The original's fsync runs while the
-// small copy is made. stage returns the staged capture, or the id of the
+// stage writes src's files into staging/<id>, and starts making them and
+// the folder durable (see doc.go for the order of writes): the original's
+// fsync runs while the small copy is made, and the rest while the worker
+// goes on to its next file; the committer waits for them (c.synced), then
+// places the files and records the entry. stage returns the staged capture, or the id of the
 // earlier entry with the same original, or why src was not captured,
 // worded for a person; in those two cases nothing is left behind.
 func (o *Outbox) stage(ctx context.Context, src string, force bool) (_ *capturing, dup string, err error) {
@@ -273,9 +274,6 @@ func (o *Outbox) stage(ctx context.Context, src string, force bool) (_ *capturin
 	small, out, err := c.stageCopyWhile(ctx, of)
 	if err != nil {
 		return nil, "", err
-	}
-	if err := syncDir(c.stage); err != nil {
-		return nil, "", c.fail("", err)
 	}
 	c.e = c.entry(st.ModTime(), info, original, small, out)
 	return c, "", nil
@@ -347,7 +345,8 @@ type capturing struct {
 	stage, final      string
 	placed, committed bool
 
-	e *Entry // the entry, once its files are staged
+	e      *Entry     // the entry, once its files are staged
+	synced chan error // then says whether they and staging/<id> were synced
 }
 
 // fail words a failed step of the capture for a person, naming the file
@@ -397,33 +396,53 @@ func (c *capturing) copyOriginal(f io.Reader, want int64) (hashed, writeFile, er
 }
 
 // stageCopyWhile makes the small copy while the staged original, still
-// open, is synced and closed in another goroutine; it returns once both
-// are done, so the original is closed whatever happened.
+// open, is synced and closed in another goroutine. On success the small
+// copy's fsync and the staging folder's follow in the background, and
+// c.synced says how they went; on error it returns once the original is
+// closed.
 func (c *capturing) stageCopyWhile(ctx context.Context, original writeFile) (hashed, photo.Result, error) {
-	synced := make(chan error, 1)
-	go func() { synced <- syncClose(original) }()
-	small, out, err := c.stageCopy(ctx)
-	if serr := <-synced; serr != nil && err == nil {
-		err = c.fail("copy the original", serr)
+	originalSynced := make(chan error, 1)
+	go func() { originalSynced <- syncClose(original) }()
+	small, f, out, err := c.stageCopy(ctx)
+	if err != nil {
+		<-originalSynced
+		return hashed{}, out, err
 	}
-	return small, out, err
+	c.synced = make(chan error, 1)
+	go func() { c.synced <- c.syncStaged(f, originalSynced) }()
+	return small, out, nil
+}
+
+// syncStaged fsyncs and closes the small copy, waits for the original's
+// fsync and then syncs the staging folder, so that both files and their
+// names are durable.
+func (c *capturing) syncStaged(small writeFile, originalSynced <-chan error) error {
+	err := syncClose(small)
+	if oerr := <-originalSynced; oerr != nil {
+		return c.fail("copy the original", oerr)
+	}
+	if err != nil {
+		return c.fail("make the small copy", err)
+	}
+	return c.fail("", syncDir(c.stage))
 }
 
 // stageCopy makes the small copy from the staged original (the source may
-// vanish), which the page cache holds whether or not its fsync is done.
-func (c *capturing) stageCopy(ctx context.Context) (hashed, photo.Result, error) {
+// vanish), which the page cache holds whether or not its fsync is done,
+// and returns it open and not yet synced.
+func (c *capturing) stageCopy(ctx context.Context) (hashed, writeFile, photo.Result, error) {
 	staged := filepath.Join(c.stage, originalName)
 	var out photo.Result
-	h, err := c.o.writeHashed(filepath.Join(c.stage, copyName), func(w io.Writer) error {
+	h, f, err := c.o.fillHashed(filepath.Join(c.stage, copyName), func(w io.Writer) error {
 		var err error
 		out, err = photo.SmallCopy(ctx, staged, w, photo.Options{})
 		return err
 	})
 	switch {
 	case err == nil:
-		return h, out, nil
+		return h, f, out, nil
 	case isDiskFull(err):
-		return hashed{}, out, c.fail("make the small copy", err)
+		return hashed{}, nil, out, c.fail("make the small copy", err)
 	}
-	return hashed{}, out, &pathError{msg: strings.ReplaceAll(err.Error(), staged, c.src), err: err}
+	return hashed{}, nil, out, &pathError{msg: strings.ReplaceAll(err.Error(), staged, c.src), err: err}
 }

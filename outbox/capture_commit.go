@@ -107,11 +107,16 @@ func (cm *committer) commit(batch []staged) {
 	}
 }
 
-// place renames each staged folder to files/<id>; a capture whose rename
-// fails is reported, the others are returned.
+// place waits until each capture's staged files are synced, then renames
+// its staging folder to files/<id>; a capture whose sync or rename failed
+// is reported, the others are returned.
 func (cm *committer) place(batch []staged) []staged {
 	placed := batch[:0]
 	for _, s := range batch {
+		if err := <-s.c.synced; err != nil {
+			cm.done1(s, "", err)
+			continue
+		}
 		if err := os.Rename(s.c.stage, s.c.final); err != nil {
 			cm.done1(s, "", s.c.fail("place the files in the outbox", err))
 			continue

@@ -154,8 +154,8 @@ func stageAll(t *testing.T, o *Outbox, n int) ([]staged, *reporter) {
 // synced once and every entry is recorded.
 func TestCommitter_OneBatch(t *testing.T) {
 	o := openTest(t, "", testOptions())
-	batch, rep := stageAll(t, o, 5)
 	l := watchSyncs(t, o)
+	batch, rep := stageAll(t, o, 5)
 	cm := &committer{o: o, ctx: context.Background(), rep: rep}
 	cm.commit(batch)
 	if l.n["files"] != 1 {

@@ -64,18 +64,6 @@ func (o *Outbox) fillHashed(name string, fill func(io.Writer) error) (hashed, wr
 	return hashed{size: hw.n, sum: hw.h.Sum(nil)}, f, nil
 }
 
-// writeHashed is fillHashed, then syncClose.
-func (o *Outbox) writeHashed(name string, fill func(io.Writer) error) (hashed, error) {
-	h, f, err := o.fillHashed(name, fill)
-	if err != nil {
-		return hashed{}, err
-	}
-	if err := syncClose(f); err != nil {
-		return hashed{}, err
-	}
-	return h, nil
-}
-
 // syncClose fsyncs f and closes it, returning the first error.
 func syncClose(f writeFile) error {
 	err := f.Sync()
