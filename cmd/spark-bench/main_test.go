@@ -102,12 +102,12 @@ func TestCaptureBench(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	args := []string{"capture", "--photos", dir, "--capture-batch", "3", "--capture-runs", "1", "--capture-singles=false", "--dir", t.TempDir()}
+	args := []string{"capture", "--photos", dir, "--capture-batch", "3", "--capture-runs", "1", "--capture-singles=false", "--capture-small", "20", "--dir", t.TempDir()}
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("capture: %v\n%s", err, out.String())
 	}
 	got := out.String()
-	for _, want := range []string{"3 photos safe", "peer s", "< 10 s", "a.jpg, b.jpg repeated", "load average"} {
+	for _, want := range []string{"3 photos safe", "peer s", "< 10 s", "a.jpg, b.jpg repeated", "load average", "20 tiny photos", "peer "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

@@ -29,14 +29,15 @@ import (
 )
 
 var (
-	benchDir    = flag.String("dir", "", "folder for the capture and drain benchmarks' outboxes and engines (default: a temp folder)")
-	captureN    = flag.Int("capture-batch", 100, "photos in the capture batch")
-	captureRuns = flag.Int("capture-runs", 3, "runs of the capture batch and its peer (the median is shown)")
-	timeSingles = flag.Bool("capture-singles", true, "also time single photos until safe")
-	drainSmall  = flag.Int("drain-small", 1000, "small captures delivered by the drain benchmark")
-	drainBigMB  = flag.Int("drain-big-mb", 50, "size of each large original in the drain benchmark, in MB")
-	drainBigN   = flag.Int("drain-big", 4, "large originals delivered by the drain benchmark")
-	childOutbox = flag.String("drain-child", "", "internal: outbox folder,source folder,engine URL,token for the _drain child")
+	benchDir      = flag.String("dir", "", "folder for the capture and drain benchmarks' outboxes and engines (default: a temp folder)")
+	captureN      = flag.Int("capture-batch", 100, "photos in the capture batch")
+	captureSmallN = flag.Int("capture-small", 500, "tiny photos in the fsync-bound capture batch")
+	captureRuns   = flag.Int("capture-runs", 3, "runs of the capture batch and its peer (the median is shown)")
+	timeSingles   = flag.Bool("capture-singles", true, "also time single photos until safe")
+	drainSmall    = flag.Int("drain-small", 1000, "small captures delivered by the drain benchmark")
+	drainBigMB    = flag.Int("drain-big-mb", 50, "size of each large original in the drain benchmark, in MB")
+	drainBigN     = flag.Int("drain-big", 4, "large originals delivered by the drain benchmark")
+	childOutbox   = flag.String("drain-child", "", "internal: outbox folder,source folder,engine URL,token for the _drain child")
 )
 
 func init() {
@@ -107,7 +108,122 @@ func benchCapture(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
-	return captureBatch(ctx, out, files)
+	if err := captureBatch(ctx, out, files); err != nil {
+		return err
+	}
+	return captureSmall(ctx, out)
+}
+
+// captureSmall times --capture-small tiny photos made safe by 2 workers,
+// where the fsyncs and commits are the cost, beside its peer: the same
+// originals written and fsynced, each with its folder, by 2 workers.
+func captureSmall(ctx context.Context, out io.Writer) error {
+	dir, cleanup, err := workDir("capture-small")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o755)
+	var paths []string
+	for i := range *captureSmallN {
+		p := filepath.Join(src, fmt.Sprintf("s%05d.jpg", i))
+		if err := os.WriteFile(p, smallJPEG(i), 0o644); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	var ours, peer []time.Duration
+	for r := range max(*captureRuns, 1) {
+		o, err := outbox.Open(ctx, filepath.Join(dir, fmt.Sprintf("outbox%d", r)), outbox.Options{Workers: 2})
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		res := o.Capture(ctx, []string{src}, outbox.CaptureOptions{Force: true})
+		ours = append(ours, time.Since(start))
+		o.Close()
+		for _, c := range res {
+			if c.Err != nil {
+				return c.Err
+			}
+		}
+		d, err := rawDurableWrites(paths, filepath.Join(dir, fmt.Sprintf("raw%d", r)), 2)
+		if err != nil {
+			return err
+		}
+		peer = append(peer, d)
+	}
+	n := float64(len(paths))
+	o, p := median(ours), median(peer)
+	fmt.Fprintf(out, "capture: %d tiny photos (fsync-bound), 2 workers, median of %d runs; peer = each original written and fsynced in its own folder, the folder synced, 2 workers\n", len(paths), len(ours))
+	fmt.Fprintf(out, "  safe in %.2f s (%.0f/s); peer %.2f s (%.0f/s); ratio %.2fx; 1-minute load average %s\n",
+		o.Seconds(), n/o.Seconds(), p.Seconds(), n/p.Seconds(), float64(o)/float64(p), loadAvg())
+	return nil
+}
+
+// rawDurableWrites copies each file into its own folder under dir with
+// workers goroutines, fsyncing the file and the folder, and returns the
+// wall time.
+func rawDurableWrites(paths []string, dir string, workers int) (time.Duration, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	next := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := durableCopy(paths[i], filepath.Join(dir, strconv.Itoa(i))); err != nil {
+					errs <- err
+					for range next {
+					}
+					return
+				}
+			}
+		})
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	d := time.Since(start)
+	close(errs)
+	return d, <-errs
+}
+
+func durableCopy(src, folder string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(folder, "original"))
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	d, err := os.Open(folder)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // captureSingles times one photo until safe, beside its small copy alone.
