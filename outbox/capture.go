@@ -2,12 +2,9 @@ package outbox
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -18,7 +15,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/photo"
 )
 
@@ -62,42 +58,51 @@ type CaptureResult struct {
 // Spark cannot read gets its own clear message. Each file is its own
 // result, in the order the paths expand to; one bad file never stops the
 // rest. Capture returns when every file is done.
+//
+// The workers stage files (copy, small copy, fsyncs) while one committer
+// places and records the captures they finish, several in one directory
+// sync and one transaction (capture_commit.go); a capture is reported only
+// once its batch is durable.
 func (o *Outbox) Capture(ctx context.Context, paths []string, opts CaptureOptions) []CaptureResult {
 	files, results := expand(paths)
 	if opts.OnFiles != nil {
 		opts.OnFiles(len(files))
 	}
-	var mu sync.Mutex // serializes OnResult
-	report := func(i int, r CaptureResult) {
-		results[i] = r
-		if opts.OnResult != nil {
-			mu.Lock()
-			opts.OnResult(r)
-			mu.Unlock()
-		}
-	}
+	rep := &reporter{results: results, onResult: opts.OnResult}
+	cm := o.startCommitter(ctx, opts.Force, rep)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range o.opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
-				f := files[i]
-				if f.err != nil {
-					report(i, CaptureResult{Path: f.path, Err: f.err})
-					continue
-				}
-				report(i, o.captureOne(ctx, f.path, opts.Force))
+				o.captureOne(ctx, i, files[i], opts.Force, cm, rep)
 			}
-		}()
+		})
 	}
 	for i := range files {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	cm.finish()
 	return results
+}
+
+// reporter records each file's result and tells OnResult, one call at a
+// time.
+type reporter struct {
+	mu       sync.Mutex
+	results  []CaptureResult
+	onResult func(CaptureResult)
+}
+
+func (r *reporter) report(i int, res CaptureResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results[i] = res
+	if r.onResult != nil {
+		r.onResult(res)
+	}
 }
 
 type walked struct {
@@ -204,31 +209,33 @@ var contentTypes = map[string]string{
 	photo.FormatHEIC: "image/heic",
 }
 
-// captureOne captures one file and reports what became of it: a new
-// entry (announced, and the drain woken), a duplicate, or an error.
-func (o *Outbox) captureOne(ctx context.Context, src string, force bool) CaptureResult {
-	res := CaptureResult{Path: src}
-	e, dup, err := o.capture(ctx, src, force)
+// captureOne stages file i and hands it to the committer, which reports
+// it once it is durable; a file that was refused, or is a duplicate, is
+// reported at once.
+func (o *Outbox) captureOne(ctx context.Context, i int, f walked, force bool, cm *committer, rep *reporter) {
+	if f.err != nil {
+		rep.report(i, CaptureResult{Path: f.path, Err: f.err})
+		return
+	}
+	c, dup, err := o.stage(ctx, f.path, force)
 	switch {
 	case err != nil:
-		res.Err = err
+		rep.report(i, CaptureResult{Path: f.path, Err: err})
 	case dup != "":
-		res.Duplicate, res.DuplicateOf = true, dup
+		rep.report(i, CaptureResult{Path: f.path, Duplicate: true, DuplicateOf: dup})
 	default:
-		res.Entry = e
-		o.events.publish(Event{Kind: EventAdded, EntryID: e.ID, At: e.CapturedAt, Entry: e})
-		// Wake the drain, but leave the back-off of waiting entries alone: a
-		// big import while the engine is down must not hammer it.
-		o.wake()
+		cm.add(i, c)
 	}
-	return res
 }
 
-// capture stages src's files, places them in the outbox and commits its
-// entry (see doc.go for the order of writes). It returns the new entry, or
-// the id of the earlier entry with the same original, or why src was not
-// captured, worded for a person.
-func (o *Outbox) capture(ctx context.Context, src string, force bool) (*Entry, string, error) {
+// stage writes src's files into staging/<id>, and starts making them and
+// the folder durable (see doc.go for the order of writes): the original's
+// fsync runs while the small copy is made, and the rest while the worker
+// goes on to its next file; the committer waits for them (c.synced), then
+// places the files and records the entry. stage returns the staged capture, or the id of the
+// earlier entry with the same original, or why src was not captured,
+// worded for a person; in those two cases nothing is left behind.
+func (o *Outbox) stage(ctx context.Context, src string, force bool) (_ *capturing, dup string, err error) {
 	select {
 	case <-o.closed:
 		return nil, "", ErrClosed
@@ -246,33 +253,30 @@ func (o *Outbox) capture(ctx context.Context, src string, force bool) (*Entry, s
 	c := &capturing{o: o, src: src, need: st.Size() + 2<<20, id: newIDs()}
 	c.stage = filepath.Join(o.dir, "staging", c.id.entry)
 	c.final = o.entryDir(c.id.entry)
-	defer c.undo()
+	defer func() {
+		if err != nil || dup != "" {
+			c.undo()
+		}
+	}()
 	if err := os.Mkdir(c.stage, 0o700); err != nil {
 		return nil, "", c.fail("", err)
 	}
-	original, err := c.stageOriginal(f, st.Size())
+	original, of, err := c.copyOriginal(f, st.Size())
 	if err != nil {
 		return nil, "", err
 	}
 	if !force {
-		if dup, err := o.duplicateOf(ctx, o.db, original.sum); err != nil || dup != "" {
+		if dup, err = o.duplicateOf(ctx, o.db, original.sum); err != nil || dup != "" {
+			of.Close()
 			return nil, dup, c.fail("", err)
 		}
 	}
-	small, out, err := c.stageCopy(ctx)
+	small, out, err := c.stageCopyWhile(ctx, of)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := c.place(); err != nil {
-		return nil, "", err
-	}
-	e := c.entry(st.ModTime(), info, original, small, out)
-	dup, err := o.insertEntry(ctx, e, force)
-	if err != nil || dup != "" {
-		return nil, dup, c.fail("record it in the outbox", err)
-	}
-	c.committed = true
-	return e, "", nil
+	c.e = c.entry(st.ModTime(), info, original, small, out)
+	return c, "", nil
 }
 
 // entry is the capture's entry: its ids, what the photo's headers said,
@@ -340,6 +344,9 @@ type capturing struct {
 
 	stage, final      string
 	placed, committed bool
+
+	e      *Entry     // the entry, once its files are staged
+	synced chan error // then says whether they and staging/<id> were synced
 }
 
 // fail words a failed step of the capture for a person, naming the file
@@ -367,10 +374,11 @@ func (c *capturing) undo() {
 	}
 }
 
-// stageOriginal copies the original from f, byte for byte, hashed on the
-// way, and checks that it is the size the file had when opened.
-func (c *capturing) stageOriginal(f io.Reader, want int64) (hashed, error) {
-	h, err := c.o.writeHashed(filepath.Join(c.stage, originalName), func(w io.Writer) error {
+// copyOriginal copies the original from f, byte for byte, hashed on the
+// way, and checks that it is the size the file had when opened. The
+// staged file is returned open and not yet synced (see stageCopyWhile).
+func (c *capturing) copyOriginal(f io.Reader, want int64) (hashed, writeFile, error) {
+	h, w, err := c.o.fillHashed(filepath.Join(c.stage, originalName), func(w io.Writer) error {
 		_, err := io.Copy(w, f)
 		if err != nil && !isWriteErr(err) {
 			return readErr(c.src, err)
@@ -378,150 +386,63 @@ func (c *capturing) stageOriginal(f io.Reader, want int64) (hashed, error) {
 		return err
 	})
 	if err != nil {
-		return hashed{}, c.fail("copy the original", err)
+		return hashed{}, nil, c.fail("copy the original", err)
 	}
 	if h.size != want {
-		return hashed{}, fmt.Errorf("%s: the file changed size while it was copied (%d, then %d bytes); import it again once it is complete", c.src, want, h.size)
+		w.Close()
+		return hashed{}, nil, fmt.Errorf("%s: the file changed size while it was copied (%d, then %d bytes); import it again once it is complete", c.src, want, h.size)
 	}
-	return h, nil
+	return h, w, nil
+}
+
+// stageCopyWhile makes the small copy while the staged original, still
+// open, is synced and closed in another goroutine. On success the small
+// copy's fsync and the staging folder's follow in the background, and
+// c.synced says how they went; on error it returns once the original is
+// closed.
+func (c *capturing) stageCopyWhile(ctx context.Context, original writeFile) (hashed, photo.Result, error) {
+	originalSynced := make(chan error, 1)
+	go func() { originalSynced <- syncClose(original) }()
+	small, f, out, err := c.stageCopy(ctx)
+	if err != nil {
+		<-originalSynced
+		return hashed{}, out, err
+	}
+	c.synced = make(chan error, 1)
+	go func() { c.synced <- c.syncStaged(f, originalSynced) }()
+	return small, out, nil
+}
+
+// syncStaged fsyncs and closes the small copy, waits for the original's
+// fsync and then syncs the staging folder, so that both files and their
+// names are durable.
+func (c *capturing) syncStaged(small writeFile, originalSynced <-chan error) error {
+	err := syncClose(small)
+	if oerr := <-originalSynced; oerr != nil {
+		return c.fail("copy the original", oerr)
+	}
+	if err != nil {
+		return c.fail("make the small copy", err)
+	}
+	return c.fail("", syncDir(c.stage))
 }
 
 // stageCopy makes the small copy from the staged original (the source may
-// vanish).
-func (c *capturing) stageCopy(ctx context.Context) (hashed, photo.Result, error) {
+// vanish), which the page cache holds whether or not its fsync is done,
+// and returns it open and not yet synced.
+func (c *capturing) stageCopy(ctx context.Context) (hashed, writeFile, photo.Result, error) {
 	staged := filepath.Join(c.stage, originalName)
 	var out photo.Result
-	h, err := c.o.writeHashed(filepath.Join(c.stage, copyName), func(w io.Writer) error {
+	h, f, err := c.o.fillHashed(filepath.Join(c.stage, copyName), func(w io.Writer) error {
 		var err error
 		out, err = photo.SmallCopy(ctx, staged, w, photo.Options{})
 		return err
 	})
 	switch {
 	case err == nil:
-		return h, out, nil
+		return h, f, out, nil
 	case isDiskFull(err):
-		return hashed{}, out, c.fail("make the small copy", err)
+		return hashed{}, nil, out, c.fail("make the small copy", err)
 	}
-	return hashed{}, out, &pathError{msg: strings.ReplaceAll(err.Error(), staged, c.src), err: err}
-}
-
-// place makes the staged files durable, then moves them to their entry's
-// folder and makes that durable.
-func (c *capturing) place() error {
-	if err := atomicfile.SyncDir(c.stage); err != nil {
-		return c.fail("", err)
-	}
-	if err := os.Rename(c.stage, c.final); err != nil {
-		return c.fail("place the files in the outbox", err)
-	}
-	c.placed = true
-	return c.fail("", atomicfile.SyncDir(filepath.Dir(c.final)))
-}
-
-// writeErr marks an error from writing into the outbox (as opposed to
-// reading the source).
-type writeErr struct{ err error }
-
-func (e *writeErr) Error() string { return e.err.Error() }
-func (e *writeErr) Unwrap() error { return e.err }
-
-func isWriteErr(err error) bool {
-	var we *writeErr
-	return errors.As(err, &we)
-}
-
-// hashWriter tees writes into a hash and tags write failures.
-type hashWriter struct {
-	w writeFile
-	h hash.Hash
-	n int64
-}
-
-func (hw *hashWriter) Write(b []byte) (int, error) {
-	n, err := hw.w.Write(b)
-	hw.h.Write(b[:n])
-	hw.n += int64(n)
-	if err != nil {
-		return n, &writeErr{err}
-	}
-	return n, nil
-}
-
-// hashed is a file written into the outbox: its size and SHA-256.
-type hashed struct {
-	size int64
-	sum  []byte
-}
-
-// writeHashed creates name, lets fill write into it, then fsyncs and
-// closes it, returning its size and SHA-256.
-func (o *Outbox) writeHashed(name string, fill func(io.Writer) error) (hashed, error) {
-	f, err := o.create(name)
-	if err != nil {
-		return hashed{}, err
-	}
-	hw := &hashWriter{w: f, h: sha256.New()}
-	err = fill(hw)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return hashed{}, err
-	}
-	return hashed{size: hw.n, sum: hw.h.Sum(nil)}, nil
-}
-
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// duplicateOf returns the id of an entry (in the outbox or delivered) with
-// the same original, or "".
-func (o *Outbox) duplicateOf(ctx context.Context, q querier, sum []byte) (string, error) {
-	h := hex.EncodeToString(sum)
-	var id string
-	err := q.QueryRowContext(ctx, `SELECT id FROM entries WHERE sha256 = ?1
-		UNION ALL SELECT entry_id FROM delivered WHERE sha256 = ?1 LIMIT 1`, h).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("look for an earlier import: %w", err)
-	}
-	return id, nil
-}
-
-// insertEntry commits a captured entry in one transaction. Unless force,
-// it checks again for a duplicate inside the transaction, since two files
-// with the same bytes may be captured at once; it then returns the earlier
-// entry's id and inserts nothing.
-func (o *Outbox) insertEntry(ctx context.Context, e *Entry, force bool) (string, error) {
-	tx, err := o.db.BeginTx(ctx, nil)
-	if err != nil {
-		return "", err
-	}
-	defer tx.Rollback()
-	if !force {
-		sum, _ := hex.DecodeString(e.SHA256)
-		dup, err := o.duplicateOf(ctx, tx, sum)
-		if err != nil || dup != "" {
-			return dup, err
-		}
-	}
-	var takenAt any
-	if e.TakenAt != nil {
-		takenAt = formatTime(*e.TakenAt)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO entries (id, moment_id, copy_id, original_id, turn_request_id,
-		source, name, format, content_type, size, sha256, copy_size, copy_sha256, copy_width, copy_height,
-		taken_at, captured_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		e.ID, e.MomentID, e.CopyID, e.OriginalID, e.TurnRequestID, e.Source, e.Name, e.Format, e.ContentType,
-		e.Size, e.SHA256, e.CopySize, e.CopySHA256, e.CopyWidth, e.CopyHeight, takenAt, formatTime(e.CapturedAt))
-	if err != nil {
-		return "", err
-	}
-	return "", tx.Commit()
+	return hashed{}, nil, out, &pathError{msg: strings.ReplaceAll(err.Error(), staged, c.src), err: err}
 }

@@ -22,6 +22,11 @@
 //
 // A capture writes into staging/<id>, fsyncs the files and the directory,
 // renames it to files/<id>, fsyncs files/, and only then commits the row.
+// The original's fsync runs while its small copy is made, the small copy's
+// and the folder's while the worker goes on to its next photo, and the
+// captures finished meanwhile are placed and committed together (one sync
+// of files/, one transaction); none is reported before its batch is
+// committed.
 // So a crash leaves either a whole entry or no row at all; Open removes
 // whatever is in staging/ and every files/<id> without a row (or of a
 // delivered entry, unless Options.KeepFiles), so no stray file outlives a

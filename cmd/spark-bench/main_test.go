@@ -78,3 +78,38 @@ func TestSmallCopyBench(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureBench runs the capture benchmark's batch on two generated
+// 12 MP JPEGs and checks that the figure comes out beside its peer and
+// its goal.
+func TestCaptureBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes two 12 MP JPEGs")
+	}
+	dir := t.TempDir()
+	m := image.NewGray(image.Rect(0, 0, 4000, 3000))
+	for i := range m.Pix {
+		m.Pix[i] = uint8(i * 7)
+	}
+	for i, name := range []string{"a.jpg", "b.jpg"} {
+		m.Pix[0] = uint8(i)
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 50}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	args := []string{"capture", "--photos", dir, "--capture-batch", "3", "--capture-runs", "1", "--capture-singles=false", "--capture-small", "20", "--dir", t.TempDir()}
+	if err := run(context.Background(), args, &out); err != nil {
+		t.Fatalf("capture: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{"3 photos safe", "peer s", "< 10 s", "a.jpg, b.jpg repeated", "load average", "20 tiny photos", "peer "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
