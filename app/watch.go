@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/replica"
 )
 
 // The kinds of MomentEvent (mirrored in frontend/src/events.ts).
@@ -166,41 +166,16 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 }
 
 // momentsTouched lists, once each and in order, the moments the ops
-// changed. A turn.finish names only its turn, so the turn is read for its
-// moment (unless its turn.start was among the ops).
+// changed (replica.Touched), asking the engine for the moment of a turn
+// finished without its start among the ops.
 func momentsTouched(ctx context.Context, cl *client.Client, ops []api.Op) []string {
-	var ids []string
-	seen := map[string]bool{}
-	turns := map[string]string{} // turn id -> moment id, from turn.start
-	add := func(id string) {
-		if id != "" && !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
+	t := replica.NewTouched()
+	t.Add(ops)
+	return t.Moments(ctx, func(ctx context.Context, id string) (string, error) {
+		tu, err := cl.Turn(ctx, id)
+		if err != nil {
+			return "", err
 		}
-	}
-	for _, op := range ops {
-		var d struct {
-			ID       string `json:"id"`
-			MomentID string `json:"moment_id"`
-		}
-		if json.Unmarshal(op.Data, &d) != nil {
-			continue
-		}
-		switch op.Op {
-		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete:
-			add(d.ID)
-		case api.OpMediaPut:
-			add(d.MomentID)
-		case api.OpTurnStart:
-			turns[d.ID] = d.MomentID
-			add(d.MomentID)
-		case api.OpTurnFinish:
-			if m, ok := turns[d.ID]; ok {
-				add(m)
-			} else if t, err := cl.Turn(ctx, d.ID); err == nil {
-				add(t.MomentID)
-			}
-		}
-	}
-	return ids
+		return tu.MomentID, nil
+	})
 }

@@ -128,8 +128,16 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 		after, check = cursor-1, true
 	}
 	bound := false
-	touched := newTouched()
-	defer func() { res.Moments = touched.resolve(ctx, r) }()
+	touched := NewTouched()
+	defer func() {
+		res.Moments = touched.Moments(ctx, func(ctx context.Context, id string) (string, error) {
+			tu, err := r.Turn(ctx, id)
+			if err != nil {
+				return "", err
+			}
+			return tu.MomentID, nil
+		})
+	}()
 	for {
 		ops, next, err := eng.Ops(ctx, after, r.opts.PageLimit)
 		if err != nil {
@@ -182,7 +190,7 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 			bound = true
 		}
 		if len(recs) > 0 {
-			touched.add(ops)
+			touched.Add(ops)
 			res.To = recs[len(recs)-1].Seq
 			res.Ops += len(recs)
 			res.Pages++
@@ -283,23 +291,26 @@ func (r *Replica) fetchCopy(ctx context.Context, eng Engine, c mirror.LiveCopy) 
 	return nil
 }
 
-// touched gathers the moments a sync's ops touched. A turn.finish names
-// only its turn: its moment is the turn.start's, or, started before this
-// sync, the replica's record of the turn.
-type touched struct {
-	seen  map[string]bool
+// Touched gathers the moments that pages of ops touched, for the window's
+// "moment" events: the replica's sync and the app's watch of its own
+// engine read ops the same way. A turn.finish names only its turn: its
+// moment is the turn.start's when that came first, else it is looked up
+// at the end (Moments).
+type Touched struct {
 	turns map[string]string // turn id -> moment id, from turn.start
-	// order holds moment ids and, for a turn to resolve, "" and the turn
+	// order holds moment ids and, for a turn to look up, "" and the turn
 	// id in finished.
 	order    []string
 	finished map[int]string
 }
 
-func newTouched() *touched {
-	return &touched{seen: map[string]bool{}, turns: map[string]string{}, finished: map[int]string{}}
+// NewTouched returns an empty Touched.
+func NewTouched() *Touched {
+	return &Touched{turns: map[string]string{}, finished: map[int]string{}}
 }
 
-func (t *touched) add(ops []api.Op) {
+// Add notes the moments a page of ops touched.
+func (t *Touched) Add(ops []api.Op) {
 	for _, op := range ops {
 		var d struct {
 			ID       string `json:"id"`
@@ -327,20 +338,22 @@ func (t *touched) add(ops []api.Op) {
 	}
 }
 
-// resolve returns the moments, once each, reading the turns finished
-// without their start from the replica.
-func (t *touched) resolve(ctx context.Context, r *Replica) []string {
+// Moments returns the moments touched, once each and in order, looking up
+// the moment of a turn finished without its start with turnMoment (a turn
+// it cannot find is left out).
+func (t *Touched) Moments(ctx context.Context, turnMoment func(ctx context.Context, turnID string) (string, error)) []string {
 	var out []string
+	seen := map[string]bool{}
 	for i, id := range t.order {
 		if id == "" {
-			tu, err := r.Turn(ctx, t.finished[i])
+			m, err := turnMoment(ctx, t.finished[i])
 			if err != nil {
 				continue
 			}
-			id = tu.MomentID
+			id = m
 		}
-		if id != "" && !t.seen[id] {
-			t.seen[id] = true
+		if id != "" && !seen[id] {
+			seen[id] = true
 			out = append(out, id)
 		}
 	}
