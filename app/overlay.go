@@ -100,18 +100,29 @@ func (a *App) overlayPhrases(ps *[]Phrase, err *error) {
 	if !ok {
 		return
 	}
+	var keeps []Phrase
 	for i := range u.writes {
 		w := &u.writes[i]
 		switch w.Kind {
 		case outbox.WriteKeep:
 			*ps = dropPhrase(*ps, w.PhraseID)
+			keeps = dropPhrase(keeps, w.PhraseID)
 			v := keepView(w)
 			v.Waiting = u.words(w)
-			*ps = append([]Phrase{v}, *ps...)
+			keeps = append([]Phrase{v}, keeps...)
 		case outbox.WriteUnkeep:
 			*ps = dropPhrase(*ps, w.PhraseID)
+			keeps = dropPhrase(keeps, w.PhraseID)
 		}
 	}
+	if len(keeps) == 0 {
+		return
+	}
+	// The moment each came from, as the kept ones show it.
+	if src, err := a.corpus(); err == nil {
+		withMoments(context.Background(), src, keeps)
+	}
+	*ps = append(keeps, *ps...)
 }
 
 func dropPhrase(ps []Phrase, id string) []Phrase {
