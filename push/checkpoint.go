@@ -60,16 +60,9 @@ func (p *pusher) loadCheckpoint() (uint64, error) {
 	return c.Seq, nil
 }
 
-// safeSeqLocked is the seq through which every op is delivered: the base,
-// but below any turn whose start was read and whose finish was not (its
-// start must be read again by the next run).
-func (p *pusher) safeSeqLocked() uint64 {
-	s := p.base
-	if p.minPending != 0 && p.minPending-1 < s {
-		s = p.minPending - 1
-	}
-	return s
-}
+// safeSeqLocked is the seq through which every op is delivered (a
+// turn.start only once its reading is).
+func (p *pusher) safeSeqLocked() uint64 { return p.base }
 
 // save writes the checkpoint, at most every saveEvery unless final.
 func (p *pusher) save(final bool) {

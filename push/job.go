@@ -20,7 +20,11 @@ type job struct {
 	kind   Kind
 	id     string // what the op is about, for the refusals
 	moment string // the moment whose queue it goes in; empty for phrases
-	skip   bool   // nothing to send for this op by itself (a turn.start)
+	skip   bool   // nothing to send for this op by itself
+	// held marks a skipped turn.start: delivered only with its reading.
+	held bool
+	// startSeq is, for a reading, the seq of its turn.start.
+	startSeq uint64
 
 	create *api.CreateMomentRequest
 	edit   *api.EditMomentRequest
@@ -70,8 +74,7 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		p.pending[d.ID] = pendingTurn{seq: r.Seq, start: d, reqID: r.RequestID}
-		p.updateMinPending()
-		j.skip = true
+		j.skip, j.held = true, true
 	case api.OpTurnFinish:
 		var d mirror.TurnFinish
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -85,7 +88,7 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return j, nil
 		}
 		delete(p.pending, d.ID)
-		p.updateMinPending()
+		j.startSeq = pt.seq
 		s := pt.start
 		seat := d.Seat
 		if seat == "" {
@@ -116,18 +119,6 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 	return j, nil
 }
 
-func (p *pusher) updateMinPending() {
-	var lowest uint64
-	for _, t := range p.pending {
-		if lowest == 0 || t.seq < lowest {
-			lowest = t.seq
-		}
-	}
-	p.mu.Lock()
-	p.minPending = lowest
-	p.mu.Unlock()
-}
-
 // outcome of one attempt: created (sent), already there, or refused.
 type outcome int
 
@@ -140,8 +131,10 @@ const (
 var errBadToken = errors.New("the target engine refuses the token")
 
 // do sends one job, asking again through passing trouble (lost replies,
-// 5xx, 429, a target restarting), and counts what happened.
-func (p *pusher) do(ctx context.Context, j job) error {
+// 5xx, 429, a target restarting), and counts what happened. A job the
+// target refuses is counted and listed, and left out of the checkpoint so
+// that the next run sends it again; it is no error.
+func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
 	for failures := 0; ; {
 		o, err := p.send(ctx, j)
 		if err == nil {
@@ -150,29 +143,27 @@ func (p *pusher) do(ctx context.Context, j job) error {
 			} else {
 				p.count(j.kind, Count{Already: 1})
 			}
-			return nil
+			return true, nil
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 		var after = p.opts.Backoff.Wait(failures+1, 0)
 		ae, isAPI := api.AsError(err)
 		switch {
 		case isAPI && retry.Refused(ae.Status):
-			return fmt.Errorf("%w: %v", errBadToken, err)
+			return false, fmt.Errorf("%w: %v", errBadToken, err)
 		case isAPI && !retry.Passing(ae.Status):
-			if o, ok := p.settle(ctx, j, ae); ok {
-				if o == already {
-					p.count(j.kind, Count{Already: 1})
-				}
-				return nil
+			if _, ok := p.settle(ctx, j, ae); ok {
+				p.count(j.kind, Count{Already: 1})
+				return true, nil
 			}
 			p.refuse(j, ae.Message+" ("+ae.Code+")")
-			return nil
+			return false, nil
 		case isAPI:
 			after = p.opts.Backoff.Wait(failures+1, ae.RetryAfter)
 		case !retry.Network(err):
-			return err
+			return false, err
 		}
 		failures++
 		p.mu.Lock()
@@ -180,7 +171,7 @@ func (p *pusher) do(ctx context.Context, j job) error {
 		p.mu.Unlock()
 		p.opts.Logger.Debug("push: asking again", "seq", j.seq, "kind", j.kind, "err", err)
 		if err := retry.Sleep(ctx, after); err != nil {
-			return err
+			return false, err
 		}
 	}
 }

@@ -172,11 +172,12 @@ type pusher struct {
 	fatal    error
 	lastSave time.Time
 
+	// inflight counts the jobs handed to workers and not yet done.
+	inflight int
+
 	// pending is the turns started but not yet finished in the log read so
-	// far (only the reader touches it); minPending (under mu) is the
-	// lowest seq of their turn.start, 0 when none.
-	pending    map[string]pendingTurn
-	minPending uint64
+	// far (only the reader touches it).
+	pending map[string]pendingTurn
 }
 
 func (p *pusher) run(ctx context.Context) (Stats, error) {
@@ -228,12 +229,16 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 				if ctx.Err() != nil {
 					continue
 				}
-				if err := p.do(ctx, j); err != nil {
+				delivered, err := p.do(ctx, j)
+				if err != nil {
 					p.stop(err)
 					cancel()
-					continue
+				} else if delivered {
+					p.markDone(j.seq, j.startSeq)
 				}
-				p.markDone(j.seq)
+				p.mu.Lock()
+				p.inflight--
+				p.mu.Unlock()
 			}
 		}(queues[i])
 	}
@@ -250,18 +255,26 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 			return err
 		}
 		if j.skip {
-			p.markDone(r.Seq)
+			if !j.held {
+				p.markDone(r.Seq, 0)
+			}
 			return nil
 		}
 		if j.moment == "" {
 			// A phrase op: after everything before it, alone.
-			p.waitIdle(ctx, r.Seq)
-			if err := p.do(ctx, j); err != nil {
+			p.waitIdle(ctx)
+			delivered, err := p.do(ctx, j)
+			if err != nil {
 				return err
 			}
-			p.markDone(r.Seq)
+			if delivered {
+				p.markDone(r.Seq, 0)
+			}
 			return nil
 		}
+		p.mu.Lock()
+		p.inflight++
+		p.mu.Unlock()
 		select {
 		case queues[shard(j.moment, len(queues))] <- j:
 		case <-ctx.Done():
@@ -308,13 +321,14 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// waitIdle waits until every op before seq is delivered (or ctx ends).
-func (p *pusher) waitIdle(ctx context.Context, seq uint64) {
+// waitIdle waits until every job handed to the workers is done (or ctx
+// ends).
+func (p *pusher) waitIdle(ctx context.Context) {
 	for {
 		p.mu.Lock()
-		base := p.base
+		n := p.inflight
 		p.mu.Unlock()
-		if base+1 >= seq || ctx.Err() != nil {
+		if n == 0 || ctx.Err() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -337,11 +351,17 @@ func (p *pusher) stop(err error) {
 	}
 }
 
-// markDone records seq as delivered and moves the checkpoint base over
-// every delivered seq that follows it.
-func (p *pusher) markDone(seq uint64) {
+// markDone records seq (and also, the turn.start of a reading, when not
+// 0) as delivered and moves the checkpoint base over every delivered seq
+// that follows it. A turn.start counts as delivered only with its
+// turn.finish, so that a next run reads it again if the reading did not
+// arrive.
+func (p *pusher) markDone(seq, also uint64) {
 	p.mu.Lock()
 	p.done[seq] = true
+	if also != 0 {
+		p.done[also] = true
+	}
 	for p.done[p.base+1] {
 		delete(p.done, p.base+1)
 		p.base++
