@@ -72,6 +72,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// defaultWorkers is how many moments go at once unless told.
+const defaultWorkers = 4
+
 // Kind names what an op copies, for the counts.
 type Kind string
 
@@ -141,7 +144,7 @@ var ErrIncomplete = errors.New("push: the target does not hold everything the so
 // token, a source it cannot read) or wraps ErrIncomplete.
 func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.Workers <= 0 {
-		opts.Workers = 4
+		opts.Workers = defaultWorkers
 	}
 	if opts.Backoff.Base == 0 {
 		opts.Backoff = retry.Backoff{Base: 50 * time.Millisecond, Cap: 2 * time.Second}

@@ -140,7 +140,7 @@ func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, 
 	}
 	defer stopDst()
 	start := time.Now()
-	st, err := push.Run(ctx, push.Options{Source: srcDir, Target: client.New(dstURL, dstToken, nil),
+	st, err := push.Run(ctx, push.Options{Source: srcDir, Target: client.New(dstURL, dstToken, push.HTTPClient(0)),
 		Logger: slog.New(slog.DiscardHandler)})
 	pushed = time.Since(start)
 	// The bench engines have no reader: the drained moments' readings stay

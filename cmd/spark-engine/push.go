@@ -56,7 +56,7 @@ func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tty := isTerminal(stderr)
 	st, err := push.Run(ctx, push.Options{
 		Source:   src,
-		Target:   client.New(strings.TrimRight(*to, "/"), *token, nil),
+		Target:   client.New(strings.TrimRight(*to, "/"), *token, push.HTTPClient(*workers)),
 		StateDir: *state,
 		Workers:  *workers,
 		Logger:   slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
