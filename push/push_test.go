@@ -237,6 +237,10 @@ func TestPush_CopiesEverythingAndRepeatsNothing(t *testing.T) {
 	fillSource(t, src, 30)
 	dst := enginetest.Start(t)
 	state := t.TempDir()
+	// 30 moments and the recall's, 3 of them deleted.
+	if n, err := push.Missing(t.Context(), src.Dir, clientOf(dst)); err != nil || n != 28 {
+		t.Fatalf("missing before the push: %d, %v; want 28", n, err)
+	}
 	var progress int
 	st, err := push.Run(t.Context(), push.Options{Source: src.Dir, Target: clientOf(dst), StateDir: state, Logger: quiet(),
 		Progress: func(push.Stats) { progress++ }})
@@ -247,6 +251,9 @@ func TestPush_CopiesEverythingAndRepeatsNothing(t *testing.T) {
 		t.Fatalf("summary %+v, progress calls %d", st, progress)
 	}
 	checkSame(t, src, dst)
+	if n, err := push.Missing(t.Context(), src.Dir, clientOf(dst)); err != nil || n != 0 {
+		t.Fatalf("missing after the push: %d, %v", n, err)
+	}
 
 	// Run again: the checkpoint says all is there; nothing is sent.
 	again, err := push.Run(t.Context(), push.Options{Source: src.Dir, Target: clientOf(dst), StateDir: state, Logger: quiet()})
