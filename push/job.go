@@ -1,11 +1,13 @@
 package push
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
@@ -33,6 +35,8 @@ type job struct {
 	turn   *api.ImportTurnRequest
 	keep   *api.KeepPhraseRequest
 	unkeep string
+	// ask starts, on the target, a reading never finished on the source.
+	ask *pendingTurn
 }
 
 // prepare turns a record of the source log into the job that replays it.
@@ -234,6 +238,14 @@ func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 	case j.unkeep != "":
 		ok, err := t.RemovePhrase(ctx, j.unkeep)
 		return created(ok), err
+	case j.ask != nil:
+		s := j.ask.start
+		if s.Job != "" {
+			_, ok, err := t.StartJob(ctx, s.MomentID, s.Job)
+			return created(ok), err
+		}
+		_, ok, err := t.StartTurn(ctx, s.MomentID, api.StartTurnRequest{ClientRequestID: j.ask.reqID, Mode: api.ModePractical})
+		return created(ok), err
 	}
 	return 0, fmt.Errorf("push: op %d has nothing to send", j.seq)
 }
@@ -282,4 +294,43 @@ func (p *pusher) health(ctx context.Context) (*api.Health, error) {
 			return nil, err
 		}
 	}
+}
+
+// askUnfinished starts on the target, once the whole log is sent, the
+// readings the source started but never finished (no reading to copy):
+// practical turns by their request id, jobs by their job id. A quick
+// recall's unfinished turn cannot be asked again as it was (a recall picks
+// its phrases when it starts) and is listed as not moved.
+func (p *pusher) askUnfinished(ctx context.Context) error {
+	turns := make([]pendingTurn, 0, len(p.pending))
+	for _, t := range p.pending {
+		turns = append(turns, t)
+	}
+	slices.SortFunc(turns, func(a, b pendingTurn) int { return cmp.Compare(a.seq, b.seq) })
+	jobs := map[string]bool{}
+	for i := range turns {
+		t := &turns[i]
+		j := job{seq: t.seq, kind: KindAsked, id: t.start.ID, moment: t.start.MomentID, ask: t}
+		switch {
+		case t.start.Recall != "":
+			p.mu.Lock()
+			p.stats.Unsettled = append(p.stats.Unsettled, t.start.ID)
+			p.mu.Unlock()
+			p.refuse(j, "a quick recall's reading that was never finished cannot be asked again as it was")
+			continue
+		case t.start.Job != "" && jobs[t.start.Job]:
+			p.markDone(t.seq, 0)
+			continue
+		case t.start.Job != "":
+			jobs[t.start.Job] = true
+		}
+		delivered, err := p.do(ctx, j)
+		if err != nil {
+			return err
+		}
+		if delivered {
+			p.markDone(t.seq, 0)
+		}
+	}
+	return nil
 }

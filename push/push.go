@@ -45,6 +45,8 @@ type Target interface {
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	PutMedia(ctx context.Context, m client.PutMedia) (*api.Media, bool, error)
 	ImportTurn(ctx context.Context, in api.ImportTurnRequest) (*api.Turn, bool, error)
+	StartTurn(ctx context.Context, momentID string, in api.StartTurnRequest) (*api.Turn, bool, error)
+	StartJob(ctx context.Context, momentID, jobID string) ([]api.Turn, bool, error)
 	KeepPhrase(ctx context.Context, in api.KeepPhraseRequest) (*api.Phrase, bool, error)
 	RemovePhrase(ctx context.Context, id string) (bool, error)
 }
@@ -80,14 +82,17 @@ type Kind string
 
 // The kinds counted in Stats.
 const (
-	KindMoment   Kind = "moments"
-	KindMedia    Kind = "media"
-	KindEdit     Kind = "edits"
-	KindDelete   Kind = "deletes"
-	KindReading  Kind = "readings"
-	KindPhrase   Kind = "phrases"
-	KindUnkeep   Kind = "phrase_removals"
-	KindUnfinish Kind = "readings_unfinished"
+	KindMoment  Kind = "moments"
+	KindMedia   Kind = "media"
+	KindEdit    Kind = "edits"
+	KindDelete  Kind = "deletes"
+	KindReading Kind = "readings"
+	KindPhrase  Kind = "phrases"
+	KindUnkeep  Kind = "phrase_removals"
+	// KindAsked counts readings that were never finished on the source:
+	// they are asked of the target's Pippa (the same request id, so a
+	// repeat asks nothing more), since there is no reading to copy.
+	KindAsked Kind = "readings_asked_again"
 )
 
 // Count is what happened to the ops of one kind.
@@ -120,7 +125,7 @@ type Stats struct {
 	Bytes     int64          `json:"media_bytes_sent"`
 	Complete  bool           `json:"complete"`
 	Retries   int            `json:"retries"`
-	Unsettled []string       `json:"unfinished_readings,omitempty"`
+	Unsettled []string       `json:"readings_not_moved,omitempty"`
 }
 
 func (s *Stats) clone() Stats {
@@ -292,11 +297,8 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 	p.mu.Lock()
 	fatal := p.fatal
 	p.mu.Unlock()
-	for id := range p.pending {
-		p.stats.Unsettled = append(p.stats.Unsettled, id)
-	}
-	if len(p.pending) > 0 {
-		p.count(KindUnfinish, Count{Refused: len(p.pending)})
+	if scanErr == nil && fatal == nil {
+		scanErr = p.askUnfinished(ctx)
 	}
 	p.save(true)
 	switch {

@@ -114,7 +114,7 @@ func printSummary(w io.Writer, s push.Stats) {
 		fmt.Fprintf(w, "  refused: op %d, %s %s: %s\n", r.Seq, r.Kind, r.ID, r.Reason)
 	}
 	for _, id := range s.Unsettled {
-		fmt.Fprintf(w, "  not finished on the source yet: reading %s (run push again once Pippa has read it)\n", id)
+		fmt.Fprintf(w, "  not moved: quick recall reading %s, never finished on the source\n", id)
 	}
 }
 
