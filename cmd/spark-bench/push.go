@@ -153,4 +153,3 @@ func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, 
 	}
 	return drain, pushed, nil
 }
-
