@@ -301,7 +301,7 @@ func (p *pusher) health(ctx context.Context) (*api.Health, error) {
 // practical turns by their request id, jobs by their job id. A quick
 // recall's unfinished turn cannot be asked again as it was (a recall picks
 // its phrases when it starts) and is listed as not moved.
-func (p *pusher) askUnfinished(ctx context.Context) error {
+func (p *pusher) askUnfinished(dispatch func(job) error) error {
 	turns := make([]pendingTurn, 0, len(p.pending))
 	for _, t := range p.pending {
 		turns = append(turns, t)
@@ -324,12 +324,8 @@ func (p *pusher) askUnfinished(ctx context.Context) error {
 		case t.start.Job != "":
 			jobs[t.start.Job] = true
 		}
-		delivered, err := p.do(ctx, j)
-		if err != nil {
+		if err := dispatch(j); err != nil {
 			return err
-		}
-		if delivered {
-			p.markDone(t.seq, 0)
 		}
 	}
 	return nil

@@ -252,6 +252,18 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
+	// dispatch hands a job to the queue of its moment.
+	dispatch := func(j job) error {
+		p.mu.Lock()
+		p.inflight++
+		p.mu.Unlock()
+		select {
+		case queues[shard(j.moment, len(queues))] <- j:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	scanErr := l.Scan(ctx, start, func(r oplog.Record) error {
 		select {
 		case <-tick.C:
@@ -280,16 +292,11 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 			}
 			return nil
 		}
-		p.mu.Lock()
-		p.inflight++
-		p.mu.Unlock()
-		select {
-		case queues[shard(j.moment, len(queues))] <- j:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return nil
+		return dispatch(j)
 	})
+	if scanErr == nil {
+		scanErr = p.askUnfinished(dispatch)
+	}
 	for _, q := range queues {
 		close(q)
 	}
@@ -297,9 +304,6 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 	p.mu.Lock()
 	fatal := p.fatal
 	p.mu.Unlock()
-	if scanErr == nil && fatal == nil {
-		scanErr = p.askUnfinished(ctx)
-	}
 	p.save(true)
 	switch {
 	case fatal != nil:
