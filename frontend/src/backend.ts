@@ -23,6 +23,7 @@ export type Recall = app.Recall;
 export type SettingsView = app.SettingsView;
 export type Status = app.Status;
 export type TestResult = app.TestResult;
+export type MoveView = app.MoveView;
 
 /** BackendError is what every failed call rejects with: app.UIError. */
 export class BackendError extends Error {
@@ -99,12 +100,19 @@ export const backend = {
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),
     status: () => call(Settings.Status()),
+    moveCheck: () => call(Settings.MoveCheck()),
+    bringAlong: () => call(Settings.BringAlong()),
   },
   onCapture(fn: (e: CaptureEvent) => void): () => void {
     return EventsOn('capture', (e: CaptureEvent) => fn(e));
   },
   onOutbox(fn: (e: OutboxEvent) => void): () => void {
     return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+  },
+  /** onMove: how far bringing this computer's moments along has got
+   * (app/move.go, sent on "move"). */
+  onMove(fn: (v: MoveView) => void): () => void {
+    return EventsOn('move', (v: MoveView) => fn(v));
   },
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {
