@@ -14,9 +14,6 @@ import (
 // checkpointVersion is the version of the checkpoint file's format.
 const checkpointVersion = 1
 
-// saveEvery is how often, at most, the checkpoint is written during a run.
-const saveEvery = time.Second
-
 // checkpoint is what a push remembers between runs: the source seq through
 // which every op is delivered to that target. It is keyed by both engines'
 // ids (the file's name), so a target wiped or replaced (a new id) starts
@@ -64,11 +61,11 @@ func (p *pusher) loadCheckpoint() (uint64, error) {
 // turn.start only once its reading is).
 func (p *pusher) safeSeqLocked() uint64 { return p.base }
 
-// save writes the checkpoint, at most every saveEvery unless final.
+// save writes the checkpoint, at most every CheckpointEvery unless final.
 func (p *pusher) save(final bool) {
 	path := p.checkpointPath()
 	p.mu.Lock()
-	if !final && time.Since(p.lastSave) < saveEvery {
+	if !final && time.Since(p.lastSave) < p.opts.CheckpointEvery {
 		p.mu.Unlock()
 		return
 	}

@@ -63,6 +63,9 @@ type Options struct {
 	// target engine; empty keeps none (every run replays the whole log,
 	// which is still harmless).
 	StateDir string
+	// CheckpointEvery is how often, at most, the checkpoint is written
+	// during a run (it is always written at the end); 0 is a second.
+	CheckpointEvery time.Duration
 	// Workers is how many moments are sent at once (ops of one moment
 	// always go in log order); 0 is 4.
 	Workers int
@@ -156,6 +159,9 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = time.Second
 	}
 	p := &pusher{opts: opts, stats: Stats{Kinds: map[Kind]Count{}}, pending: map[string]pendingTurn{}, done: map[uint64]bool{}}
 	return p.run(ctx)

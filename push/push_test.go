@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/push"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // The child mode of the test binary: one push run, to be SIGKILLed.
@@ -31,7 +33,8 @@ func TestMain(m *testing.M) {
 	if src := os.Getenv("SPARK_PUSH_CHILD_SRC"); src != "" {
 		c := client.New(os.Getenv("SPARK_PUSH_CHILD_URL"), os.Getenv("SPARK_PUSH_CHILD_TOKEN"), nil)
 		_, err := push.Run(context.Background(), push.Options{Source: src, Target: c, StateDir: os.Getenv("SPARK_PUSH_CHILD_STATE"),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckpointEvery: 5 * time.Millisecond,
+			Backoff: retry.Backoff{Base: time.Millisecond, Cap: 20 * time.Millisecond}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -283,7 +286,7 @@ func TestPush_Faults(t *testing.T) {
 	proxy := newLossyProxy(t, dst.URL, 0.15, 3)
 	state := t.TempDir()
 	target := client.New(proxy.URL(), dst.Token, nil)
-	fast := push.Options{Source: src.Dir, Target: target, StateDir: state, Logger: quiet(), Workers: 3}
+	fast := push.Options{Source: src.Dir, Target: target, StateDir: state, Logger: quiet(), Workers: 3, CheckpointEvery: 5 * time.Millisecond}
 	fast.Backoff.Base, fast.Backoff.Cap = time.Millisecond, 20*time.Millisecond
 
 	rnd := rand.New(rand.NewPCG(5, 6))
@@ -303,9 +306,10 @@ func TestPush_Faults(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+rnd.IntN(150)) * time.Millisecond)
+		time.Sleep(time.Duration(200+rnd.IntN(600)) * time.Millisecond)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		t.Logf("after kill %d: %s", i, checkpoints(t, state))
 	}
 	st, err := push.Run(t.Context(), fast)
 	if err != nil {
@@ -363,4 +367,21 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// checkpoints shows the checkpoint files of a state folder.
+func checkpoints(t *testing.T, dir string) string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		c, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(bytes.TrimSpace(c))
+	}
+	return b.String()
 }
