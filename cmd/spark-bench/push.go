@@ -49,6 +49,8 @@ func benchPush(ctx context.Context, out io.Writer) error {
 		mb := float64(int64(*pushBigMB)<<20) / 1e6
 		big.drain = append(big.drain, mb/d.Seconds())
 		big.push = append(big.push, mb/p.Seconds())
+		fmt.Fprintf(out, "  round %d: small drain %.1f push %.1f moments/s; originals drain %.1f push %.1f MB/s; load %s\n",
+			round+1, small.drain[round], small.push[round], big.drain[round], big.push[round], loadAvg())
 	}
 	verdict := func(d, p float64) string {
 		if p >= 0.8*d {
