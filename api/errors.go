@@ -34,6 +34,8 @@ const (
 	CodeRequestTimeout   = "request_timeout"
 	CodeMediaTooLarge    = "media_too_large"
 	CodeNoPhrases        = "no_phrases"
+	CodeImportConflict   = "import_conflict" // [extension] POST /v1/import/turns
+	CodeBadStatus        = "bad_status"      // [extension] POST /v1/import/turns
 	CodeBadHost          = "bad_host"
 	CodeUnavailable      = "unavailable"
 	CodeInternal         = "internal"
@@ -86,6 +88,8 @@ var statusOf = map[string]int{
 	CodeRequestIDReused:  409,
 	CodeMomentDeleted:    409,
 	CodeNoPhrases:        409,
+	CodeImportConflict:   409,
+	CodeBadStatus:        400,
 	CodeRequestTimeout:   408,
 	CodeBodyTooLarge:     413,
 	CodeMediaTooLarge:    413,

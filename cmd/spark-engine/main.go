@@ -6,6 +6,7 @@
 //	spark-engine rebuild --data DIR                 rebuild the mirror from the log
 //	spark-engine fsck    --data DIR                 check log, mirror and media
 //	spark-engine bench   [--dir DIR]                measure it beside its peers
+//	spark-engine push    --data SRC --to URL        copy a corpus to another engine
 //	spark-engine --version
 //
 // Exit codes: 0 success; 1 failure (for fsck: a check did not hold); 2 a
@@ -37,6 +38,8 @@ Usage:
   spark-engine rebuild [--data DIR]           rebuild the SQLite mirror from the op log
   spark-engine fsck    [--data DIR]           check the log, the mirror and every media file
   spark-engine bench   [--dir DIR] [flags]    measure the engine beside its peers
+  spark-engine push    --data SRC --to URL --token TOKEN [--json]
+                                             copy every moment of SRC to another engine
   spark-engine --version
 
 The data directory defaults to %s.
@@ -109,6 +112,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fsckCmd(ctx, rest, stdout, stderr)
 	case "bench":
 		return benchCmd(ctx, rest, stdout, stderr)
+	case "push":
+		return pushCmd(ctx, rest, stdout, stderr)
 	case benchPhaseCmd:
 		return runBenchPhase(ctx, rest, stdout)
 	default:

@@ -114,7 +114,8 @@ func (s *server) routes() {
 	m.HandleFunc("GET /v1/phrases", s.listPhrases)
 	m.HandleFunc("DELETE /v1/phrases/{id}", s.removePhrase)
 	m.HandleFunc("GET /v1/ops", s.listOps)
-	m.HandleFunc("GET /v1/search", s.search) // [extension] search.go
+	m.HandleFunc("GET /v1/search", s.search)               // [extension] search.go
+	m.HandleFunc("POST "+api.ImportTurnPath, s.importTurn) // [extension] import.go
 	m.HandleFunc("GET "+healthPath, s.health)
 	m.Handle("GET /metrics", s.metrics.handler())
 }

@@ -29,6 +29,7 @@ export type TestResult = app.TestResult;
 /** Write is one of Dad's writes on its way (a note, a caption, a kept
  * phrase…), as the Outbox screen lists it beside the photos. */
 export type Write = app.Write;
+export type MoveView = app.MoveView;
 
 /** BackendError is what every failed call rejects with: app.UIError. */
 export class BackendError extends Error {
@@ -109,6 +110,8 @@ export const backend = {
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),
     status: () => call(Settings.Status()),
+    moveCheck: () => call(Settings.MoveCheck()),
+    bringAlong: () => call(Settings.BringAlong()),
   },
   sync: {
     status: () => call(Sync.Status()),
@@ -128,6 +131,11 @@ export const backend = {
   /** onPhrases: a kept or removed phrase reached the engine. */
   onPhrases(fn: () => void): () => void {
     return EventsOn('phrases', () => fn());
+  },
+  /** onMove: how far bringing this computer's moments along has got
+   * (app/move.go, sent on "move"). */
+  onMove(fn: (v: MoveView) => void): () => void {
+    return EventsOn('move', (v: MoveView) => fn(v));
   },
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {

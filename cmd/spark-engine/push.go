@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/push"
+)
+
+const pushSynopsis = "push --data SRC --to URL --token TOKEN [--state DIR] [--json]"
+
+// pushCmd copies every moment, photo, reading and phrase of an engine
+// folder to another engine, by replaying the folder's log.
+func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("push", stderr, pushSynopsis)
+	data := dataFlag(fs)
+	to := fs.String("to", "", "the address of the engine to copy to, e.g. https://spark.example.org")
+	token := fs.String("token", "", "a token of the engine at --to (default: $SPARK_TOKEN)")
+	state := fs.String("state", "", "where to remember how far the copy got, so a second run sends only the rest (default: a folder in the user's cache)")
+	asJSON := fs.Bool("json", false, "print a summary in JSON on stdout: counts per kind (sent, already there, refused) and the refusals")
+	workers := fs.Int("workers", 4, "how many moments to send at once")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("push: unexpected argument %q", pos[0])
+	}
+	if *to == "" {
+		return usagef("push: --to is required: the address of the engine to copy to")
+	}
+	if *token == "" {
+		*token = os.Getenv("SPARK_TOKEN")
+	}
+	if *token == "" {
+		return usagef("push: --token is required: a token of the engine at %s (its owner makes one with `spark-engine token add NAME`)", *to)
+	}
+	src, err := dataDir(*data)
+	if err != nil {
+		return err
+	}
+	if *state == "" {
+		if cache, err := os.UserCacheDir(); err == nil {
+			*state = filepath.Join(cache, "spark", "push")
+		}
+	}
+	tty := isTerminal(stderr)
+	st, err := push.Run(ctx, push.Options{
+		Source:   src,
+		Target:   client.New(strings.TrimRight(*to, "/"), *token, push.HTTPClient(*workers)),
+		StateDir: *state,
+		Workers:  *workers,
+		Logger:   slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Progress: func(s push.Stats) { printProgress(stderr, s, tty) },
+	})
+	if tty {
+		fmt.Fprintln(stderr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(st); jerr != nil {
+			return jerr
+		}
+	} else {
+		printSummary(stderr, st)
+	}
+	if err != nil {
+		if errors.Is(err, push.ErrIncomplete) {
+			return fmt.Errorf("%w; fix what is listed and run the same command again", err)
+		}
+		return fmt.Errorf("%w; run the same command again to go on from where it stopped", err)
+	}
+	fmt.Fprintf(stderr, "push: %s now holds everything %s holds\n", *to, src)
+	return nil
+}
+
+// printProgress shows how far the copy is: on a terminal one line that
+// rewrites itself, elsewhere a line at a time.
+func printProgress(w io.Writer, s push.Stats, tty bool) {
+	line := fmt.Sprintf("push: op %d of %d; %d moments, %d photos (%.1f MB), %d readings, %d phrases sent",
+		s.Done, s.LastSeq, s.Kinds[push.KindMoment].Sent, s.Kinds[push.KindMedia].Sent, float64(s.Bytes)/1e6,
+		s.Kinds[push.KindReading].Sent, s.Kinds[push.KindPhrase].Sent)
+	if tty {
+		fmt.Fprintf(w, "\r%-110s", line)
+		return
+	}
+	fmt.Fprintln(w, line)
+}
+
+func printSummary(w io.Writer, s push.Stats) {
+	if s.StartSeq > 0 {
+		fmt.Fprintf(w, "push: went on after op %d (the earlier runs sent the ops before it)\n", s.StartSeq)
+	}
+	kinds := make([]string, 0, len(s.Kinds))
+	for k := range s.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		c := s.Kinds[push.Kind(k)]
+		fmt.Fprintf(w, "  %-20s sent %6d  already there %6d  refused %4d\n", k, c.Sent, c.Already, c.Refused)
+	}
+	for _, r := range s.Refusals {
+		fmt.Fprintf(w, "  refused: op %d, %s %s: %s\n", r.Seq, r.Kind, r.ID, r.Reason)
+	}
+	for _, id := range s.Unsettled {
+		fmt.Fprintf(w, "  not moved: quick recall reading %s, never finished on the source\n", id)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,332 @@
+package push
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/retry"
+)
+
+// job is one op of the source log to replay on the target.
+type job struct {
+	seq    uint64
+	kind   Kind
+	id     string // what the op is about, for the refusals
+	moment string // the moment whose queue it goes in; empty for phrases
+	skip   bool   // nothing to send for this op by itself
+	// held marks a skipped turn.start: delivered only with its reading.
+	held bool
+	// startSeq is, for a reading, the seq of its turn.start.
+	startSeq uint64
+
+	create *api.CreateMomentRequest
+	edit   *api.EditMomentRequest
+	delete bool
+	media  *mirror.MediaPut
+	turn   *api.ImportTurnRequest
+	keep   *api.KeepPhraseRequest
+	unkeep string
+	// ask starts, on the target, a reading never finished on the source.
+	ask *pendingTurn
+}
+
+// prepare turns a record of the source log into the job that replays it.
+func (p *pusher) prepare(r oplog.Record) (job, error) {
+	j := job{seq: r.Seq}
+	bad := func(err error) (job, error) {
+		return job{}, fmt.Errorf("the source log's op %d (%s) does not read: %w", r.Seq, r.Op, err)
+	}
+	switch r.Op {
+	case api.OpMomentCreate:
+		var d mirror.MomentCreate
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment = KindMoment, d.ID, d.ID
+		j.create = &api.CreateMomentRequest{ID: d.ID, ClientRequestID: r.RequestID, Kind: d.Kind, Caption: d.Caption, TakenAt: d.TakenAt}
+	case api.OpMomentEdit:
+		var d mirror.MomentEdit
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment = KindEdit, d.ID, d.ID
+		j.edit = &api.EditMomentRequest{Caption: d.Caption, TakenAt: d.TakenAt}
+	case api.OpMomentDelete:
+		var d mirror.MomentDelete
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment, j.delete = KindDelete, d.ID, d.ID, true
+	case api.OpMediaPut:
+		var d mirror.MediaPut
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment, j.media = KindMedia, d.ID, d.MomentID, &d
+	case api.OpTurnStart:
+		var d mirror.TurnStart
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		p.pending[d.ID] = pendingTurn{seq: r.Seq, start: d, reqID: r.RequestID}
+		j.skip, j.held = true, true
+	case api.OpTurnFinish:
+		var d mirror.TurnFinish
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		pt, ok := p.pending[d.ID]
+		if !ok {
+			// A finish whose start came before the checkpoint was sent
+			// with it; or a second finish, which the fold ignores.
+			j.skip = true
+			return j, nil
+		}
+		delete(p.pending, d.ID)
+		j.startSeq = pt.seq
+		s := pt.start
+		seat := d.Seat
+		if seat == "" {
+			seat = s.Seat
+		}
+		j.kind, j.id, j.moment = KindReading, d.ID, s.MomentID
+		j.turn = &api.ImportTurnRequest{ID: d.ID, MomentID: s.MomentID, Mode: s.Mode, Seat: seat,
+			Job: s.Job, JobIndex: s.JobIndex, Recall: s.Recall, Status: d.Status, Text: d.Text, Error: d.Error}
+		if s.Job == "" && s.Recall == "" {
+			j.turn.ClientRequestID = pt.reqID
+		}
+	case api.OpPhraseKeep:
+		var d mirror.PhraseKeep
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id = KindPhrase, d.ID
+		j.keep = &api.KeepPhraseRequest{Text: d.Text, MomentID: d.MomentID}
+	case api.OpPhraseUnkeep:
+		var d mirror.PhraseUnkeep
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.unkeep = KindUnkeep, d.ID, d.ID
+	default:
+		return job{}, fmt.Errorf("the source log's op %d is %q, which this push does not know; use a newer spark-engine", r.Seq, r.Op)
+	}
+	return j, nil
+}
+
+// outcome of one attempt: created (sent), already there, or refused.
+type outcome int
+
+const (
+	sent outcome = iota
+	already
+)
+
+// errBadToken stops a push: no op can go until the token is fixed.
+var errBadToken = errors.New("the target engine refuses the token")
+
+// do sends one job, asking again through passing trouble (lost replies,
+// 5xx, 429, a target restarting), and counts what happened. A job the
+// target refuses is counted and listed, and left out of the checkpoint so
+// that the next run sends it again; it is no error.
+func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
+	for failures := 0; ; {
+		o, err := p.send(ctx, j)
+		if err == nil {
+			if o == sent {
+				p.count(j.kind, Count{Sent: 1})
+			} else {
+				p.count(j.kind, Count{Already: 1})
+			}
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		var after = p.opts.Backoff.Wait(failures+1, 0)
+		ae, isAPI := api.AsError(err)
+		switch {
+		case isAPI && retry.Refused(ae.Status):
+			return false, fmt.Errorf("%w: %v", errBadToken, err)
+		case isAPI && !retry.Passing(ae.Status):
+			if _, ok := p.settle(ctx, j, ae); ok {
+				p.count(j.kind, Count{Already: 1})
+				return true, nil
+			}
+			p.refuse(j, ae.Message+" ("+ae.Code+")")
+			return false, nil
+		case isAPI:
+			after = p.opts.Backoff.Wait(failures+1, ae.RetryAfter)
+		case !retry.Network(err):
+			return false, err
+		}
+		failures++
+		p.mu.Lock()
+		p.stats.Retries++
+		p.mu.Unlock()
+		p.opts.Logger.Debug("push: asking again", "seq", j.seq, "kind", j.kind, "err", err)
+		if err := retry.Sleep(ctx, after); err != nil {
+			return false, err
+		}
+	}
+}
+
+// settle tells, for a refusal that a replay after an interrupted run can
+// meet, whether the target already holds what the op would write.
+func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, bool) {
+	if ae.Code != api.CodeMomentDeleted {
+		return 0, false
+	}
+	// The target's moment was deleted by a later op of this same log,
+	// delivered before the checkpoint caught up.
+	m, err := p.target.Moment(ctx, j.moment)
+	if err != nil || m.DeletedAt == nil {
+		return 0, false
+	}
+	switch {
+	case j.edit != nil:
+		return already, true
+	case j.media != nil:
+		for _, md := range []*api.Media{m.Copy, m.Original} {
+			if md != nil && md.ID == j.media.ID && md.SHA256 == j.media.SHA256 {
+				return already, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func created(ok bool) outcome {
+	if ok {
+		return sent
+	}
+	return already
+}
+
+// send makes one attempt at a job.
+func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
+	t := p.target
+	switch {
+	case j.create != nil:
+		_, ok, err := t.CreateMoment(ctx, *j.create)
+		return created(ok), err
+	case j.edit != nil:
+		_, err := t.EditMoment(ctx, j.id, *j.edit)
+		// An edit is idempotent by its values: the target tells no
+		// difference, so it counts as sent.
+		return sent, err
+	case j.delete:
+		ok, err := t.DeleteMoment(ctx, j.id)
+		return created(ok), err
+	case j.media != nil:
+		return p.sendMedia(ctx, j.media)
+	case j.turn != nil:
+		_, ok, err := t.ImportTurn(ctx, *j.turn)
+		return created(ok), err
+	case j.keep != nil:
+		_, ok, err := t.KeepPhrase(ctx, *j.keep)
+		return created(ok), err
+	case j.unkeep != "":
+		ok, err := t.RemovePhrase(ctx, j.unkeep)
+		return created(ok), err
+	case j.ask != nil:
+		s := j.ask.start
+		if s.Job != "" {
+			_, ok, err := t.StartJob(ctx, s.MomentID, s.Job)
+			return created(ok), err
+		}
+		_, ok, err := t.StartTurn(ctx, s.MomentID, api.StartTurnRequest{ClientRequestID: j.ask.reqID, Mode: api.ModePractical})
+		return created(ok), err
+	}
+	return 0, fmt.Errorf("push: op %d has nothing to send", j.seq)
+}
+
+// sendMedia streams one blob of the source with its Content-Digest.
+func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, error) {
+	sum, err := hexSum(m.SHA256)
+	if err != nil {
+		return 0, api.Errorf(api.CodeBadDigest, "%v", err)
+	}
+	f, err := p.store.Open(m.SHA256)
+	if err != nil {
+		return 0, fmt.Errorf("push: the source's %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+	}
+	defer f.Close()
+	_, ok, err := p.target.PutMedia(ctx, client.PutMedia{ID: m.ID, MomentID: m.MomentID, Role: m.Role,
+		ContentType: m.ContentType, Body: f, Size: m.Size, SHA256: sum})
+	if err == nil && ok {
+		p.mu.Lock()
+		p.stats.Bytes += m.Size
+		p.mu.Unlock()
+	}
+	return created(ok), err
+}
+
+// health asks the target who it is, through passing trouble.
+func (p *pusher) health(ctx context.Context) (*api.Health, error) {
+	h := p.target
+	for failures := 1; ; failures++ {
+		hl, err := h.Health(ctx)
+		if err == nil {
+			// Health needs no token; a page of one moment checks it.
+			_, _, err = p.target.Moments(ctx, 1, "")
+		}
+		if err == nil {
+			return hl, nil
+		}
+		if ae, ok := api.AsError(err); ok && retry.Refused(ae.Status) {
+			return nil, fmt.Errorf("push: %w: %v", errBadToken, err)
+		}
+		ae, isAPI := api.AsError(err)
+		if isAPI && ae.Status != http.StatusServiceUnavailable && !retry.Passing(ae.Status) || !isAPI && !retry.Network(err) || failures >= 8 {
+			return nil, fmt.Errorf("push: the target engine: %w", err)
+		}
+		if err := retry.Sleep(ctx, p.opts.Backoff.Wait(failures, 0)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// askUnfinished starts on the target, once the whole log is sent, the
+// readings the source started but never finished (no reading to copy):
+// practical turns by their request id, jobs by their job id. A quick
+// recall's unfinished turn cannot be asked again as it was (a recall picks
+// its phrases when it starts) and is listed as not moved.
+func (p *pusher) askUnfinished(dispatch func(job) error) error {
+	turns := make([]pendingTurn, 0, len(p.pending))
+	for _, t := range p.pending {
+		turns = append(turns, t)
+	}
+	slices.SortFunc(turns, func(a, b pendingTurn) int { return cmp.Compare(a.seq, b.seq) })
+	jobs := map[string]bool{}
+	for i := range turns {
+		t := &turns[i]
+		j := job{seq: t.seq, kind: KindAsked, id: t.start.ID, moment: t.start.MomentID, ask: t}
+		switch {
+		case t.start.Recall != "":
+			p.mu.Lock()
+			p.stats.Unsettled = append(p.stats.Unsettled, t.start.ID)
+			p.mu.Unlock()
+			p.refuse(j, "a quick recall's reading that was never finished cannot be asked again as it was")
+			continue
+		case t.start.Job != "" && jobs[t.start.Job]:
+			p.markDone(t.seq, 0)
+			continue
+		case t.start.Job != "":
+			jobs[t.start.Job] = true
+		}
+		if err := dispatch(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package push
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+)
+
+// Missing counts the live moments of the engine folder src that the
+// target does not show as live, without sending anything:
+// what a push would bring along. It reads src's log read-only, keeping the
+// live moment ids, and the target's moments page by page.
+func Missing(ctx context.Context, src string, t Target) (int, error) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l, err := oplog.Open(filepath.Join(src, engine.LogFile), oplog.Options{Logger: quiet, ReadOnly: true})
+	if err != nil {
+		return 0, fmt.Errorf("push: read the log of %s: %w", src, err)
+	}
+	defer l.Close()
+	live := map[string]bool{}
+	err = l.Scan(ctx, 0, func(r oplog.Record) error {
+		switch r.Op {
+		case api.OpMomentCreate:
+			var d mirror.MomentCreate
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return fmt.Errorf("op %d: %w", r.Seq, err)
+			}
+			live[d.ID] = true
+		case api.OpMomentDelete:
+			var d mirror.MomentDelete
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return fmt.Errorf("op %d: %w", r.Seq, err)
+			}
+			delete(live, d.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("push: read the log of %s: %w", src, err)
+	}
+	before := ""
+	for len(live) > 0 {
+		page, next, err := t.Moments(ctx, api.MaxPageLimit, before)
+		if err != nil {
+			return 0, fmt.Errorf("push: list the target's moments: %w", err)
+		}
+		for _, m := range page {
+			delete(live, m.ID)
+		}
+		if next == nil {
+			break
+		}
+		before = *next
+	}
+	return len(live), nil
+}
