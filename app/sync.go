@@ -210,7 +210,15 @@ func (a *App) heldWrites(ctx context.Context) []outbox.Write {
 		a.log.Warn("read the outbox's sent writes", "err", err)
 		return nil
 	}
-	return ws
+	// Only what went to the engine the replica copies.
+	to := ob.Target().URL
+	out := ws[:0]
+	for _, w := range ws {
+		if w.Target == to {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // sentMoments returns the captures the outbox delivered that the replica
@@ -226,8 +234,12 @@ func (a *App) sentMoments(ctx context.Context) []Moment {
 		a.log.Warn("read the outbox's delivered captures", "err", err)
 		return nil
 	}
+	to := ob.Target().URL
 	var out []Moment
 	for i := range es {
+		if es[i].Target != to {
+			continue // delivered to another engine: not the replica's
+		}
 		if _, err := rep.Moment(ctx, es[i].MomentID); err != nil {
 			out = append(out, pendingView(&es[i]))
 		}
