@@ -9,6 +9,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // Verdict codes of trouble that is not the engine's answer (an answer's
@@ -107,7 +108,7 @@ func troubleCode(err error) string {
 	switch {
 	case retry.Network(err):
 		return CodeNetwork
-	case sqliteCode(err) != 0:
+	case sqlitedsn.Code(err) != 0:
 		return CodeOutboxDatabase
 	case errors.As(err, &pathErr):
 		return CodeOutboxFile

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/sparkfamily/spark/datadir"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // writeFile is the part of *os.File a capture writes through. Tests swap
@@ -36,7 +37,7 @@ func isDiskFull(err error) bool {
 		return false
 	}
 	return errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || isQuotaErr(err) ||
-		sqliteCode(err) == sqlite3.SQLITE_FULL
+		sqlitedsn.Code(err) == sqlite3.SQLITE_FULL
 }
 
 // diskFull rewrites a disk-full error into one a person can act on, saying

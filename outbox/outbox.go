@@ -14,8 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite" // the "sqlite" driver, pure Go
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
 
 	"github.com/sparkfamily/spark/sqlitedsn"
 )
@@ -193,37 +192,17 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// takeLock holds an exclusive SQLite lock on a small side file for as long
-// as the outbox is open. SQLite's locking works the same on every desktop
-// and the operating system drops it when the process dies, even by SIGKILL.
+// takeLock holds the outbox's lock file (sqlitedsn.Lock) for as long as
+// the outbox is open.
 func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_pragma": {"locking_mode(EXCLUSIVE)", "busy_timeout(0)"}}))
-	if err != nil {
-		return nil, fmt.Errorf("open outbox lock %s: %w", path, err)
+	db, err := sqlitedsn.Lock(ctx, path)
+	if errors.Is(err, sqlitedsn.ErrHeld) {
+		return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
 	}
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	// The first write in EXCLUSIVE locking mode takes a lock that the
-	// connection keeps until it is closed.
-	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS lock (x); BEGIN EXCLUSIVE; DELETE FROM lock; COMMIT"); err != nil {
-		db.Close()
-		if c := sqliteCode(err); c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED {
-			return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
-		}
-		return nil, fmt.Errorf("take outbox lock %s: %w", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: %w", err)
 	}
 	return db, nil
-}
-
-// sqliteCode is the primary SQLite result code of err (SQLITE_FULL,
-// SQLITE_BUSY...), or 0 when err did not come from SQLite.
-func sqliteCode(err error) int {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code() & 0xff // an extended code keeps the primary in its low byte
-	}
-	return 0
 }
 
 // entryDir is where an entry's files live once captured.

@@ -12,11 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // FormatVersion is the version of the replica's folder (see the package
@@ -278,23 +276,15 @@ func removeDB(path string) error {
 	return nil
 }
 
-// takeLock holds path with SQLite's exclusive locking mode until the
-// returned handle is closed (the outbox's lock, the same way).
+// takeLock holds the replica's lock file (sqlitedsn.Lock, the outbox's
+// lock the same way) until the returned handle is closed.
 func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(0)")
-	if err != nil {
-		return nil, fmt.Errorf("replica: open the lock %s: %w", path, err)
+	db, err := sqlitedsn.Lock(ctx, path)
+	if errors.Is(err, sqlitedsn.ErrHeld) {
+		return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
 	}
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS lock (x); BEGIN EXCLUSIVE; DELETE FROM lock; COMMIT"); err != nil {
-		db.Close()
-		var se *sqlite.Error
-		if errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED) {
-			return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
-		}
-		return nil, fmt.Errorf("replica: take the lock %s: %w", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("replica: %w", err)
 	}
 	return db, nil
 }
