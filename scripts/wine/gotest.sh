@@ -4,7 +4,9 @@
 # private prefix of setup-prefix.sh, one package at a time. Prints
 # `go test -json` on stdout, for scripts/gotest-report.mjs; arguments go to
 # go test (for example -run); package patterns among them (./outbox) replace
-# the list below.
+# the list below. `gotest.sh --list` prints that list, one a line, and
+# nothing else: the GitHub Windows job runs the same packages on real
+# Windows.
 #
 # Go's os.RemoveAll deletes with a call Wine 8.0 lacks, so the test binaries
 # are built with -overlay adding deleteat_fallback_windows.go to Go's
@@ -12,16 +14,21 @@
 # Windows and FAT32 volumes get. Tests that depend on what still differs say
 # so when they skip.
 set -euo pipefail
+
+PACKAGES=(
+  ./api/... ./atomicfile/... ./client/... ./datadir/... ./dirlock/... ./endsession/... ./engine/... ./outbox/...
+  ./photo/... ./push/... ./replica/... ./retry/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
+)
+if [ "${1-}" = --list ]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
+
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=env.sh
 . "$here/env.sh"
 cd "$root"
-
-PACKAGES=(
-  ./api/... ./atomicfile/... ./client/... ./datadir/... ./dirlock/... ./endsession/... ./engine/... ./outbox/...
-  ./photo/... ./retry/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
-)
 
 tmp=$(mktemp -d)
 trap 'wineserver -k >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
