@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/diskfull"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/version"
 )
@@ -172,7 +172,7 @@ func (e *Engine) writeFailed(l *oplog.Log, err error) error {
 func describe(err error) string {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
-		if diskFull(errno) {
+		if diskfull.Is(errno) {
 			return "the disk is full: " + errno.Error()
 		}
 		return errno.Error()
@@ -189,15 +189,6 @@ func describe(err error) string {
 		}
 	}
 	return "a write failed; the engine's log has the details"
-}
-
-// diskFull reports an error number that means no space is left.
-func diskFull(errno syscall.Errno) bool {
-	if errno == syscall.ENOSPC || errno == syscall.EDQUOT {
-		return true
-	}
-	// ERROR_HANDLE_DISK_FULL and ERROR_DISK_FULL.
-	return runtime.GOOS == "windows" && (errno == 39 || errno == 112)
 }
 
 // kickProbe asks the prober, if one runs, to try now.

@@ -9,13 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"syscall"
 	"time"
 
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/sparkfamily/spark/datadir"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/diskfull"
 )
 
 // writeFile is the part of *os.File a capture writes through. Tests swap
@@ -31,13 +28,12 @@ func createFile(name string) (writeFile, error) {
 }
 
 // isDiskFull reports whether err means the disk (or the user's quota) is full,
-// from a write, an fsync or SQLite.
+// from a write, an fsync or SQLite (diskfull.Is), or is ErrDiskFull.
 func isDiskFull(err error) bool {
 	if err == nil {
 		return false
 	}
-	return errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || isQuotaErr(err) ||
-		sqlitedsn.Code(err) == sqlite3.SQLITE_FULL
+	return errors.Is(err, ErrDiskFull) || diskfull.Is(err)
 }
 
 // diskFull rewrites a disk-full error into one a person can act on, saying
