@@ -10,6 +10,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/media"
@@ -30,8 +33,9 @@ const maxFsckDiffs = 10
 // its end is reported, never cut), compares a snapshot of the mirror taken
 // in one read transaction of a read-only connection, and reads the media
 // without touching the store's temp files. Its only writes are to a
-// temporary folder in dir ("fsck-*"), which it removes, saying so if it
-// cannot. (SQLite may leave its empty -wal and -shm files beside a mirror
+// temporary folder in dir ("fsck-PID-TIME-*"), which it removes, saying so
+// if it cannot; the next fsck removes what an earlier one (killed, or
+// refused the removal) left there (sweepFsckDirs). (SQLite may leave its empty -wal and -shm files beside a mirror
 // it opened read-only.)
 func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	problems := 0
@@ -43,13 +47,15 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	if _, err := os.Stat(logPath); err != nil {
 		return false, fmt.Errorf("fsck: no op log in %s: %w", dir, err)
 	}
-	tmpDir, err := os.MkdirTemp(dir, "fsck-")
+	now := time.Now()
+	sweepFsckDirs(dir, now, w)
+	tmpDir, err := os.MkdirTemp(dir, fmt.Sprintf("%s%d-%d-", fsckPrefix, os.Getpid(), now.Unix()))
 	if err != nil {
 		return false, fmt.Errorf("fsck: %w", err)
 	}
 	err = fsck(ctx, dir, tmpDir, w, fail)
-	if rerr := os.RemoveAll(tmpDir); rerr != nil {
-		fmt.Fprintf(w, "warn could not remove fsck's temporary folder %s (%v); remove it by hand\n", tmpDir, rerr)
+	if rerr := removeAll(tmpDir); rerr != nil {
+		fmt.Fprintf(w, "warn could not remove fsck's temporary folder %s (%v); the next fsck tries again, or remove it by hand\n", tmpDir, rerr)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -63,6 +69,70 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	}
 	fmt.Fprintln(w, "fsck: all good")
 	return true, nil
+}
+
+// fsckPrefix starts the name of fsck's temporary folders in the data
+// folder: fsck-PID-UNIXTIME-RANDOM (older versions: fsck-RANDOM).
+const fsckPrefix = "fsck-"
+
+// fsckStaleAfter is how old a temporary folder must be before another fsck
+// removes it: far longer than any fsck runs, so that a concurrent fsck
+// (beside this one, or beside a live engine) keeps its own.
+var fsckStaleAfter = 24 * time.Hour
+
+// removeAll removes fsck's temporary folders; tests swap it for one that
+// refuses, as Windows does while another program holds a file there open.
+var removeAll = os.RemoveAll
+
+// sweepFsckDirs removes the temporary folders that earlier fsck runs left
+// in dir (killed before their clean-up, or refused it), once older than
+// fsckStaleAfter by the time in their name (or, for a name without one, by
+// the folder's modification time), and says so on w; one it cannot remove
+// it names, and leaves for the next fsck.
+func sweepFsckDirs(dir string, now time.Time, w io.Writer) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return // fsck reads dir next and says what is wrong
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), fsckPrefix) {
+			continue
+		}
+		made, ok := fsckDirTime(e.Name())
+		if !ok {
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			made = info.ModTime()
+		}
+		if now.Sub(made) < fsckStaleAfter {
+			continue // perhaps another fsck's, running now
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := removeAll(path); err != nil {
+			fmt.Fprintf(w, "warn could not remove %s, left by an earlier fsck (%v); the next fsck tries again, or remove it by hand\n", path, err)
+			continue
+		}
+		fmt.Fprintf(w, "note removed %s, left by an earlier fsck that did not finish\n", path)
+	}
+}
+
+// fsckDirTime is when the fsck that named a temporary folder
+// fsck-PID-UNIXTIME-RANDOM started.
+func fsckDirTime(name string) (time.Time, bool) {
+	parts := strings.Split(strings.TrimPrefix(name, fsckPrefix), "-")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	if _, err := strconv.Atoi(parts[0]); err != nil {
+		return time.Time{}, false
+	}
+	sec, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
 }
 
 func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string, ...any)) error {
