@@ -31,7 +31,7 @@ const usage = `spark-engine runs a Spark engine: the server every Spark client s
 moments to, with the op log, the media and Pippa's turns in one data directory.
 
 Usage:
-  spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES]
+  spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]
   spark-engine token add NAME [--data DIR]    print a new token for NAME, alone on stdout
   spark-engine token list [--data DIR]        list the names of the tokens
   spark-engine token revoke NAME [--data DIR] revoke NAME's token
@@ -44,7 +44,8 @@ Usage:
 
 The data directory defaults to %s.
 serve listens on 127.0.0.1:8787 unless told otherwise; put it behind a TLS
-reverse proxy to reach it from other machines (see docs/ENGINE.md).
+reverse proxy to reach it from other machines (see docs/ENGINE.md). On
+Windows it also runs as a service (sc.exe create; see docs/ENGINE.md).
 Pippa's first brain seat comes from SPARK_BRAIN_URL, SPARK_BRAIN_MODEL and
 SPARK_BRAIN_KEY.
 
@@ -66,6 +67,9 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
+	if code, ok := runService(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	ctx, stop := notifyStop(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

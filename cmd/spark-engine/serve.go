@@ -21,11 +21,12 @@ import (
 const shutdownGrace = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--max-media-size BYTES]")
+	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]")
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	maxMedia := fs.Int64("max-media-size", 0, "the largest media upload in bytes (0: the engine's default)")
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
+	logFile := fs.String("log-file", "", "append the log to this file instead of standard error (a Windows service has none)")
 	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -45,9 +46,18 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if *verbose {
 		hopts.Level = slog.LevelDebug
 	}
-	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
+	logOut := stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("open the log file: %w", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	var handler slog.Handler = slog.NewTextHandler(logOut, hopts)
 	if *logJSON {
-		handler = slog.NewJSONHandler(stderr, hopts)
+		handler = slog.NewJSONHandler(logOut, hopts)
 	}
 	logger := slog.New(handler)
 
