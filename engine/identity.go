@@ -56,7 +56,7 @@ func (e *Engine) ID() (string, error) {
 // has none.
 func loadIdentity(dir string) (string, error) {
 	path := filepath.Join(dir, IdentityFile)
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	switch {
 	case err == nil:
 		var f identityJSON

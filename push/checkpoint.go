@@ -40,7 +40,7 @@ func (p *pusher) loadCheckpoint() (uint64, error) {
 	if path == "" {
 		return 0, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/media"
@@ -426,7 +427,7 @@ func (p *pusher) refuse(j job, reason string) {
 // writes nothing in the source folder). A folder that has none yet is
 // named by its log's first record, which a replaced log does not share.
 func sourceID(ctx context.Context, dir string, l *oplog.Log) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, engine.IdentityFile))
+	b, err := atomicfile.ReadFile(filepath.Join(dir, engine.IdentityFile))
 	if errors.Is(err, os.ErrNotExist) {
 		h := sha256.New()
 		err := l.Scan(ctx, 0, func(r oplog.Record) error {

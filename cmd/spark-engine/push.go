@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/datadir"
 	"github.com/sparkfamily/spark/push"
 )
 
@@ -25,7 +26,7 @@ func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	data := dataFlag(fs)
 	to := fs.String("to", "", "the address of the engine to copy to, e.g. https://spark.example.org")
 	token := fs.String("token", "", "a token of the engine at --to (default: $SPARK_TOKEN)")
-	state := fs.String("state", "", "where to remember how far the copy got, so a second run sends only the rest (default: a folder in the user's cache)")
+	state := fs.String("state", "", "where to remember how far the copy got, so a second run sends only the rest (default: push/ in Spark's data folder)")
 	asJSON := fs.Bool("json", false, "print a summary in JSON on stdout: counts per kind (sent, already there, refused) and the refusals")
 	workers := fs.Int("workers", 4, "how many moments to send at once")
 	pos, err := parseArgs(fs, args)
@@ -49,9 +50,7 @@ func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *state == "" {
-		if cache, err := os.UserCacheDir(); err == nil {
-			*state = filepath.Join(cache, "spark", "push")
-		}
+		*state = pushStateDir(datadir.Dir, os.UserCacheDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
 	tty := isTerminal(stderr)
 	st, err := push.Run(ctx, push.Options{
@@ -125,4 +124,38 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// pushStateDir is push's default --state: push/ in Spark's data folder
+// (dataBase, datadir.Dir), where the rest of Spark's data lives. Before,
+// it was spark/push in the user's cache folder (userCache); a folder there
+// is moved on the first push after the upgrade, so a second run still
+// sends only the rest. When it cannot be moved, push keeps using it. ""
+// (no checkpoint kept) when neither folder can be found.
+func pushStateDir(dataBase, userCache func() (string, error), log *slog.Logger) string {
+	base, err := dataBase()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(base, "push")
+	cache, err := userCache()
+	if err != nil {
+		return dir
+	}
+	old := filepath.Join(cache, "spark", "push")
+	if _, err := os.Stat(old); err != nil {
+		return dir
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return dir // moved already; a copy left at the old place is not read
+	}
+	err = os.MkdirAll(base, 0o700)
+	if err == nil {
+		err = os.Rename(old, dir)
+	}
+	if err != nil {
+		log.Warn("push: could not move the checkpoints to Spark's data folder; using them where they are", "from", old, "to", dir, "err", err)
+		return old
+	}
+	return dir
 }

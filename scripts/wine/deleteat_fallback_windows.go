@@ -1,5 +1,6 @@
 // Added to Go's internal/syscall/windows package by -overlay, for the test
-// run under Wine only (scripts/wine/overlay.sh): never in a shipped build.
+// run under Wine only (scripts/wine/gotest.sh writes the overlay file and
+// builds the test binaries with it): never in a shipped build.
 //
 // Go's os.RemoveAll deletes each file with NtSetInformationFile's
 // FileDispositionInformationEx (POSIX semantics, Windows 10 1607 and later).
