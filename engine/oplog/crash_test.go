@@ -14,7 +14,10 @@ import (
 	"github.com/sparkfamily/spark/engine/vfs/crashfs"
 )
 
-var powerCuts = flag.Int("powercuts", 300, "power cuts TestLog_PowerCut simulates")
+var (
+	powerCuts    = flag.Int("powercuts", 300, "power cuts TestLog_PowerCut simulates")
+	powerCutSeed = flag.Uint64("powercut-seed", 0, "first seed of TestLog_PowerCut; a failure names the seed that reproduces it")
+)
 
 // TestLog_PowerCut runs writers appending groups of records to a log on a
 // simulated disk and cuts the power at a random operation; the log that a
@@ -30,8 +33,8 @@ func TestLog_PowerCut(t *testing.T) {
 	if testing.Short() {
 		n = 50
 	}
-	for seed := range uint64(n) {
-		powerCut(t, seed)
+	for i := range uint64(n) {
+		powerCut(t, *powerCutSeed+i)
 	}
 }
 
