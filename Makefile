@@ -1,5 +1,5 @@
 # Spark desktop. The README's two commands are `make run` and `make test`.
-.PHONY: run test test-quick setup build package bench clean
+.PHONY: run test test-quick setup build package bench powercut clean
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/sparkfamily/spark/version.Version=$(VERSION)
@@ -32,6 +32,14 @@ package: setup
 bench:
 	go run ./cmd/spark-engine bench
 	go run ./cmd/spark-bench all
+
+## powercut: long power-cut runs of the engine and of its log, from a random seed (about an hour; CI runs a short fixed set; POWERCUT_RUNS and POWERCUTS set their length); a failure names its seed
+POWERCUT_RUNS ?= 2000
+POWERCUTS ?= 20000
+powercut:
+	seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); echo "powercut seed $$seed"; \
+	go test -count=1 ./engine -run TestEngine_PowerCut -powercut-runs=$(POWERCUT_RUNS) -powercut-seed=$$seed -timeout 2h && \
+	go test -count=1 ./engine/oplog -run TestLog_PowerCut -powercuts=$(POWERCUTS) -powercut-seed=$$seed -timeout 2h
 
 clean:
 	rm -rf build/bin dist frontend/dist

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,7 +41,8 @@ const snapshotsPerRun = 4
 // TestEngine_PowerCut runs the engine on a simulated disk (crashfs) while
 // clients create moments, upload their small copies, start jobs (a fan-out
 // of one turn per seat, in one write) and recalls (a moment and its turn,
-// in one write), and cuts the power at a random file operation: in Open,
+// in one write), and send bursts of creates at once (answered at their
+// fsync, folded into the mirror behind the log), and cuts the power at a random file operation: in Open,
 // in the middle of a batch, of a media commit, of a recovery's cut... At
 // every cut point:
 //   - the log opens without help, holds every op answered before the cut,
@@ -83,11 +85,15 @@ func TestEngine_PowerCut(t *testing.T) {
 	}
 	const chain = 10
 	points := 0
+	var behind atomic.Int64
 	for c := 0; c*chain < n; c++ {
-		pc := &powerCutRun{t: t, seats: seats, seed: *powerCutSeed + uint64(c), sent: newSentSet()}
+		pc := &powerCutRun{t: t, seats: seats, seed: *powerCutSeed + uint64(c), sent: newSentSet(), behind: &behind}
 		points += pc.run(min(chain, n-c*chain))
 	}
-	t.Logf("%d engine runs cut short, %d cut points checked", n, points)
+	t.Logf("%d engine runs cut short, %d cut points checked, %d creates answered before their fold", n, points, behind.Load())
+	if behind.Load() == 0 {
+		t.Errorf("no create was answered before its fold: the bursts did not take the engine's pipeline")
+	}
 }
 
 // answer is a request that was answered.
@@ -130,6 +136,9 @@ type powerCutRun struct {
 	sent  *sentSet
 	rng   *rand.Rand
 	round int
+	// behind counts the creates answered while the mirror's fold was
+	// behind the log (answered at their fsync).
+	behind *atomic.Int64
 }
 
 // run runs restarts engine runs in a chain, each on what the last one's
@@ -280,8 +289,39 @@ func (pc *powerCutRun) load(e *Engine, disk *crashfs.FS) {
 			}
 		}()
 	}
+	// Bursts of creates at once, as many phones sending their captures
+	// do: the engine answers them at their fsync and folds them behind
+	// the log (appendCreate), so that cuts land between answers and folds.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ctx := context.Background()
+		for b := 0; !disk.Crashed(); b++ {
+			var burst sync.WaitGroup
+			for k := range createBurst {
+				burst.Add(1)
+				go func() {
+					defer burst.Done()
+					tag := fmt.Sprintf("s%d-r%d-b%d-%d", pc.seed, pc.round, b, k)
+					s.send(tag)
+					mo, _, err := e.CreateMoment(ctx, api.CreateMomentRequest{ClientRequestID: tag, Kind: api.KindPhoto, Caption: "caption " + tag, CopyID: mediaID(tag)})
+					if err != nil {
+						return
+					}
+					if e.opLog().Folding() {
+						pc.behind.Add(1)
+					}
+					s.answered(answer{kind: "moment", key: tag, val: mo.ID, round: pc.round, op: disk.Ops()})
+				}()
+			}
+			burst.Wait()
+		}
+	}()
 	wg.Wait()
 }
+
+// createBurst is how many creates at once the power-cut test's bursts send.
+const createBurst = 8
 
 // mediaID makes a ULID-shaped media id from a tag.
 func mediaID(tag string) string {

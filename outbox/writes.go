@@ -151,10 +151,19 @@ func scanWrite(s scanner) (*Write, error) {
 // id returns the write already stored: once per intent) or minted when
 // empty. A caption or taken_at edit replaces the same edit of the same
 // moment still unsent, when nothing of that moment was written after it:
-// the returned write is then the older one, carrying the new text.
+// the returned write is then the older one, carrying the new text. A
+// caption or a note longer than api.MaxCaptionBytes is refused with
+// api.CheckCaption's error, and nothing is stored.
 func (o *Outbox) AddWrite(ctx context.Context, w Write) (*Write, error) {
 	if w.Kind == "" {
 		return nil, errors.New("outbox: a write needs a kind")
+	}
+	if w.Kind == WriteCaption || w.Kind == WriteNote {
+		// The engine would refuse it (400, for good): it is refused here,
+		// in the engine's words, before anything is stored.
+		if err := api.CheckCaption(w.Text); err != nil {
+			return nil, err
+		}
 	}
 	if w.ID == "" {
 		w.ID = ulid.Make().String()

@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -492,4 +493,39 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 	return srv.URL
+}
+
+// TestAddWrite_CaptionTooLong: a caption or a note longer than the engine
+// takes is refused with api.CheckCaption's error before anything is
+// stored; one at the limit is kept.
+func TestAddWrite_CaptionTooLong(t *testing.T) {
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	m := ulid.Make().String()
+	long := strings.Repeat("é", api.MaxCaptionBytes/2) + "!"
+	for _, w := range []Write{NewCaption(m, long), NewNote(ulid.Make().String(), long)} {
+		got, err := o.AddWrite(ctx, w)
+		if api.ErrorCode(err) != api.CodeCaptionTooLong || got != nil {
+			t.Errorf("AddWrite of a %s of %d bytes = %v, %v; want %s", w.Kind, len(long), got != nil, err, api.CodeCaptionTooLong)
+		}
+	}
+	// An unsent caption is not replaced by a refused one either.
+	if _, err := o.AddWrite(ctx, NewCaption(m, "the letter")); err != nil {
+		t.Fatal(err)
+	}
+	o.AddWrite(ctx, NewCaption(m, long))
+	ws, err := o.UnsentWrites(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 1 || ws[0].Text != "the letter" {
+		var got []string
+		for _, w := range ws {
+			got = append(got, fmt.Sprintf("%s of %d bytes", w.Kind, len(w.Text)))
+		}
+		t.Errorf("unsent writes after refusals: %v; want only the caption \"the letter\"", got)
+	}
+	if _, err := o.AddWrite(ctx, NewNote(ulid.Make().String(), strings.Repeat("a", api.MaxCaptionBytes))); err != nil {
+		t.Errorf("AddWrite of a note of exactly %d bytes: %v", api.MaxCaptionBytes, err)
+	}
 }

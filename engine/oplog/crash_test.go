@@ -2,6 +2,7 @@ package oplog
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -13,20 +14,27 @@ import (
 	"github.com/sparkfamily/spark/engine/vfs/crashfs"
 )
 
-var powerCuts = flag.Int("powercuts", 300, "power cuts TestLog_PowerCut simulates")
+var (
+	powerCuts    = flag.Int("powercuts", 300, "power cuts TestLog_PowerCut simulates")
+	powerCutSeed = flag.Uint64("powercut-seed", 0, "first seed of TestLog_PowerCut; a failure names the seed that reproduces it")
+)
 
 // TestLog_PowerCut runs writers appending groups of records to a log on a
 // simulated disk and cuts the power at a random operation; the log that a
 // restart finds must open without help and hold every group whose Append
 // returned, each group whole or absent, and nothing nobody appended. The
-// seeds are fixed, so a failure names the seed that reproduces it.
+// writers use Append, or AppendDurable, which the log answers at the fsync
+// and folds behind it (Options.Stage, as the engine's mirror), so that cuts
+// land between an answer and its fold; the restart passes the folded seq
+// as KeepThrough, as the engine does. The seeds are fixed, so a failure
+// names the seed that reproduces it.
 func TestLog_PowerCut(t *testing.T) {
 	n := *powerCuts
 	if testing.Short() {
 		n = 50
 	}
-	for seed := range uint64(n) {
-		powerCut(t, seed)
+	for i := range uint64(n) {
+		powerCut(t, *powerCutSeed+i)
 	}
 }
 
@@ -40,7 +48,28 @@ func powerCut(t *testing.T, seed uint64) {
 	path := filepath.Join(root, "ops.log")
 	// Some writes before the crash point; a few cuts land at the very start.
 	disk.CrashAt(1 + rng.IntN(120))
-	l, err := Open(path, Options{FS: disk, Logger: quietLogger})
+	// The mirror: what the folds committed, in seq order.
+	var foldMu sync.Mutex
+	var folded uint64
+	stage := func(b []Record) (Staged, error) {
+		return stagedFunc{
+			commit: func() error {
+				foldMu.Lock()
+				defer foldMu.Unlock()
+				if disk.Crashed() {
+					// The mirror lost its power too.
+					return errors.New("the power is off")
+				}
+				if b[0].Seq != folded+1 {
+					t.Errorf("seed %d: fold of seqs %d-%d after seq %d", seed, b[0].Seq, b[len(b)-1].Seq, folded)
+				}
+				folded = b[len(b)-1].Seq
+				return nil
+			},
+			abort: func() {},
+		}, nil
+	}
+	l, err := Open(path, Options{FS: disk, Logger: quietLogger, Stage: stage})
 	if err != nil {
 		if disk.Crashed() {
 			return // the power went off while the log was being created
@@ -50,6 +79,11 @@ func powerCut(t *testing.T, seed uint64) {
 	var mu sync.Mutex
 	sent := map[string]int{}     // request id -> group size, every Append tried
 	answered := map[string]int{} // those that returned success
+	var lastAnswered uint64
+	// By seed: every writer appends with Append, or with AppendDurable
+	// (whose batches wait for their fold while the next ones are written),
+	// or half and half.
+	durable := func(w int) bool { return seed%3 == 1 || seed%3 == 2 && w%2 == 1 }
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)
@@ -65,11 +99,17 @@ func powerCut(t *testing.T, seed uint64) {
 				mu.Lock()
 				sent[rid] = size
 				mu.Unlock()
-				if _, err := l.Append(context.Background(), recs...); err != nil {
+				appendFn := l.Append
+				if durable(w) {
+					appendFn = l.AppendDurable
+				}
+				out, err := appendFn(context.Background(), recs...)
+				if err != nil {
 					return
 				}
 				mu.Lock()
 				answered[rid] = size
+				lastAnswered = max(lastAnswered, out[len(out)-1].Seq)
 				mu.Unlock()
 			}
 		}()
@@ -90,13 +130,16 @@ func powerCut(t *testing.T, seed uint64) {
 		}
 		return
 	}
-	l2, err := Open(after, Options{Logger: quietLogger})
+	foldMu.Lock()
+	keep := folded
+	foldMu.Unlock()
+	l2, err := Open(after, Options{Logger: quietLogger, KeepThrough: keep})
 	if err != nil {
 		t.Fatalf("seed %d: the log does not open after the power cut: %v", seed, err)
 	}
 	defer l2.Close()
 	if testing.Verbose() {
-		t.Logf("seed %d: %d ops, %d sent, %d answered, last seq %d, cut %+v", seed, disk.Ops(), len(sent), len(answered), l2.LastSeq(), l2.Cut())
+		t.Logf("seed %d: %d ops, %d sent, %d answered through seq %d, folded through %d, last seq %d, cut %+v", seed, disk.Ops(), len(sent), len(answered), lastAnswered, keep, l2.LastSeq(), l2.Cut())
 	}
 	got := map[string]int{}
 	err = l2.Scan(context.Background(), 0, func(r Record) error {

@@ -2,8 +2,9 @@
 // SQLite mirror is folded and can always be rebuilt.
 //
 // Every write the engine accepts becomes one record appended to a single
-// file (DATA/ops.log). A writer is answered only after its record has been
-// written, fsync'ed and folded into the mirror through Options.Stage. One committer goroutine does all the writing: it takes
+// file (DATA/ops.log). An Append writer is answered only after its record has
+// been written, fsync'ed and folded into the mirror through Options.Stage.
+// One committer goroutine does all the writing: it takes
 // every Append that is pending, writes their records with one write, fsyncs
 // once, folds the batch and answers all of those writers. The fold is
 // prepared while the fsync runs and made visible after it, so the
@@ -80,15 +81,42 @@ the disk) leaves at the end of the file. Open cuts those, and nothing else:
     logged with the offset, the size and the copy's name. At offset 0 this
     holds only if the bytes begin with the magic or are all zeros: a file
     that does not look like a log is never cut.
-  - never an acknowledged op: Options.KeepThrough (the engine passes the
-    mirror's last folded seq) is the seq through which ops may have been
-    answered; a cut that would take one of them is refused as corruption.
+  - never a record written whole, even one damaged since. The checksum
+    covers the length word, group flag included, so a flipped flag fails
+    it like any other flipped bit. A record whose length word was damaged
+    so that it seems to run past the end of the file (or into its zeros)
+    is told from a write cut short by its own bytes: where its JSON data
+    ends gives its true length, and if, with that length and either group
+    flag, the checksum and every other check pass, it was written whole:
+    corruption, never cut. A write cut short cannot pass that: its bytes
+    are not all there. So an op answered at its fsync (AppendDurable)
+    and not yet folded is safe from the cut though the mirror is behind.
+  - never an op known acknowledged: Options.KeepThrough (the engine passes
+    the mirror's last folded seq, a floor of what was answered: ops
+    answered at their fsync may lie above it) is a seq through which ops
+    were answered; a cut that would take one of them is refused as
+    corruption, whatever the bytes look like.
   - corruption: any other bad record, wherever it is, even the last one: a
     record that lies wholly inside the written bytes and fails its checksum
     or any other check, or whose length runs past the end while whole
     records follow it. Open then fails with a *CorruptError that names the
     file and the byte offset of the bad record, and changes nothing.
     Nothing is ever skipped silently; a person has to look.
+
+What the format cannot tell, above KeepThrough (the last ops answered at
+their fsync and not yet folded), so that their damage is cut as a write cut
+short, with a copy kept in "<log>.cut-<offset>":
+
+  - a last record damaged in its length word and in another byte too (two
+    damages): no length makes its checksum match;
+  - a last record whose own bytes end in a zero byte (no data, and a
+    request id that is empty or ends in NUL) damaged anywhere: its zeros
+    look like the ones a file system leaves where data never landed. The
+    engine writes no such record: every op it writes has JSON data, which
+    never ends in a zero byte;
+  - whole records missing from the end of the file (a disk that lost a
+    file's last blocks after they were fsync'ed): no bytes are left to
+    judge, so nothing is cut, but they are gone.
 
 A read-only Open (fsck, rebuild) applies the same rules but cuts nothing:
 it stops at the last whole group and reports the rest (Log.Cut).

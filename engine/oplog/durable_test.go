@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,5 +134,37 @@ func TestLog_AppendDurableNoStage(t *testing.T) {
 	got, err := l.AppendDurable(context.Background(), rec("a", "", ""), rec("b", "", ""))
 	if err != nil || len(got) != 2 || got[1].Seq != 2 {
 		t.Fatalf("AppendDurable = %v, %v", got, err)
+	}
+}
+
+// TestLog_LargeBatchBufferLetGo: the encoding buffer a batch larger than
+// maxBatchBytes grew is not kept once the batch is written, whether its
+// writer was answered at the fsync (AppendDurable) or after the fold.
+func TestLog_LargeBatchBufferLetGo(t *testing.T) {
+	big := `{"caption":"` + strings.Repeat("a", maxBatchBytes+1<<20) + `"}`
+	for _, durable := range []bool{false, true} {
+		opts := testOptions(t)
+		opts.Logger = quietLogger
+		opts.Stage = func(b []Record) (Staged, error) {
+			return stagedFunc{commit: func() error { return nil }, abort: func() {}}, nil
+		}
+		l, err := Open(filepath.Join(t.TempDir(), "ops.log"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendFn := l.Append
+		if durable {
+			appendFn = l.AppendDurable
+		}
+		if _, err := appendFn(context.Background(), rec("a", "", big)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// The committer has stopped: its buffer may be read.
+		if c := cap(l.buf); c > maxBatchBytes {
+			t.Errorf("durable %v: the committer keeps a buffer of %d bytes after a large batch, more than %d", durable, c, maxBatchBytes)
+		}
 	}
 }

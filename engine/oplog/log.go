@@ -53,10 +53,15 @@ type Options struct {
 	// run beside the engine that writes the log: it sees the log as it was
 	// when opened.
 	ReadOnly bool
-	// KeepThrough is the seq through which ops may have been
-	// acknowledged: the engine passes the mirror's last folded seq, since
-	// it folds an op once it is in the log, just before it answers. Open
-	// refuses to cut any of them, whatever the file holds.
+	// KeepThrough is a seq through which ops are known acknowledged: Open
+	// refuses to cut any of them, whatever the file holds. The engine
+	// passes the mirror's last folded seq. That is a floor, not the
+	// highest answered seq: an AppendDurable writer is answered at its
+	// fsync, before the fold, so the last ops answered may lie above it.
+	// Those are protected by the records themselves: Open cuts only what
+	// a write cut short leaves, and a record written whole (even one whose
+	// length word was damaged since) is never taken for that; see doc.go,
+	// "Recovery".
 	KeepThrough uint64
 }
 
@@ -73,7 +78,8 @@ type Staged interface {
 // loop counts recordEstimate bytes a record, whatever the record's real
 // size, and stops taking Appends once the estimate reaches it (a batch
 // always takes at least one whole Append). It also caps the encoding buffer
-// the committer keeps between batches.
+// the committer keeps between batches: one grown past it by a large batch
+// is let go once that batch is written.
 const maxBatchBytes = 8 << 20
 
 // recordEstimate is what the gather loop counts for each record.
@@ -422,6 +428,13 @@ func (l *Log) commitLoop() {
 
 // commit writes, syncs and applies one batch and answers its writers.
 func (l *Log) commit(batch []*request) {
+	defer func() {
+		if cap(l.buf) > maxBatchBytes {
+			// One huge batch should not pin its buffer for the life of
+			// the log.
+			l.buf = nil
+		}
+	}()
 	durable := l.folds != nil
 	for _, r := range batch {
 		durable = durable && r.durable
@@ -543,10 +556,6 @@ func (l *Log) commit(batch []*request) {
 	}
 	for _, r := range live {
 		r.res <- result{recs: r.recs}
-	}
-	if cap(l.buf) > 2*maxBatchBytes {
-		// One huge Append should not pin its buffer for the life of the log.
-		l.buf = nil
 	}
 }
 

@@ -520,3 +520,78 @@ func TestLog_AppendWritesGroups(t *testing.T) {
 		t.Fatalf("the file holds\n%x\nwant\n%x", got, want)
 	}
 }
+
+// TestOpen_DamagedLastLengthWord: a flipped bit in the length word of the
+// last whole record (or the last of a group) is corruption, never a write
+// cut short, even when the mirror has not folded that record yet
+// (KeepThrough below it: it may have been answered at its fsync). What
+// follows the record (nothing, a write cut short, zeros, a few stray
+// bytes) does not change that; a true write cut short after it is still
+// cut.
+func TestOpen_DamagedLastLengthWord(t *testing.T) {
+	recs := seqRecs(1, 2, 3, 4)
+	recs[3].Data = []byte(`{"caption":"a cat"} ` + "\n") // JSON may end in white space
+	full, offs := encodeGroups(recs, 1, 1, 2)            // seqs 1 | 2 | 3 4
+	next := appendRecord(nil, &Record{Seq: 5, At: fixedNow, Op: "moment.create", Data: []byte(`{"caption":"the next"}`)}, false)
+	afters := []struct {
+		name string
+		b    []byte
+	}{
+		{"AtTheEnd", nil},
+		{"BeforeAWriteCutShort", next[:len(next)-4]},
+		{"BeforeAHeaderCutShort", next[:5]},
+		{"BeforeZeros", make([]byte, 300)},
+		{"BeforeStrayBytes", []byte("xy")},
+	}
+	for _, target := range []struct {
+		name string
+		off  int64
+		keep uint64
+	}{
+		{"LastOfAGroup", offs[3], 2},
+		{"FirstOfTheLastGroup", offs[2], 2},
+		{"LastOfOne", offs[1], 1},
+	} {
+		for _, after := range afters {
+			for bit := range 32 {
+				file := append(append([]byte(nil), full...), after.b...)
+				if target.off == offs[1] {
+					file = append(append([]byte(nil), full[:offs[2]]...), after.b...)
+				}
+				file[target.off+4+int64(3-bit/8)] ^= 1 << (bit % 8)
+				name := fmt.Sprintf("%s/%s/bit%d", target.name, after.name, bit)
+				path := writeFile(t, file)
+				l, err := Open(path, Options{Logger: quietLogger, KeepThrough: target.keep})
+				var ce *CorruptError
+				if !errors.As(err, &ce) || ce.Tail || ce.Offset > target.off {
+					if err == nil {
+						t.Errorf("%s: Open succeeded with seq %d, cut %+v; want corruption at %d", name, l.LastSeq(), l.Cut(), target.off)
+						l.Close()
+						continue
+					}
+					t.Errorf("%s: Open = %v; want corruption at %d", name, err, target.off)
+					continue
+				}
+				if got := fileSize(t, path); got != int64(len(file)) {
+					t.Errorf("%s: Open changed the file: size %d, was %d", name, got, len(file))
+				}
+				if _, _, err := Verify(context.Background(), path); !errors.As(err, &ce) || ce.Tail {
+					t.Errorf("%s: Verify = %v, want the same corruption", name, err)
+				}
+			}
+		}
+	}
+	// Undamaged, the same files open and only the write cut short is cut.
+	for _, after := range afters {
+		file := append(append([]byte(nil), full...), after.b...)
+		path := writeFile(t, file)
+		l, err := Open(path, Options{Logger: quietLogger, KeepThrough: 4})
+		if err != nil {
+			t.Fatalf("%s undamaged: Open: %v", after.name, err)
+		}
+		if l.LastSeq() != 4 || (len(after.b) > 0) != (l.Cut() != nil) {
+			t.Errorf("%s undamaged: seq %d, cut %+v", after.name, l.LastSeq(), l.Cut())
+		}
+		l.Close()
+	}
+}

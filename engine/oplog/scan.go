@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -166,6 +168,25 @@ func scanFile(ctx context.Context, path string, f io.ReaderAt, size int64) (*fil
 					bad.reason += "; whole records follow it, so it is not a write cut short"
 				}
 			}
+			if cutShort {
+				// The checksum covers the length word, flag included, so
+				// a record written whole passes it with its true length
+				// and flag and nothing else: if the bytes there do, its
+				// length word was damaged since (a flipped bit), and the
+				// record may have been answered.
+				n, more, ok, err := wholeUnderDamagedWord(f, bad.off, size, rd.prevSeq)
+				if err != nil {
+					return nil, fmt.Errorf("oplog: %s: %w", path, err)
+				}
+				if ok {
+					cutShort = false
+					group := "the last of its group"
+					if more {
+						group = "not the last of its group"
+					}
+					bad.reason += fmt.Sprintf("; yet the bytes there are a whole record, seq %d, of %d payload bytes and %s, whose checksum matches once its length word says so: it was written whole and its length word was damaged since, so it is not a write cut short", rd.prevSeq+1, n, group)
+				}
+			}
 			if cutShort && st.end == 0 {
 				// A file whose very first bytes are bad is a first append
 				// cut short only if they look like one; anything else is
@@ -211,6 +232,83 @@ func scanFile(ctx context.Context, path string, f io.ReaderAt, size int64) (*fil
 		group = group[:0]
 	}
 }
+
+// wholeUnderDamagedWord reports whether the bytes at off hold a record
+// written whole, with seq prevSeq+1, whose length word alone was damaged
+// since: with another length (the one its own bytes show: where its JSON
+// data ends) and either group flag in the length word, its checksum
+// matches. It returns the payload length and group flag that match. A
+// write cut short cannot pass that test: its record's true bytes are not
+// all there, and the checksum covers the length word. It reads at most
+// MaxRecordSize bytes and decodes the data once.
+func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n int, more bool, ok bool, err error) {
+	if size-off < headerSize+minPayloadSize {
+		return 0, false, false, nil
+	}
+	var h [headerSize]byte
+	if _, err := f.ReadAt(h[:], off); err != nil {
+		return 0, false, false, fmt.Errorf("read at offset %d: %w", off, err)
+	}
+	if [4]byte(h[:4]) != magic {
+		return 0, false, false, nil
+	}
+	// The fixed fields first: the seq must be the next one.
+	var fixed [payloadFixed - 1]byte
+	if _, err := f.ReadAt(fixed[:], off+headerSize); err != nil {
+		return 0, false, false, fmt.Errorf("read at offset %d: %w", off+headerSize, err)
+	}
+	if binary.BigEndian.Uint64(fixed[:8]) != prevSeq+1 {
+		return 0, false, false, nil
+	}
+	avail := int(min(size-off-headerSize, MaxRecordSize))
+	p := make([]byte, avail)
+	if _, err := f.ReadAt(p, off+headerSize); err != nil && err != io.EOF {
+		return 0, false, false, fmt.Errorf("read at offset %d: %w", off+headerSize, err)
+	}
+	// Where the data starts: after the op and the request id.
+	d := 16
+	d += 1 + int(p[d])
+	if d >= avail {
+		return 0, false, false, nil
+	}
+	d += 1 + int(p[d])
+	if d > avail {
+		return 0, false, false, nil
+	}
+	// The data is empty, or one JSON value and the white space after it.
+	cands := []int{d}
+	if d < avail {
+		dec := json.NewDecoder(bytes.NewReader(p[d:]))
+		var v json.RawMessage
+		if dec.Decode(&v) == nil {
+			e := d + int(dec.InputOffset())
+			cands = append(cands, e)
+			for ; e < avail && isJSONSpace(p[e]); e++ {
+				cands = append(cands, e+1)
+			}
+		}
+	}
+	stored := binary.BigEndian.Uint32(h[4:8])
+	for _, l := range cands {
+		if l < minPayloadSize {
+			continue
+		}
+		for _, flag := range []uint32{0, flagMore} {
+			word := uint32(l) | flag
+			if word == stored {
+				continue // the header as it is: already failed
+			}
+			h2 := h
+			binary.BigEndian.PutUint32(h2[4:8], word)
+			if rec, reason := decodePayload(h2[:], p[:l]); reason == "" && rec.Seq == prevSeq+1 {
+				return l, flag != 0, true, nil
+			}
+		}
+	}
+	return 0, false, false, nil
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // validAfter reports whether some whole, valid record starts in f after
 // offset off and before size.
