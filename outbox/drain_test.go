@@ -377,44 +377,6 @@ func TestDrain_Waits(t *testing.T) {
 	})
 }
 
-func TestDrain_RetryAfter(t *testing.T) {
-	eng := enginetest.Start(t)
-	var mu sync.Mutex
-	var creates []time.Time
-	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
-		if route(r) != StepCreate {
-			return fault{}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		creates = append(creates, time.Now())
-		switch len(creates) {
-		case 1:
-			return fault{kind: answer, status: 503, retryAfter: "1"}
-		case 2:
-			return fault{kind: answer, status: 429, retryAfter: time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}
-		}
-		return fault{}
-	})
-	o := openTest(t, "", testOptions()) // back-off alone would be a few ms
-	mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 500))
-	o.SetTarget(Target{URL: proxy.URL(), Token: eng.Token})
-	startDrain(t, o)
-	settle(t, o, 10*time.Second)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(creates) != 3 {
-		t.Fatalf("%d creates, want 3", len(creates))
-	}
-	if gap := creates[1].Sub(creates[0]); gap < 900*time.Millisecond {
-		t.Errorf("retried %s after Retry-After: 1", gap)
-	}
-	// An HTTP date two seconds ahead (whole seconds, so at least ~1s).
-	if gap := creates[2].Sub(creates[1]); gap < 900*time.Millisecond {
-		t.Errorf("retried %s after a Retry-After date 2s ahead", gap)
-	}
-}
-
 func TestDrain_KickIgnoresTimers(t *testing.T) {
 	eng := enginetest.Start(t)
 	var fails atomic.Int32
