@@ -191,7 +191,7 @@ func TestDrain_StepOrderAndSkipOnRetry(t *testing.T) {
 	var turnFails atomic.Int32
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 		if route(r) == StepTurn && turnFails.Add(1) <= 2 {
-			return fault{kind: answer, status: 503, code: api.CodeUnavailable}
+			return fault{Kind: answer, Status: 503, Code: api.CodeUnavailable}
 		}
 		return fault{}
 	})
@@ -231,7 +231,7 @@ func TestDrain_Parks(t *testing.T) {
 			refuse.Store(true)
 			proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 				if refuse.Load() && route(r) == tt.step && requestFor(r, bad) {
-					return fault{kind: answer, status: tt.status, code: tt.code}
+					return fault{Kind: answer, Status: tt.status, Code: tt.code}
 				}
 				return fault{}
 			})
@@ -302,17 +302,17 @@ func TestDrain_Waits(t *testing.T) {
 		f    fault
 		step string
 	}{
-		{"401", fault{kind: answer, status: 401, code: api.CodeUnauthorized}, StepCreate},
-		{"403", fault{kind: answer, status: 403, code: api.CodeBadHost}, StepCopy},
-		{"408", fault{kind: answer, status: 408}, StepTurn},
-		{"425", fault{kind: answer, status: 425}, StepOriginal},
-		{"429", fault{kind: answer, status: 429}, StepCreate},
-		{"500", fault{kind: answer, status: 500, code: api.CodeInternal}, StepCopy},
-		{"502", fault{kind: answer, status: 502, html: true}, StepTurn},
-		{"503", fault{kind: answer, status: 503, code: api.CodeUnavailable}, StepOriginal},
-		{"Reset", fault{kind: reset}, StepCreate},
-		{"ResetMidUpload", fault{kind: resetBody}, StepOriginal},
-		{"ReplyLost", fault{kind: dropReply}, StepCopy},
+		{"401", fault{Kind: answer, Status: 401, Code: api.CodeUnauthorized}, StepCreate},
+		{"403", fault{Kind: answer, Status: 403, Code: api.CodeBadHost}, StepCopy},
+		{"408", fault{Kind: answer, Status: 408}, StepTurn},
+		{"425", fault{Kind: answer, Status: 425}, StepOriginal},
+		{"429", fault{Kind: answer, Status: 429}, StepCreate},
+		{"500", fault{Kind: answer, Status: 500, Code: api.CodeInternal}, StepCopy},
+		{"502", fault{Kind: answer, Status: 502, HTML: true}, StepTurn},
+		{"503", fault{Kind: answer, Status: 503, Code: api.CodeUnavailable}, StepOriginal},
+		{"Reset", fault{Kind: reset}, StepCreate},
+		{"ResetMidUpload", fault{Kind: resetBody}, StepOriginal},
+		{"ReplyLost", fault{Kind: dropReply}, StepCopy},
 	}
 	for i, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,7 +365,7 @@ func TestDrain_Waits(t *testing.T) {
 			t.Skipf("cannot listen on %s again: %v", addr, err)
 		}
 		p := newFaultProxy(t, eng.URL, nil)
-		p.srv.Close()
+		p.Close()
 		srv := httptest.NewUnstartedServer(p)
 		srv.Listener = l
 		srv.Start()
@@ -382,7 +382,7 @@ func TestDrain_KickIgnoresTimers(t *testing.T) {
 	var fails atomic.Int32
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 		if fails.Add(1) == 1 {
-			return fault{kind: answer, status: 503}
+			return fault{Kind: answer, Status: 503}
 		}
 		return fault{}
 	})
@@ -418,7 +418,7 @@ func TestDrain_SetTargetStartsOver(t *testing.T) {
 	engB := enginetest.Start(t)
 	proxyA := newFaultProxy(t, engA.URL, func(r *http.Request) fault {
 		if route(r) == StepCopy {
-			return fault{kind: answer, status: 503}
+			return fault{Kind: answer, Status: 503}
 		}
 		return fault{}
 	})
@@ -449,7 +449,7 @@ func TestDrain_SetTargetStartsOver(t *testing.T) {
 func TestOutbox_Discard(t *testing.T) {
 	eng := enginetest.Start(t)
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
-		return fault{kind: answer, status: 400, code: api.CodeBadTakenAt}
+		return fault{Kind: answer, Status: 400, Code: api.CodeBadTakenAt}
 	})
 	o := openTest(t, "", testOptions())
 	rec := record(t, o)
