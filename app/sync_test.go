@@ -303,19 +303,7 @@ func TestSync_ReadingArrivesLive(t *testing.T) {
 		t.Fatalf("capture: %v %+v", err, res)
 	}
 	id := res[0].MomentID
-	waitFor(t, "a moment event with the finished reading", func() bool {
-		return sh.find(func(e MomentEvent) bool {
-			if e.ID != id || e.Kind != MomentKindChanged || e.Moment == nil {
-				return false
-			}
-			for _, r := range e.Moment.Readings {
-				if r.Status == "finished" && r.Text != "" {
-					return true
-				}
-			}
-			return false
-		})
-	})
+	sh.waitReading(t, id)
 	if !a.usesReplica() {
 		t.Fatal("the window does not read from the replica")
 	}
