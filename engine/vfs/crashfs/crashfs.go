@@ -355,26 +355,22 @@ func (s *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 
 // CreateTemp creates a new file in dir as os.CreateTemp does.
 func (s *FS) CreateTemp(dir, pattern string) (vfs.File, error) {
-	abs, err := s.rel(dir)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return nil, err
-	}
-	d, err := s.dir(abs)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(abs, pattern)
-	if err != nil {
-		return nil, err
-	}
-	n := &fileNode{appended: true}
-	d.set(filepath.Base(f.Name()), &entry{f: n})
-	return &file{s: s, f: f, name: f.Name(), node: n}, nil
+	var out vfs.File
+	err := s.step(dir, func(abs string) error {
+		d, err := s.dir(abs)
+		if err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(abs, pattern)
+		if err != nil {
+			return err
+		}
+		n := &fileNode{appended: true}
+		d.set(filepath.Base(f.Name()), &entry{f: n})
+		out = &file{s: s, f: f, name: f.Name(), node: n}
+		return nil
+	})
+	return out, err
 }
 
 // Rename renames a file (directories are not supported).
@@ -441,6 +437,21 @@ func (s *FS) Mkdir(name string, perm fs.FileMode) error {
 // fn gets the real path, the parent directory's node, the base name and
 // what it names (nil when nothing).
 func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string, e *entry) error) error {
+	return s.step(name, func(abs string) error {
+		d, base, err := s.parentOf(abs)
+		if err != nil {
+			return err
+		}
+		e, err := s.lookup(d, base)
+		if err != nil {
+			return err
+		}
+		return fn(abs, d, base, e)
+	})
+}
+
+// step runs fn on name's real path as one counted step under the lock.
+func (s *FS) step(name string, fn func(abs string) error) error {
 	abs, err := s.rel(name)
 	if err != nil {
 		return err
@@ -450,15 +461,7 @@ func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string, 
 	if err := s.tick(); err != nil {
 		return err
 	}
-	d, base, err := s.parentOf(abs)
-	if err != nil {
-		return err
-	}
-	e, err := s.lookup(d, base)
-	if err != nil {
-		return err
-	}
-	return fn(abs, d, base, e)
+	return fn(abs)
 }
 
 // Stat stats the real file.
@@ -481,23 +484,16 @@ func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // SyncDir makes the directory's current entries the ones a crash keeps.
 func (s *FS) SyncDir(name string) error {
-	abs, err := s.rel(name)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return err
-	}
-	d, err := s.dir(abs)
-	if err != nil {
-		return err
-	}
-	for name, e := range d.cur {
-		d.synced[name] = e
-	}
-	return nil
+	return s.step(name, func(abs string) error {
+		d, err := s.dir(abs)
+		if err != nil {
+			return err
+		}
+		for name, e := range d.cur {
+			d.synced[name] = e
+		}
+		return nil
+	})
 }
 
 // file is an open file of the FS.
