@@ -377,6 +377,22 @@ func TestDrain_Waits(t *testing.T) {
 	})
 }
 
+// waitingOnce opens an outbox whose back-off is an hour, drains a capture
+// of a photo made from seed to target, and waits for the capture's first
+// wait (the target is to fail it once).
+func waitingOnce(t *testing.T, target Target, seed uint64) (*Outbox, *recorder, *Entry) {
+	t.Helper()
+	opts := testOptions()
+	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
+	o := openTest(t, "", opts)
+	rec := record(t, o)
+	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", seed))[0].Entry
+	o.SetTarget(target)
+	startDrain(t, o)
+	waitFor(t, 5*time.Second, "a wait", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	return o, rec, e
+}
+
 func TestDrain_KickIgnoresTimers(t *testing.T) {
 	eng := enginetest.Start(t)
 	var fails atomic.Int32
@@ -386,14 +402,7 @@ func TestDrain_KickIgnoresTimers(t *testing.T) {
 		}
 		return fault{}
 	})
-	opts := testOptions()
-	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
-	o := openTest(t, "", opts)
-	rec := record(t, o)
-	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 600))[0].Entry
-	o.SetTarget(Target{URL: proxy.URL(), Token: eng.Token})
-	startDrain(t, o)
-	waitFor(t, 5*time.Second, "a wait", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	o, _, e := waitingOnce(t, Target{URL: proxy.URL(), Token: eng.Token}, 600)
 	got, _ := o.Entry(context.Background(), e.ID)
 	if got.NextTry == nil || time.Until(*got.NextTry) < 10*time.Minute {
 		t.Fatalf("next try %v, want about half an hour away", got.NextTry)
@@ -422,14 +431,7 @@ func TestDrain_SetTargetStartsOver(t *testing.T) {
 		}
 		return fault{}
 	})
-	opts := testOptions()
-	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
-	o := openTest(t, "", opts)
-	rec := record(t, o)
-	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 700))[0].Entry
-	o.SetTarget(Target{URL: proxyA.URL(), Token: engA.Token})
-	startDrain(t, o)
-	waitFor(t, 5*time.Second, "a wait at the copy", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	o, rec, e := waitingOnce(t, Target{URL: proxyA.URL(), Token: engA.Token}, 700)
 	if got, _ := o.Entry(context.Background(), e.ID); got.StepsDone != 1 {
 		t.Fatalf("steps done = %d, want 1 (the create)", got.StepsDone)
 	}
