@@ -159,36 +159,12 @@ type served struct {
 
 func serve(tb testing.TB, eng *enginetest.Engine) served {
 	tb.Helper()
-	ctx := ctxT(tb)
-	c := clientOf(eng)
-	var all []api.Moment
-	before := ""
-	for {
-		ms, next, err := c.Moments(ctx, api.MaxPageLimit, before)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		all = append(all, ms...)
-		if next == nil {
-			break
-		}
-		before = *next
-	}
+	all := eng.Moments(tb)
 	s := served{copies: map[string][]byte{}}
 	for _, m := range all {
-		if m.Copy == nil {
-			continue
+		if m.Copy != nil {
+			s.copies[m.Copy.SHA256] = eng.Media(tb, m.Copy.ID)
 		}
-		body, err := c.GetMedia(ctx, m.Copy.ID)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b, err := io.ReadAll(body)
-		body.Close()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		s.copies[m.Copy.SHA256] = b
 	}
 	var err error
 	if s.moments, err = json.Marshal(all); err != nil {
