@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -311,15 +310,12 @@ func (a *App) emit(event string, data any) {
 	}
 }
 
-// defaultHTTPClient bounds connecting and waiting for an answer's headers,
-// so a hung engine fails a call instead of freezing the UI, but sets no
-// overall limit: an original shown in the moment dialog may take long to
-// stream from a distant family engine.
+// defaultHTTPClient waits less than the outbox's (10 s to connect, 30 s
+// for an answer's headers), so a hung engine fails a call instead of
+// freezing the UI; it sets no overall limit, since an original shown in the
+// moment dialog may take long to stream from a distant family engine.
 func defaultHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.ResponseHeaderTimeout = 30 * time.Second
-	return &http.Client{Transport: t}
+	return client.NewHTTPClient(client.HTTPOptions{DialTimeout: 10 * time.Second, HeaderTimeout: 30 * time.Second})
 }
 
 func baseName(p string) string { return filepath.Base(p) }

@@ -15,7 +15,8 @@ import (
 
 // TestEventKindsMirrored checks that frontend/src/events.ts, which mirrors
 // the events' Go structs for the UI, names every kind the Go side sends:
-// the outbox's EventKind constants, its steps, and CaptureEvent's kinds.
+// the outbox's EventKind constants, its steps, CaptureEvent's and
+// MomentEvent's kinds, and the kinds and states of Dad's writes.
 func TestEventKindsMirrored(t *testing.T) {
 	ts, err := os.ReadFile(filepath.Join("..", "frontend", "src", "events.ts"))
 	if err != nil {
@@ -29,6 +30,10 @@ func TestEventKindsMirrored(t *testing.T) {
 		{"StepName", "../outbox/entry.go", func(name, _ string) bool { return strings.HasPrefix(name, "Step") }},
 		{"CaptureKind", "views.go", func(name, _ string) bool { return strings.HasPrefix(name, "CaptureKind") }},
 		{"MomentKind", "watch.go", func(name, _ string) bool { return strings.HasPrefix(name, "MomentKind") }},
+		{"WriteKind", "views.go", func(name, _ string) bool {
+			return strings.HasPrefix(name, "Write") && !strings.HasPrefix(name, "WriteState")
+		}},
+		{"WriteState", "views.go", func(name, _ string) bool { return strings.HasPrefix(name, "WriteState") }},
 	} {
 		want := goConstants(t, c.file, c.match)
 		got := tsUnion(t, string(ts), c.union)

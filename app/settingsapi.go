@@ -102,8 +102,8 @@ func (s *Settings) Test(rawURL, token string) (TestResult, error) {
 	if err != nil {
 		return TestResult{Message: "No engine answers at " + u + ". Check the address and that the family engine is running.", Warning: warning}, nil
 	}
-	// Health needs no token; listing phrases does, so it tests the token.
-	if _, err := cl.Phrases(ctx); err != nil {
+	// Health needs no token; CheckToken tests it.
+	if err := cl.CheckToken(ctx, h.Seq); err != nil {
 		return TestResult{Version: h.Version, Message: toUIError(err).Message, Warning: warning}, nil
 	}
 	return TestResult{OK: true, Version: h.Version, Message: "Connected: the engine answers and accepts the token (version " + h.Version + ").", Warning: warning}, nil
@@ -211,7 +211,7 @@ func (s *Settings) Status() (Status, error) {
 	defer cancel()
 	if h, err := cl.Health(ctx); err != nil {
 		st.Reason = "The engine at " + cl.BaseURL() + " can't be reached."
-	} else if err := checkToken(ctx, cl, h.Seq); err != nil {
+	} else if err := cl.CheckToken(ctx, h.Seq); err != nil {
 		if e, ok := api.AsError(err); ok && retry.Refused(e.Status) {
 			st.Refused = true
 			st.Reason = "The engine refused Spark's token. Check it in Settings."

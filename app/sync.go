@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/replica"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // The replica of the family engine, kept by the app while it runs.
@@ -19,7 +21,8 @@ import (
 // DATA/replica (package replica; corpus.go), and a sync loop keeps it up to
 // date by itself: at start, after every step the outbox delivers, and on a
 // timer (syncBusy while a reading is queued or running, syncIdle when
-// not). A sync that brings ops sends the "moment" event for each moment
+// not; after a sync that could not reach the engine, a back-off with
+// jitter no longer than syncIdle, or the engine's Retry-After). A sync that brings ops sends the "moment" event for each moment
 // they touched, read from the replica, so tiles and the open moment update
 // live; every sync sends a "sync" event with the SyncStatus. A page of ops
 // that does not fold, or an engine whose log no longer continues the
@@ -172,6 +175,10 @@ type syncer struct {
 	// flips a caption back while the sync catches up.
 	goodBegan time.Time
 	began     time.Time // when the sync under way began
+
+	// failures counts the syncs in a row that could not reach the family
+	// engine. The loop's alone: no lock.
+	failures int
 }
 
 // heldSince is the time from which the outbox's deliveries may be
@@ -440,10 +447,27 @@ func (a *App) syncOnce(ctx context.Context) time.Duration {
 		return syncIdle
 	}
 	a.syncEnded(rep, res, err, false)
+	if err != nil && !stopsSync(err) {
+		a.repl.failures++
+		return syncRetry(a.repl.failures, err, nil)
+	}
+	a.repl.failures = 0
 	if busy, err := rep.Reading(ctx); err == nil && busy {
 		return syncBusy
 	}
 	return syncIdle
+}
+
+// syncRetry is the wait before syncing again after failures syncs in a
+// row could not reach the family engine: retry's full-jitter back-off over
+// a window from syncBusy that doubles up to syncIdle, and never sooner
+// than the engine's Retry-After. rnd is the back-off's Rand (nil: random).
+func syncRetry(failures int, err error, rnd func() float64) time.Duration {
+	var after time.Duration
+	if ae, ok := api.AsError(err); ok {
+		after = ae.RetryAfter
+	}
+	return retry.Backoff{Base: syncBusy, Cap: syncIdle, Rand: rnd}.Wait(failures, after)
 }
 
 func (s *syncer) begin() {

@@ -62,6 +62,20 @@ func writePhotos(tb testing.TB, n, seed int) []string {
 	return paths
 }
 
+// remoteApp starts an app that uses remote as its family engine, and
+// records the "moment" events it sends.
+func remoteApp(t *testing.T, remote *enginetest.Engine) (*App, *momentShell) {
+	t.Helper()
+	a := New(Options{DataDir: t.TempDir()})
+	sh := &momentShell{}
+	a.Startup(context.Background(), sh)
+	t.Cleanup(a.Shutdown)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	return a, sh
+}
+
 // servedView is what the family engine serves, as the window shows it: every
 // live moment (newest first), every reading, the kept phrases, and the
 // small copies' bytes by media id.
@@ -77,38 +91,18 @@ func serveOf(tb testing.TB, eng *enginetest.Engine) servedView {
 	ctx := context.Background()
 	c := client.New(eng.URL, eng.Token, eng.Client())
 	s := servedView{readings: map[string]Reading{}, copies: map[string][]byte{}}
-	before := ""
-	for {
-		ms, next, err := c.Moments(ctx, api.MaxPageLimit, before)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for i := range ms {
-			s.moments = append(s.moments, momentView(&ms[i]))
-			for _, t := range ms[i].Turns {
-				got, err := c.Turn(ctx, t.ID)
-				if err != nil {
-					tb.Fatal(err)
-				}
-				s.readings[t.ID] = readingView(*got)
+	for _, m := range eng.Moments(tb) {
+		s.moments = append(s.moments, momentView(&m))
+		for _, t := range m.Turns {
+			got, err := c.Turn(ctx, t.ID)
+			if err != nil {
+				tb.Fatal(err)
 			}
-			if ms[i].Copy != nil {
-				body, err := c.GetMedia(ctx, ms[i].Copy.ID)
-				if err != nil {
-					tb.Fatal(err)
-				}
-				b, err := io.ReadAll(body)
-				body.Close()
-				if err != nil {
-					tb.Fatal(err)
-				}
-				s.copies[ms[i].Copy.ID] = b
-			}
+			s.readings[t.ID] = readingView(*got)
 		}
-		if next == nil {
-			break
+		if m.Copy != nil {
+			s.copies[m.Copy.ID] = eng.Media(tb, m.Copy.ID)
 		}
-		before = *next
 	}
 	var err error
 	if s.phrases, err = c.Phrases(ctx); err != nil {
@@ -291,31 +285,13 @@ func TestSync_ReadingArrivesLive(t *testing.T) {
 	fastSync(t)
 	remote := enginetest.Start(t)
 	remote.Pippa.SetDelay(400 * time.Millisecond)
-	a := New(Options{DataDir: t.TempDir()})
-	sh := &momentShell{}
-	a.Startup(context.Background(), sh)
-	t.Cleanup(a.Shutdown)
-	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
-		t.Fatal(err)
-	}
+	a, sh := remoteApp(t, remote)
 	res, err := a.Capture.Files("b", writePhotos(t, 1, 1))
 	if err != nil || len(res) != 1 || res[0].Error != nil {
 		t.Fatalf("capture: %v %+v", err, res)
 	}
 	id := res[0].MomentID
-	waitFor(t, "a moment event with the finished reading", func() bool {
-		return sh.find(func(e MomentEvent) bool {
-			if e.ID != id || e.Kind != MomentKindChanged || e.Moment == nil {
-				return false
-			}
-			for _, r := range e.Moment.Readings {
-				if r.Status == "finished" && r.Text != "" {
-					return true
-				}
-			}
-			return false
-		})
-	})
+	sh.waitReading(t, id)
 	if !a.usesReplica() {
 		t.Fatal("the window does not read from the replica")
 	}
@@ -466,13 +442,7 @@ func TestSync_CacheLimit(t *testing.T) {
 func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 	fastSync(t)
 	remote := enginetest.Start(t, enginetest.WithoutSeat())
-	a := New(Options{DataDir: t.TempDir()})
-	sh := &momentShell{}
-	a.Startup(context.Background(), sh)
-	t.Cleanup(a.Shutdown)
-	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
-		t.Fatal(err)
-	}
+	a, sh := remoteApp(t, remote)
 	res, err := a.Capture.Files("b", writePhotos(t, 2, 7))
 	if err != nil || len(res) != 2 || res[0].Error != nil || res[1].Error != nil {
 		t.Fatalf("capture: %v %+v", err, res)

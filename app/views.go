@@ -171,6 +171,14 @@ const (
 	WriteRecall  = "recall"
 )
 
+// The states of Write and WriteEvent.
+const (
+	WriteStateWaiting   = "waiting"
+	WriteStateParked    = "parked"
+	WriteStateSent      = "sent"
+	WriteStateDiscarded = "discarded" // WriteEvent only: removed unsent
+)
+
 // Write is a write Dad made (other than a photo) as the Outbox screen
 // shows it.
 type Write struct {
@@ -178,7 +186,7 @@ type Write struct {
 	Kind     string `json:"kind"` // one of the Write* kinds
 	What     string `json:"what"` // in plain words: Caption "letter from the council"
 	MomentID string `json:"moment_id"`
-	State    string `json:"state"`    // waiting, parked, sent
+	State    string `json:"state"`    // a WriteState* but discarded
 	Problem  string `json:"problem"`  // for parked: what the engine refused, in Dad's words
 	NextTry  string `json:"next_try"` // RFC 3339 or ""
 }
@@ -189,7 +197,7 @@ type WriteEvent struct {
 	ID       string `json:"id"`
 	Kind     string `json:"kind"`
 	MomentID string `json:"moment_id"`
-	State    string `json:"state"`
+	State    string `json:"state"` // one of the WriteState*
 }
 
 // Step is one of an outbox entry's four steps.

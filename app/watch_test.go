@@ -25,6 +25,25 @@ func (s *momentShell) Emit(event string, data any) {
 	s.testShell.Emit(event, data)
 }
 
+// waitReading waits for a "moment" event of moment id that holds a
+// finished reading.
+func (s *momentShell) waitReading(t *testing.T, id string) {
+	t.Helper()
+	waitFor(t, "a moment event with the finished reading", func() bool {
+		return s.find(func(e MomentEvent) bool {
+			if e.ID != id || e.Kind != MomentKindChanged || e.Moment == nil {
+				return false
+			}
+			for _, r := range e.Moment.Readings {
+				if r.Status == "finished" && r.Text != "" {
+					return true
+				}
+			}
+			return false
+		})
+	})
+}
+
 func (s *momentShell) find(ok func(MomentEvent) bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -57,19 +76,7 @@ func TestWatch_ReadingArrives(t *testing.T) {
 		t.Fatalf("capture: %v %+v", err, res)
 	}
 	id := res[0].MomentID
-	waitFor(t, "a moment event with the finished reading", func() bool {
-		return sh.find(func(e MomentEvent) bool {
-			if e.ID != id || e.Kind != MomentKindChanged || e.Moment == nil {
-				return false
-			}
-			for _, r := range e.Moment.Readings {
-				if r.Status == "finished" && r.Text != "" {
-					return true
-				}
-			}
-			return false
-		})
-	})
+	sh.waitReading(t, id)
 	if _, err := a.Moments.Delete(id); err != nil {
 		t.Fatal(err)
 	}

@@ -149,11 +149,11 @@ func phraseText(id string) string {
 func writeState(s outbox.State) string {
 	switch s {
 	case outbox.Parked:
-		return "parked"
+		return WriteStateParked
 	case outbox.Done:
-		return "sent"
+		return WriteStateSent
 	}
-	return "waiting"
+	return WriteStateWaiting
 }
 
 func writeView(w *outbox.Write) Write {
@@ -172,7 +172,7 @@ func (a *App) writeEvent(ev outbox.Event) {
 	w := ev.Write
 	state := writeState(w.State)
 	if ev.Kind == outbox.EventRemoved {
-		state = "discarded"
+		state = WriteStateDiscarded
 	}
 	a.emit("write", WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
 	if ev.Kind == outbox.EventAdded || ev.Kind == outbox.EventWaiting {

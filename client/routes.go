@@ -164,6 +164,16 @@ func (c *Client) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *u
 	return out.Ops, out.Next, nil
 }
 
+// CheckToken tells whether the engine accepts the client's token, with the
+// cheapest call that needs one: the log's ops after seq, at most one. Give
+// the engine's last seq, as its Health says, and the answer holds no op.
+// It returns nil, or the call's error: an *api.Error with Status 401 or 403
+// when the engine refuses the token (retry.Refused).
+func (c *Client) CheckToken(ctx context.Context, seq uint64) error {
+	_, _, err := c.Ops(ctx, seq, 1)
+	return err
+}
+
 // Health asks whether the engine is up (GET /v1/health; no token needed).
 func (c *Client) Health(ctx context.Context) (*api.Health, error) {
 	var out api.Health

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,6 +156,21 @@ func waitTurn(tb testing.TB, e *Engine, id string) *api.Turn {
 }
 
 // waitFor polls cond until it holds, for at most 10s.
+// atOnce runs fn(0) … fn(n-1) on n goroutines released together, and
+// waits for them.
+func atOnce(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
 func waitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,25 +39,16 @@ func TestCreateMoment_Concurrent(t *testing.T) {
 			e := openEngine(t, t.TempDir())
 			id := newULID()
 			const n = 50
-			var wg sync.WaitGroup
 			ids := make([]string, n)
 			created := make([]bool, n)
 			errs := make([]error, n)
-			start := make(chan struct{})
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					mo, c, err := e.CreateMoment(ctxT(t), tt.req(i, id))
-					errs[i], created[i] = err, c
-					if mo != nil {
-						ids[i] = mo.ID
-					}
-				}()
-			}
-			close(start)
-			wg.Wait()
+			atOnce(n, func(i int) {
+				mo, c, err := e.CreateMoment(ctxT(t), tt.req(i, id))
+				errs[i], created[i] = err, c
+				if mo != nil {
+					ids[i] = mo.ID
+				}
+			})
 			nCreated := 0
 			for i := range n {
 				if errs[i] != nil {

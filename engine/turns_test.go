@@ -72,11 +72,7 @@ func TestTurn_TransientFailureRetried(t *testing.T) {
 	p := pippatest.New(t)
 	p.FailNext(2, 503)
 	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
-	mo := photoMoment(t, e, "")
-	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := photoTurn(t, e)
 	done := waitTurn(t, e, turn.ID)
 	if done.Status != api.TurnFinished || done.Error != "" {
 		t.Errorf("turn = %+v, want finished after the retries", done)
@@ -91,11 +87,7 @@ func TestTurn_TransientFailuresExhausted(t *testing.T) {
 	p := pippatest.New(t)
 	p.FailNext(10, 503)
 	e := openEngine(t, t.TempDir(), withSeats(p.Config()), func(c *Config) { c.RetryAttempts = 3 })
-	mo := photoMoment(t, e, "")
-	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := photoTurn(t, e)
 	done := waitTurn(t, e, turn.ID)
 	if done.Status != api.TurnFailed || !strings.Contains(done.Error, "did not answer after 3 attempts") {
 		t.Errorf("turn = %+v, want failed after 3 attempts", done)
@@ -109,11 +101,7 @@ func TestTurn_PermanentFailure(t *testing.T) {
 	p := pippatest.New(t)
 	p.FailNext(1, 401)
 	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
-	mo := photoMoment(t, e, "")
-	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := photoTurn(t, e)
 	done := waitTurn(t, e, turn.ID)
 	if done.Status != api.TurnFailed || !strings.Contains(done.Error, "check the seat's URL, model and key") || done.Text != "" {
 		t.Errorf("turn = %+v, want failed with an actionable error", done)
@@ -127,11 +115,7 @@ func TestTurn_PermanentFailure(t *testing.T) {
 func TestTurn_NoSeatQueuedThenSetSeats(t *testing.T) {
 	dir := t.TempDir()
 	e := openEngine(t, dir)
-	mo := photoMoment(t, e, "")
-	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := photoTurn(t, e)
 	time.Sleep(50 * time.Millisecond)
 	if got, _ := e.Turn(ctxT(t), turn.ID); got.Status != api.TurnQueued {
 		t.Fatalf("turn with no seat = %+v, want queued", got)
@@ -158,6 +142,17 @@ func TestTurn_NoSeatQueuedThenSetSeats(t *testing.T) {
 	}
 }
 
+// photoTurn starts a practical turn on a new photo moment of e.
+func photoTurn(t *testing.T, e *Engine) *api.Turn {
+	t.Helper()
+	mo := photoMoment(t, e, "")
+	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return turn
+}
+
 func isBadSeat(err error) bool { return errors.Is(err, ErrBadSeat) }
 
 // TestTurn_CrashMidTurnAskedAgain stops the engine while Pippa is thinking:
@@ -167,11 +162,7 @@ func TestTurn_CrashMidTurnAskedAgain(t *testing.T) {
 	p := pippatest.New(t)
 	p.SetDelay(time.Minute)
 	e := openEngine(t, dir, withSeats(p.Config()))
-	mo := photoMoment(t, e, "")
-	turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "t", Mode: api.ModePractical})
-	if err != nil {
-		t.Fatal(err)
-	}
+	turn := photoTurn(t, e)
 	waitFor(t, "Pippa to be asked", func() bool { return p.Calls() == 1 })
 	if got, _ := e.Turn(ctxT(t), turn.ID); got.Status != api.TurnRunning || got.Seat != "pippatest" {
 		t.Errorf("turn while Pippa thinks = %+v, want running on pippatest", got)
@@ -285,22 +276,13 @@ func TestStartTurn_Concurrent(t *testing.T) {
 	const n = 30
 	ids := make([]string, n)
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "same", Mode: api.ModePractical})
-			errs[i] = err
-			if turn != nil {
-				ids[i] = turn.ID
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		turn, _, err := e.StartTurn(ctxT(t), mo.ID, api.StartTurnRequest{ClientRequestID: "same", Mode: api.ModePractical})
+		errs[i] = err
+		if turn != nil {
+			ids[i] = turn.ID
+		}
+	})
 	for i := range n {
 		if errs[i] != nil || ids[i] != ids[0] {
 			t.Fatalf("start %d: turn %s err %v; start 0 got %s", i, ids[i], errs[i], ids[0])

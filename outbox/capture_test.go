@@ -21,6 +21,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/photo"
+	"github.com/sparkfamily/spark/photo/phototest"
 )
 
 func TestOutbox_Capture(t *testing.T) {
@@ -99,7 +100,7 @@ func TestOutbox_Capture(t *testing.T) {
 		os.WriteFile(empty, nil, 0o644)
 		text := filepath.Join(src, "notes.txt")
 		os.WriteFile(text, []byte("this is not a photo\n"), 0o644)
-		full := jpegBytes(t, 64, 48, 12)
+		full := phototest.JPEG(64, 48, 12)
 		corrupt := filepath.Join(src, "cut.jpg")
 		os.WriteFile(corrupt, full[:len(full)/2], 0o644)
 		bomb := filepath.Join(src, "bomb.jpg")
@@ -233,7 +234,7 @@ func TestOutbox_Capture(t *testing.T) {
 		o := openTest(t, "", testOptions())
 		src := t.TempDir()
 		var paths []string
-		b := jpegBytes(t, 64, 48, 31)
+		b := phototest.JPEG(64, 48, 31)
 		for _, n := range []string{"x1.jpg", "x2.jpg", "x3.jpg", "x4.jpg"} {
 			os.WriteFile(filepath.Join(src, n), b, 0o644)
 			paths = append(paths, filepath.Join(src, n))
@@ -260,7 +261,7 @@ func TestOutbox_Capture(t *testing.T) {
 // jpegWithSize returns a small JPEG whose header claims w x h pixels.
 func jpegWithSize(tb testing.TB, w, h int) []byte {
 	tb.Helper()
-	b := jpegBytes(tb, 16, 16, 99)
+	b := phototest.JPEG(16, 16, 99)
 	for i := 0; i+8 < len(b); i++ {
 		if b[i] == 0xFF && (b[i+1] == 0xC0 || b[i+1] == 0xC2) {
 			b[i+5], b[i+6] = byte(h>>8), byte(h)

@@ -191,7 +191,7 @@ func TestDrain_StepOrderAndSkipOnRetry(t *testing.T) {
 	var turnFails atomic.Int32
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 		if route(r) == StepTurn && turnFails.Add(1) <= 2 {
-			return fault{kind: answer, status: 503, code: api.CodeUnavailable}
+			return fault{Kind: answer, Status: 503, Code: api.CodeUnavailable}
 		}
 		return fault{}
 	})
@@ -231,7 +231,7 @@ func TestDrain_Parks(t *testing.T) {
 			refuse.Store(true)
 			proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 				if refuse.Load() && route(r) == tt.step && requestFor(r, bad) {
-					return fault{kind: answer, status: tt.status, code: tt.code}
+					return fault{Kind: answer, Status: tt.status, Code: tt.code}
 				}
 				return fault{}
 			})
@@ -302,17 +302,17 @@ func TestDrain_Waits(t *testing.T) {
 		f    fault
 		step string
 	}{
-		{"401", fault{kind: answer, status: 401, code: api.CodeUnauthorized}, StepCreate},
-		{"403", fault{kind: answer, status: 403, code: api.CodeBadHost}, StepCopy},
-		{"408", fault{kind: answer, status: 408}, StepTurn},
-		{"425", fault{kind: answer, status: 425}, StepOriginal},
-		{"429", fault{kind: answer, status: 429}, StepCreate},
-		{"500", fault{kind: answer, status: 500, code: api.CodeInternal}, StepCopy},
-		{"502", fault{kind: answer, status: 502, html: true}, StepTurn},
-		{"503", fault{kind: answer, status: 503, code: api.CodeUnavailable}, StepOriginal},
-		{"Reset", fault{kind: reset}, StepCreate},
-		{"ResetMidUpload", fault{kind: resetBody}, StepOriginal},
-		{"ReplyLost", fault{kind: dropReply}, StepCopy},
+		{"401", fault{Kind: answer, Status: 401, Code: api.CodeUnauthorized}, StepCreate},
+		{"403", fault{Kind: answer, Status: 403, Code: api.CodeBadHost}, StepCopy},
+		{"408", fault{Kind: answer, Status: 408}, StepTurn},
+		{"425", fault{Kind: answer, Status: 425}, StepOriginal},
+		{"429", fault{Kind: answer, Status: 429}, StepCreate},
+		{"500", fault{Kind: answer, Status: 500, Code: api.CodeInternal}, StepCopy},
+		{"502", fault{Kind: answer, Status: 502, HTML: true}, StepTurn},
+		{"503", fault{Kind: answer, Status: 503, Code: api.CodeUnavailable}, StepOriginal},
+		{"Reset", fault{Kind: reset}, StepCreate},
+		{"ResetMidUpload", fault{Kind: resetBody}, StepOriginal},
+		{"ReplyLost", fault{Kind: dropReply}, StepCopy},
 	}
 	for i, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,7 +365,7 @@ func TestDrain_Waits(t *testing.T) {
 			t.Skipf("cannot listen on %s again: %v", addr, err)
 		}
 		p := newFaultProxy(t, eng.URL, nil)
-		p.srv.Close()
+		p.Close()
 		srv := httptest.NewUnstartedServer(p)
 		srv.Listener = l
 		srv.Start()
@@ -377,42 +377,20 @@ func TestDrain_Waits(t *testing.T) {
 	})
 }
 
-func TestDrain_RetryAfter(t *testing.T) {
-	eng := enginetest.Start(t)
-	var mu sync.Mutex
-	var creates []time.Time
-	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
-		if route(r) != StepCreate {
-			return fault{}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		creates = append(creates, time.Now())
-		switch len(creates) {
-		case 1:
-			return fault{kind: answer, status: 503, retryAfter: "1"}
-		case 2:
-			return fault{kind: answer, status: 429, retryAfter: time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}
-		}
-		return fault{}
-	})
-	o := openTest(t, "", testOptions()) // back-off alone would be a few ms
-	mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 500))
-	o.SetTarget(Target{URL: proxy.URL(), Token: eng.Token})
+// waitingOnce opens an outbox whose back-off is an hour, drains a capture
+// of a photo made from seed to target, and waits for the capture's first
+// wait (the target is to fail it once).
+func waitingOnce(t *testing.T, target Target, seed uint64) (*Outbox, *recorder, *Entry) {
+	t.Helper()
+	opts := testOptions()
+	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
+	o := openTest(t, "", opts)
+	rec := record(t, o)
+	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", seed))[0].Entry
+	o.SetTarget(target)
 	startDrain(t, o)
-	settle(t, o, 10*time.Second)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(creates) != 3 {
-		t.Fatalf("%d creates, want 3", len(creates))
-	}
-	if gap := creates[1].Sub(creates[0]); gap < 900*time.Millisecond {
-		t.Errorf("retried %s after Retry-After: 1", gap)
-	}
-	// An HTTP date two seconds ahead (whole seconds, so at least ~1s).
-	if gap := creates[2].Sub(creates[1]); gap < 900*time.Millisecond {
-		t.Errorf("retried %s after a Retry-After date 2s ahead", gap)
-	}
+	waitFor(t, 5*time.Second, "a wait", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	return o, rec, e
 }
 
 func TestDrain_KickIgnoresTimers(t *testing.T) {
@@ -420,18 +398,11 @@ func TestDrain_KickIgnoresTimers(t *testing.T) {
 	var fails atomic.Int32
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 		if fails.Add(1) == 1 {
-			return fault{kind: answer, status: 503}
+			return fault{Kind: answer, Status: 503}
 		}
 		return fault{}
 	})
-	opts := testOptions()
-	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
-	o := openTest(t, "", opts)
-	rec := record(t, o)
-	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 600))[0].Entry
-	o.SetTarget(Target{URL: proxy.URL(), Token: eng.Token})
-	startDrain(t, o)
-	waitFor(t, 5*time.Second, "a wait", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	o, _, e := waitingOnce(t, Target{URL: proxy.URL(), Token: eng.Token}, 600)
 	got, _ := o.Entry(context.Background(), e.ID)
 	if got.NextTry == nil || time.Until(*got.NextTry) < 10*time.Minute {
 		t.Fatalf("next try %v, want about half an hour away", got.NextTry)
@@ -456,18 +427,11 @@ func TestDrain_SetTargetStartsOver(t *testing.T) {
 	engB := enginetest.Start(t)
 	proxyA := newFaultProxy(t, engA.URL, func(r *http.Request) fault {
 		if route(r) == StepCopy {
-			return fault{kind: answer, status: 503}
+			return fault{Kind: answer, Status: 503}
 		}
 		return fault{}
 	})
-	opts := testOptions()
-	opts.BackoffBase, opts.BackoffCap = time.Hour, time.Hour
-	o := openTest(t, "", opts)
-	rec := record(t, o)
-	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "a.jpg", 700))[0].Entry
-	o.SetTarget(Target{URL: proxyA.URL(), Token: engA.Token})
-	startDrain(t, o)
-	waitFor(t, 5*time.Second, "a wait at the copy", func() bool { return len(rec.of(e.ID, EventWaiting)) == 1 })
+	o, rec, e := waitingOnce(t, Target{URL: proxyA.URL(), Token: engA.Token}, 700)
 	if got, _ := o.Entry(context.Background(), e.ID); got.StepsDone != 1 {
 		t.Fatalf("steps done = %d, want 1 (the create)", got.StepsDone)
 	}
@@ -487,7 +451,7 @@ func TestDrain_SetTargetStartsOver(t *testing.T) {
 func TestOutbox_Discard(t *testing.T) {
 	eng := enginetest.Start(t)
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
-		return fault{kind: answer, status: 400, code: api.CodeBadTakenAt}
+		return fault{Kind: answer, Status: 400, Code: api.CodeBadTakenAt}
 	})
 	o := openTest(t, "", testOptions())
 	rec := record(t, o)

@@ -55,11 +55,12 @@ func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) 
 	}
 }
 
-// TestDrain_RetryAfterOnFakeClock is TestDrain_RetryAfter on a fake clock:
-// the real engine behind a fault injector answers the first create 503
-// with Retry-After: 120 and the second 429 with a Retry-After date five
-// minutes ahead; the drain waits exactly that long each time (the
-// back-off alone would be milliseconds), and the test takes no wall time.
+// TestDrain_RetryAfterOnFakeClock: the drain honours Retry-After, in
+// seconds and as a date. On a fake clock, the real engine behind a fault
+// injector answers the first create 503 with Retry-After: 120 and the
+// second 429 with a Retry-After date five minutes ahead; the drain waits
+// exactly that long each time (the back-off alone would be milliseconds),
+// and the test takes no wall time.
 func TestDrain_RetryAfterOnFakeClock(t *testing.T) {
 	t.Setenv("SPARK_BRAIN_URL", "")
 	src := writePhoto(t, t.TempDir(), "a.jpg", 910)

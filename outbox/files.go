@@ -6,11 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"time"
 
+
+
+	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/datadir"
 	"github.com/sparkfamily/spark/diskfull"
 )
@@ -64,19 +65,10 @@ func FormatSize(n int64) string {
 
 func defaultRand() float64 { return rand.Float64() }
 
-// defaultHTTPClient bounds connecting and waiting for an answer, but not
-// the whole request, since an original may take minutes to upload on a
-// slow link.
+// defaultHTTPClient is client.NewHTTPClient's, with a connection kept open
+// per upload the drain may run at once.
 func defaultHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   15 * time.Second,
-		ResponseHeaderTimeout: 2 * time.Minute,
-		IdleConnTimeout:       90 * time.Second,
-		MaxIdleConnsPerHost:   8,
-		ForceAttemptHTTP2:     true,
-	}}
+	return client.NewHTTPClient(client.HTTPOptions{IdleConnsPerHost: 8})
 }
 
 // DefaultDataDir is Spark's per-user data folder, datadir.Default: the

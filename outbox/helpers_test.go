@@ -1,35 +1,14 @@
 package outbox
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/color"
-	"image/jpeg"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-// jpegBytes makes a small JPEG whose pixels depend on seed, so each seed
-// gives a different file (and SHA-256).
-func jpegBytes(tb testing.TB, w, h int, seed uint64) []byte {
-	tb.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(r.IntN(256)), uint8(x * 255 / w), uint8(y * 255 / h), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 80}); err != nil {
-		tb.Fatal(err)
-	}
-	return b.Bytes()
-}
+	"github.com/sparkfamily/spark/photo/phototest"
+)
 
 // writePhoto writes a generated JPEG into dir/name and returns its path.
 func writePhoto(tb testing.TB, dir, name string, seed uint64) string {
@@ -38,7 +17,7 @@ func writePhoto(tb testing.TB, dir, name string, seed uint64) string {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(p, jpegBytes(tb, 64, 48, seed), 0o644); err != nil {
+	if err := os.WriteFile(p, phototest.JPEG(64, 48, seed), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return p

@@ -31,15 +31,15 @@ func chaos(seed uint64) func(*http.Request) fault {
 		upload := r.Method == http.MethodPut
 		switch {
 		case x < 0.10:
-			return fault{kind: dropReply}
+			return fault{Kind: dropReply}
 		case x < 0.16 && upload:
-			return fault{kind: resetBody}
+			return fault{Kind: resetBody}
 		case x < 0.20:
-			return fault{kind: reset}
+			return fault{Kind: reset}
 		case x < 0.22:
-			return fault{kind: answer, status: 503, code: api.CodeUnavailable, retryAfter: "1"}
+			return fault{Kind: answer, Status: 503, Code: api.CodeUnavailable, RetryAfter: "1"}
 		case x < 0.27:
-			return fault{kind: answer, status: 429}
+			return fault{Kind: answer, Status: 429}
 		}
 		return fault{}
 	}

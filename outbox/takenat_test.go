@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/photo/phototest"
 )
 
 // withDateTaken puts an EXIF APP1 segment right after a JPEG's
@@ -83,23 +84,23 @@ func TestOutbox_CaptureTakenAt(t *testing.T) {
 	}{
 		{
 			name: "EXIFWithOffset",
-			path: write("zoned.jpg", withDateTaken(t, jpegBytes(t, 64, 48, 300), "2019:10:26 16:07:24", "+02:00")),
+			path: write("zoned.jpg", withDateTaken(t, phototest.JPEG(64, 48, 300), "2019:10:26 16:07:24", "+02:00")),
 			want: time.Date(2019, 10, 26, 14, 7, 24, 0, time.UTC),
 		},
 		{
 			// Without an offset the camera's clock is read as local time.
 			name: "EXIFLocal",
-			path: write("local.jpg", withDateTaken(t, jpegBytes(t, 64, 48, 301), "2015:04:10 20:12:23", "")),
+			path: write("local.jpg", withDateTaken(t, phototest.JPEG(64, 48, 301), "2015:04:10 20:12:23", "")),
 			want: time.Date(2015, 4, 10, 20, 12, 23, 0, time.Local).UTC(),
 		},
 		{
 			name: "UnsetClockFallsBackToMtime",
-			path: write("unset.jpg", withDateTaken(t, jpegBytes(t, 64, 48, 302), "0000:00:00 00:00:00", "")),
+			path: write("unset.jpg", withDateTaken(t, phototest.JPEG(64, 48, 302), "0000:00:00 00:00:00", "")),
 			want: mtime,
 		},
 		{
 			name: "NoEXIFFallsBackToMtime",
-			path: write("plain.jpg", jpegBytes(t, 64, 48, 303)),
+			path: write("plain.jpg", phototest.JPEG(64, 48, 303)),
 			want: mtime,
 		},
 	}

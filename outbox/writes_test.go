@@ -150,7 +150,7 @@ func loseFirstReply() func(*http.Request) fault {
 			return fault{}
 		}
 		seen[k] = true
-		return fault{kind: dropReply}
+		return fault{Kind: dropReply}
 	}
 }
 

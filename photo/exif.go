@@ -279,6 +279,19 @@ func jpegEXIF(r *bufio.Reader) (exifMeta, error) {
 	}
 }
 
+// readEXIF reads and parses the n bytes of an EXIF chunk (PNG's eXIf,
+// WebP's EXIF) at r's offset; one larger than maxMetaChunk is passed over.
+func readEXIF(r io.Reader, n int64) (exifMeta, error) {
+	if n > maxMetaChunk {
+		return exifMeta{}, nil
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return exifMeta{}, err
+	}
+	return parseEXIF(b), nil
+}
+
 // pngEXIF looks for an eXIf chunk before the image data.
 func pngEXIF(r io.ReadSeeker) (exifMeta, error) {
 	if _, err := r.Seek(8, io.SeekStart); err != nil {
@@ -294,14 +307,7 @@ func pngEXIF(r io.ReadSeeker) (exifMeta, error) {
 		case "IDAT", "IEND":
 			return exifMeta{}, nil
 		case "eXIf":
-			if n > maxMetaChunk {
-				return exifMeta{}, nil
-			}
-			b := make([]byte, n)
-			if _, err := io.ReadFull(r, b); err != nil {
-				return exifMeta{}, err
-			}
-			return parseEXIF(b), nil
+			return readEXIF(r, n)
 		}
 		if _, err := r.Seek(n+4, io.SeekCurrent); err != nil { // data and CRC
 			return exifMeta{}, err
@@ -336,14 +342,7 @@ func webpEXIF(r io.ReadSeeker) (exifMeta, error) {
 		}
 		n := int64(binary.LittleEndian.Uint32(hdr[4:8]))
 		if string(hdr[:4]) == "EXIF" {
-			if n > maxMetaChunk {
-				return exifMeta{}, nil
-			}
-			b := make([]byte, n)
-			if _, err := io.ReadFull(r, b); err != nil {
-				return exifMeta{}, err
-			}
-			return parseEXIF(b), nil
+			return readEXIF(r, n)
 		}
 		if _, err := r.Seek(n+n&1, io.SeekCurrent); err != nil { // chunks are padded to even sizes
 			return exifMeta{}, err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -84,9 +85,9 @@ func Probe(r io.ReadSeeker) (Info, error) {
 	case FormatJPEG:
 		info, err = probeJPEG(r)
 	case FormatPNG:
-		info, err = probePNG(r)
+		info, err = probeChunks(r, FormatPNG, png.DecodeConfig, pngEXIF)
 	case FormatWebP:
-		info, err = probeWebP(r)
+		info, err = probeChunks(r, FormatWebP, webp.DecodeConfig, webpEXIF)
 	case FormatHEIC:
 		info, err = probeHEIF(r)
 	}
@@ -148,30 +149,20 @@ func probeJPEG(r io.ReadSeeker) (Info, error) {
 	return Info{Format: FormatJPEG, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
 }
 
-func probePNG(r io.ReadSeeker) (Info, error) {
-	cfg, err := png.DecodeConfig(bufio.NewReaderSize(r, 512))
+// probeChunks probes a format of chunks (PNG, WebP): the size from its
+// header with decodeConfig, then the orientation and date with exif. These
+// are a bonus: a damaged chunk after the header is left for the decoder to
+// report.
+func probeChunks(r io.ReadSeeker, format string, decodeConfig func(io.Reader) (image.Config, error), exif func(io.ReadSeeker) (exifMeta, error)) (Info, error) {
+	cfg, err := decodeConfig(bufio.NewReaderSize(r, 512))
 	if err != nil {
-		return Info{}, headerError(FormatPNG, err)
+		return Info{}, headerError(format, err)
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Info{}, err
 	}
-	// The orientation and date are a bonus: a damaged chunk after IHDR is
-	// left for the decoder to report.
-	meta, _ := pngEXIF(r)
-	return Info{Format: FormatPNG, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
-}
-
-func probeWebP(r io.ReadSeeker) (Info, error) {
-	cfg, err := webp.DecodeConfig(bufio.NewReaderSize(r, 512))
-	if err != nil {
-		return Info{}, headerError(FormatWebP, err)
-	}
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return Info{}, err
-	}
-	meta, _ := webpEXIF(r)
-	return Info{Format: FormatWebP, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
+	meta, _ := exif(r)
+	return Info{Format: format, Width: cfg.Width, Height: cfg.Height, Orientation: meta.orientation, Taken: meta.taken}, nil
 }
 
 // sniff names the format of a file from its first bytes. It returns one of

@@ -1,9 +1,9 @@
 package push
 
 import (
-	"net"
 	"net/http"
-	"time"
+
+	"github.com/sparkfamily/spark/client"
 )
 
 // HTTPClient is the HTTP client a push uses: a connection per worker kept
@@ -14,15 +14,9 @@ func HTTPClient(workers int) *http.Client {
 	if workers <= 0 {
 		workers = defaultWorkers
 	}
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   15 * time.Second,
-		ResponseHeaderTimeout: 2 * time.Minute,
-		IdleConnTimeout:       90 * time.Second,
-		MaxIdleConnsPerHost:   workers + 1,
-		WriteBufferSize:       256 << 10,
-		ReadBufferSize:        64 << 10,
-		ForceAttemptHTTP2:     true,
-	}}
+	return client.NewHTTPClient(client.HTTPOptions{
+		IdleConnsPerHost: workers + 1,
+		WriteBufferSize:  256 << 10,
+		ReadBufferSize:   64 << 10,
+	})
 }

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
+	"time"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
@@ -139,43 +139,71 @@ var errBadToken = errors.New("the target engine refuses the token")
 // target refuses is counted and listed, and left out of the checkpoint so
 // that the next run sends it again; it is no error.
 func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
-	for failures := 0; ; {
-		o, err := p.send(ctx, j)
-		if err == nil {
-			if o == sent {
-				p.count(j.kind, Count{Sent: 1})
-			} else {
-				p.count(j.kind, Count{Already: 1})
-			}
-			return true, nil
-		}
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		var after = p.opts.Backoff.Wait(failures+1, 0)
-		ae, isAPI := api.AsError(err)
-		switch {
-		case isAPI && retry.Refused(ae.Status):
-			return false, fmt.Errorf("%w: %v", errBadToken, err)
-		case isAPI && !retry.Passing(ae.Status):
-			if _, ok := p.settle(ctx, j, ae); ok {
-				p.count(j.kind, Count{Already: 1})
-				return true, nil
-			}
-			p.refuse(j, ae.Message+" ("+ae.Code+")")
-			return false, nil
-		case isAPI:
-			after = p.opts.Backoff.Wait(failures+1, ae.RetryAfter)
-		case !retry.Network(err):
-			return false, err
-		}
-		failures++
+	var o outcome
+	err = p.retrying(ctx, 0, func(err error) {
 		p.mu.Lock()
 		p.stats.Retries++
 		p.mu.Unlock()
 		p.opts.Logger.Debug("push: asking again", "seq", j.seq, "kind", j.kind, "err", err)
-		if err := retry.Sleep(ctx, after); err != nil {
-			return false, err
+	}, func() (err error) {
+		o, err = p.send(ctx, j)
+		return err
+	})
+	if err == nil {
+		if o == sent {
+			p.count(j.kind, Count{Sent: 1})
+		} else {
+			p.count(j.kind, Count{Already: 1})
+		}
+		return true, nil
+	}
+	if ae, ok := api.AsError(err); ok && !retry.Passing(ae.Status) {
+		if _, ok := p.settle(ctx, j, ae); ok {
+			p.count(j.kind, Count{Already: 1})
+			return true, nil
+		}
+		p.refuse(j, ae.Message+" ("+ae.Code+")")
+		return false, nil
+	}
+	return false, err
+}
+
+// retrying runs try until it succeeds, asking again through passing
+// trouble (retry.Passing, retry.Network) after p.opts.Backoff, and never
+// sooner than the target's Retry-After; after tries attempts, when tries
+// is above 0, it gives up. onRetry hears each failure asked again. The
+// error is ctx's when it ends; errBadToken, wrapped, when the target
+// refuses the token; else try's last: an *api.Error that is not passing
+// is the target's final word on the request.
+func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), try func() error) error {
+	for failures := 1; ; failures++ {
+		err := try()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var after time.Duration
+		ae, isAPI := api.AsError(err)
+		switch {
+		case isAPI && retry.Refused(ae.Status):
+			return fmt.Errorf("%w: %v", errBadToken, err)
+		case isAPI && !retry.Passing(ae.Status):
+			return err
+		case isAPI:
+			after = ae.RetryAfter
+		case !retry.Network(err):
+			return err
+		}
+		if tries > 0 && failures >= tries {
+			return err
+		}
+		if onRetry != nil {
+			onRetry(err)
+		}
+		if err := retry.Sleep(ctx, p.opts.Backoff.Wait(failures, after)); err != nil {
+			return err
 		}
 	}
 }
@@ -271,29 +299,28 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	return created(ok), err
 }
 
-// health asks the target who it is, through passing trouble.
+// healthTries bounds how often a push asks the target who it is.
+const healthTries = 8
+
+// health asks the target who it is, and checks the token (health needs
+// none), through passing trouble.
 func (p *pusher) health(ctx context.Context) (*api.Health, error) {
-	h := p.target
-	for failures := 1; ; failures++ {
-		hl, err := h.Health(ctx)
-		if err == nil {
-			// Health needs no token; a page of one moment checks it.
-			_, _, err = p.target.Moments(ctx, 1, "")
+	var h *api.Health
+	err := p.retrying(ctx, healthTries, nil, func() (err error) {
+		if h, err = p.target.Health(ctx); err == nil {
+			err = p.target.CheckToken(ctx, h.Seq)
 		}
-		if err == nil {
-			return hl, nil
-		}
-		if ae, ok := api.AsError(err); ok && retry.Refused(ae.Status) {
-			return nil, fmt.Errorf("push: %w: %v", errBadToken, err)
-		}
-		ae, isAPI := api.AsError(err)
-		if isAPI && ae.Status != http.StatusServiceUnavailable && !retry.Passing(ae.Status) || !isAPI && !retry.Network(err) || failures >= 8 {
-			return nil, fmt.Errorf("push: the target engine: %w", err)
-		}
-		if err := retry.Sleep(ctx, p.opts.Backoff.Wait(failures, 0)); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return h, nil
+	case errors.Is(err, errBadToken):
+		return nil, fmt.Errorf("push: %w", err)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
+	return nil, fmt.Errorf("push: the target engine: %w", err)
 }
 
 // askUnfinished starts on the target, once the whole log is sent, the

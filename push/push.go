@@ -39,6 +39,7 @@ import (
 // Target is the engine a corpus is pushed to (*client.Client is one).
 type Target interface {
 	Health(ctx context.Context) (*api.Health, error)
+	CheckToken(ctx context.Context, seq uint64) error
 	CreateMoment(ctx context.Context, in api.CreateMomentRequest) (*api.Moment, bool, error)
 	Moment(ctx context.Context, id string) (*api.Moment, error)
 	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)

@@ -211,6 +211,16 @@ func fsckOK(t *testing.T, dir string) {
 	}
 }
 
+// closeAndFsck stops the engines and checks that fsck finds their folders
+// sound.
+func closeAndFsck(t *testing.T, engines ...*enginetest.Engine) {
+	t.Helper()
+	for _, e := range engines {
+		e.Close()
+		fsckOK(t, e.Dir)
+	}
+}
+
 // checkSame proves the target holds exactly the source's corpus, that each
 // thing was written once, and that its Pippa was never asked.
 func checkSame(t *testing.T, src, dst *enginetest.Engine) {
@@ -270,10 +280,7 @@ func TestPush_CopiesEverythingAndRepeatsNothing(t *testing.T) {
 		t.Fatalf("replay without checkpoint: %v, %+v", err, full)
 	}
 	checkSame(t, src, dst)
-	src.Close()
-	dst.Close()
-	fsckOK(t, src.Dir)
-	fsckOK(t, dst.Dir)
+	closeAndFsck(t, src, dst)
 }
 
 // TestPush_Faults: a proxy losing replies and answering 503, pushes
@@ -320,10 +327,7 @@ func TestPush_Faults(t *testing.T) {
 	}
 	t.Logf("replies lost %d, 503s %d, final run resumed after seq %d of %d, %d retries", proxy.lost.Load(), proxy.refused.Load(), st.StartSeq, st.LastSeq, st.Retries)
 	checkSame(t, src, dst)
-	src.Close()
-	dst.Close()
-	fsckOK(t, src.Dir)
-	fsckOK(t, dst.Dir)
+	closeAndFsck(t, src, dst)
 }
 
 // TestPush_Refusals: a target holding a different reading under the same

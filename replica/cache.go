@@ -220,40 +220,7 @@ func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) err
 // makeRoom evicts copies viewed before stamp, oldest first, until size more
 // bytes fit; it evicts nothing when they cannot be made to fit.
 func (c *Cache) makeRoom(size int64, stamp time.Time) error {
-	if c.total+size <= c.budget {
-		return nil
-	}
-	type cand struct {
-		sha string
-		e   *cacheEntry
-	}
-	var cands []cand
-	for sha, e := range c.entries {
-		if c.pins[sha] == 0 && e.used.Before(stamp) {
-			cands = append(cands, cand{sha, e})
-		}
-	}
-	sort.Slice(cands, func(i, j int) bool {
-		if !cands[i].e.used.Equal(cands[j].e.used) {
-			return cands[i].e.used.Before(cands[j].e.used)
-		}
-		return cands[i].sha < cands[j].sha
-	})
-	free, k := c.budget-c.total, 0
-	for ; k < len(cands) && free < size; k++ {
-		free += cands[k].e.size
-	}
-	if free < size {
-		return ErrCacheFull
-	}
-	for _, cd := range cands[:k] {
-		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
-		}
-		delete(c.entries, cd.sha)
-		c.total -= cd.e.size
-	}
-	return nil
+	return c.evict(size, stamp, false)
 }
 
 // SetBudget changes the cache's byte budget. A smaller one evicts the
@@ -267,7 +234,15 @@ func (c *Cache) SetBudget(budget int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.budget = budget
-	if c.total <= budget {
+	return c.evict(0, time.Time{}, true)
+}
+
+// evict removes unpinned copies, least recently viewed first (and only
+// those viewed before before, unless it is zero), until size more bytes fit
+// in the budget. When they cannot be made to fit it removes what it can if
+// partial, else nothing, and returns ErrCacheFull. Called with c.mu held.
+func (c *Cache) evict(size int64, before time.Time, partial bool) error {
+	if c.total+size <= c.budget {
 		return nil
 	}
 	type cand struct {
@@ -276,7 +251,7 @@ func (c *Cache) SetBudget(budget int64) error {
 	}
 	var cands []cand
 	for sha, e := range c.entries {
-		if c.pins[sha] == 0 {
+		if c.pins[sha] == 0 && (before.IsZero() || e.used.Before(before)) {
 			cands = append(cands, cand{sha, e})
 		}
 	}
@@ -286,10 +261,14 @@ func (c *Cache) SetBudget(budget int64) error {
 		}
 		return cands[i].sha < cands[j].sha
 	})
-	for _, cd := range cands {
-		if c.total <= budget {
-			break
-		}
+	free, k := c.budget-c.total, 0
+	for ; k < len(cands) && free < size; k++ {
+		free += cands[k].e.size
+	}
+	if free < size && !partial {
+		return ErrCacheFull
+	}
+	for _, cd := range cands[:k] {
 		if err := os.Remove(filepath.Join(c.dir, cd.sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("replica: evict %s: %w", cd.sha, err)
 		}

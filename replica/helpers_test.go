@@ -1,17 +1,12 @@
 package replica
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"io"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,6 +19,7 @@ import (
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/outbox"
+	"github.com/sparkfamily/spark/photo/phototest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -38,19 +34,7 @@ func ctxT(tb testing.TB) context.Context {
 // writePhoto writes a generated JPEG, different for each seed.
 func writePhoto(tb testing.TB, path string, seed uint64) {
 	tb.Helper()
-	const w, h = 64, 48
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(r.IntN(256)), uint8(x * 255 / w), uint8(y * 255 / h), 255})
-		}
-	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 80}); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, phototest.JPEG(64, 48, seed), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -175,36 +159,12 @@ type served struct {
 
 func serve(tb testing.TB, eng *enginetest.Engine) served {
 	tb.Helper()
-	ctx := ctxT(tb)
-	c := clientOf(eng)
-	var all []api.Moment
-	before := ""
-	for {
-		ms, next, err := c.Moments(ctx, api.MaxPageLimit, before)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		all = append(all, ms...)
-		if next == nil {
-			break
-		}
-		before = *next
-	}
+	all := eng.Moments(tb)
 	s := served{copies: map[string][]byte{}}
 	for _, m := range all {
-		if m.Copy == nil {
-			continue
+		if m.Copy != nil {
+			s.copies[m.Copy.SHA256] = eng.Media(tb, m.Copy.ID)
 		}
-		body, err := c.GetMedia(ctx, m.Copy.ID)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b, err := io.ReadAll(body)
-		body.Close()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		s.copies[m.Copy.SHA256] = b
 	}
 	var err error
 	if s.moments, err = json.Marshal(all); err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -47,15 +48,26 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 // spark runs spark-engine to the end and returns its output and exit code.
 func spark(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	stdout, stderr, code, err := runSpark(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// runSpark is spark for another goroutine than the test's: it returns an
+// error, for the test's goroutine to report, when spark-engine did not run
+// to an exit code.
+func runSpark(t *testing.T, args ...string) (stdout, stderr string, code int, err error) {
 	cmd := command(t, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	code = cmd.ProcessState.ExitCode()
 	if err != nil && code < 0 {
-		t.Fatalf("spark-engine %v: %v", args, err)
+		return "", "", code, fmt.Errorf("spark-engine %v: %w", args, err)
 	}
-	return out.String(), errb.String(), code
+	return out.String(), errb.String(), code, nil
 }
 
 func TestVersionAndUsage(t *testing.T) {

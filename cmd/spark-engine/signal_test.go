@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -90,27 +89,8 @@ func TestServe_KilledKeepsAcknowledged(t *testing.T) {
 	if code != 0 {
 		t.Fatal("token add failed")
 	}
-	cmd := command(t, "serve", "--data", dir, "--listen", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	var base string
-	for base == "" && sc.Scan() {
-		if m := serveAddr.FindStringSubmatch(sc.Text()); m != nil {
-			base = "http://" + m[1]
-		}
-	}
-	if base == "" {
-		t.Fatal("serve did not say where it listens")
-	}
-	go io.Copy(io.Discard, stderr)
-	resp, err := http.Get(base + "/v1/health")
+	s, _ := startServe(t, dir)
+	resp, err := http.Get(s.base + "/v1/health")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,20 +98,14 @@ func TestServe_KilledKeepsAcknowledged(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("health: %d", resp.StatusCode)
 	}
-	req, _ := http.NewRequest("POST", base+"/v1/moments", strings.NewReader(`{"client_request_id":"before-kill","kind":"note","caption":"kept"}`))
-	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
+	if c, err := s.create(strings.TrimSpace(token), "before-kill"); err != nil || c != http.StatusCreated {
+		t.Fatalf("create: %d, %v", c, err)
+	}
+	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %d", resp.StatusCode)
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
+	<-s.done
+	s.cmd.Wait()
 	eng, err := engine.Open(context.Background(), engine.Config{Dir: dir})
 	if err != nil {
 		t.Fatalf("open the engine after the kill: %v", err)

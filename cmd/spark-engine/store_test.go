@@ -18,6 +18,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/auth/authtest"
 )
 
 // serveProc is a spark-engine serve child process.
@@ -279,50 +280,26 @@ func TestFsck_BesideLiveServe(t *testing.T) {
 // revoke must stay revoked whatever add runs beside it.
 func TestToken_Concurrent(t *testing.T) {
 	dir := t.TempDir()
-	addToken(t, dir, "victim")
-	const n = 20
-	tokens := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out, errOut, code := spark(t, "token", "add", fmt.Sprintf("client-%02d", i), "--data", dir)
-			if code != 0 {
-				t.Errorf("token add %d: exit %d: %s", i, code, errOut)
-			}
-			tokens[i] = strings.TrimSpace(out)
-		}()
-		if i == n/2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, errOut, code := spark(t, "token", "revoke", "victim", "--data", dir); code != 0 {
-					t.Errorf("token revoke: exit %d: %s", code, errOut)
-				}
-			}()
+	addToken(t, dir, authtest.Victim)
+	run := func(args ...string) (string, error) {
+		out, errOut, code, err := runSpark(t, append(args, "--data", dir)...)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("token %s: exit %d: %s", args[1], code, errOut)
 		}
+		return strings.TrimSpace(out), err
 	}
-	wg.Wait()
+	tokens, err := authtest.Race(20, func(i int) (string, error) {
+		return run("token", "add", authtest.Name(i))
+	}, func() error {
+		_, err := run("token", "revoke", authtest.Victim)
+		return err
+	})
+	if err != nil {
+		t.Error(err)
+	}
 	store, err := auth.Open(filepath.Join(dir, engine.TokensFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := store.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list) != n {
-		t.Errorf("the store holds %d tokens after %d adds and a revoke, want %d: %v", len(list), n, n, list)
-	}
-	for i, tok := range tokens {
-		if name, ok := store.Check(tok); !ok || name != fmt.Sprintf("client-%02d", i) {
-			t.Errorf("token %d printed by add does not check: %q %v", i, name, ok)
-		}
-	}
-	for _, tk := range list {
-		if tk.Name == "victim" {
-			t.Errorf("the revoked token came back")
-		}
-	}
+	authtest.Check(t, store, tokens)
 }

@@ -6,12 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"log/slog"
-	"math"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -25,6 +20,7 @@ import (
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/app"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/e2e/internal/seed"
 	"github.com/sparkfamily/spark/e2e/pippafake"
 	"github.com/sparkfamily/spark/engine"
 )
@@ -122,45 +118,13 @@ func (t *testAPI) generate(w http.ResponseWriter, r *http.Request) {
 		if in.Big {
 			wd, ht, q = 4000, 3000, 97
 		}
-		if err := os.WriteFile(p, photo(n, wd, ht, q, in.Big), 0o644); err != nil {
+		if err := os.WriteFile(p, seed.Photo(n, wd, ht, q, in.Big), 0o644); err != nil {
 			fail(w, err)
 			return
 		}
 		paths = append(paths, p)
 	}
 	reply(w, map[string][]string{"paths": paths})
-}
-
-// photo draws a simple landscape (sky, sun, hills) in colours picked by
-// seed, with grain when noisy so it does not compress much.
-func photo(seed, w, h, quality int, noisy bool) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	rnd := rand.New(rand.NewPCG(uint64(seed), 7))
-	hue := rnd.Float64()
-	sunX, sunY, sunR := float64(w)*(0.2+0.6*rnd.Float64()), float64(h)*0.3, float64(h)*0.1
-	for y := range h {
-		for x := range w {
-			fy := float64(y) / float64(h)
-			hill := 0.62 + 0.08*math.Sin(float64(x)/float64(w)*6+hue*10)
-			var c color.RGBA
-			switch {
-			case math.Hypot(float64(x)-sunX, float64(y)-sunY) < sunR:
-				c = color.RGBA{255, 214, 102, 255}
-			case fy < hill:
-				c = color.RGBA{uint8(90 + 100*fy), uint8(150 + 80*fy), uint8(200 + 40*hue), 255}
-			default:
-				c = color.RGBA{uint8(60 + 80*hue), uint8(120 + 60*(1-fy)), 70, 255}
-			}
-			if noisy {
-				n := uint8(rnd.IntN(48))
-				c.R, c.G, c.B = c.R^n, c.G^n, c.B^n
-			}
-			img.SetRGBA(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	jpeg.Encode(&b, img, &jpeg.Options{Quality: quality})
-	return b.Bytes()
 }
 
 // prepareRemote makes the family engine's data folder and token and picks
@@ -259,38 +223,14 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	thumbs := make([][]byte, 8)
-	for i := range thumbs {
-		thumbs[i] = photo(1000+i, 320, 320, 80, false)
-	}
-	ids := make(chan int)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ids {
-				if err := seedOne(r.Context(), cl, thumbs[i%len(thumbs)], seedCaption(i)); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for i := range in.N {
-		ids <- i
-	}
-	close(ids)
-	wg.Wait()
-	select {
-	case err := <-errs:
+	err = seed.Moments(r.Context(), in.N, func(ctx context.Context, i int, thumb []byte) error {
+		return seedOne(ctx, cl, thumb, seedCaption(i))
+	})
+	if err != nil {
 		fail(w, err)
-	default:
-		reply(w, map[string]int{"seeded": in.N})
+		return
 	}
+	reply(w, map[string]int{"seeded": in.N})
 }
 
 // seedWords make the seeded captions differ, so a search over them has
@@ -395,7 +335,7 @@ func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 		t.gen++
 		n := t.gen
 		t.mu.Unlock()
-		thumb := photo(2000+n, 480, 360, 85, false)
+		thumb := seed.Photo(2000+n, 480, 360, 85, false)
 		sum := sha256.Sum256(thumb)
 		if _, _, err := cl.PutMedia(ctx, client.PutMedia{ID: ulid.Make().String(), MomentID: req.ID, Role: api.RoleCopy, ContentType: "image/jpeg",
 			Body: bytes.NewReader(thumb), Size: int64(len(thumb)), SHA256: sum[:]}); err != nil {

@@ -16,16 +16,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/e2e/internal/seed"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -84,38 +81,9 @@ func fill(ctx context.Context, data string, n int) error {
 		return err
 	}
 	defer eng.Close()
-	thumbs := make([][]byte, 8)
-	for i := range thumbs {
-		thumbs[i] = thumb(i)
-	}
-	next := make(chan int)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := one(ctx, eng, thumbs[i%len(thumbs)]); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
+	return seed.Moments(ctx, n, func(ctx context.Context, _ int, thumb []byte) error {
+		return one(ctx, eng, thumb)
+	})
 }
 
 func one(ctx context.Context, eng *engine.Engine, jpg []byte) error {
@@ -126,23 +94,6 @@ func one(ctx context.Context, eng *engine.Engine, jpg []byte) error {
 	sum := sha256.Sum256(jpg)
 	_, _, err := eng.PutMedia(ctx, engine.PutMedia{ID: cid, MomentID: mid, Role: api.RoleCopy, ContentType: "image/jpeg", Body: bytes.NewReader(jpg), Digest: sum[:]})
 	return err
-}
-
-// thumb draws a small sky-and-hill picture in colours picked by seed.
-func thumb(seed int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 320, 320))
-	for y := range 320 {
-		for x := range 320 {
-			c := color.RGBA{uint8(80 + seed*20), uint8(140 + y/8), 220, 255}
-			if y > 200+seed*5 {
-				c = color.RGBA{70, uint8(150 - y/8), uint8(60 + seed*10), 255}
-			}
-			img.SetRGBA(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	jpeg.Encode(&b, img, &jpeg.Options{Quality: 80})
-	return b.Bytes()
 }
 
 // setPippa writes the Pippa of DATA/settings.json, keeping what else the

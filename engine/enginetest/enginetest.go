@@ -5,6 +5,7 @@ package enginetest
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
@@ -171,6 +173,45 @@ func (e *Engine) OpCount(tb testing.TB, op string) int {
 		}
 		after = *next
 	}
+}
+
+// Moments returns every live moment the server lists, newest first, as a
+// client reads them page by page.
+func (e *Engine) Moments(tb testing.TB) []api.Moment {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := client.New(e.URL, e.Token, e.hc)
+	var all []api.Moment
+	before := ""
+	for {
+		ms, next, err := c.Moments(ctx, api.MaxPageLimit, before)
+		if err != nil {
+			tb.Fatalf("enginetest: list the moments: %v", err)
+		}
+		all = append(all, ms...)
+		if next == nil {
+			return all
+		}
+		before = *next
+	}
+}
+
+// Media returns the bytes the server serves for the media file id.
+func (e *Engine) Media(tb testing.TB, id string) []byte {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	body, err := client.New(e.URL, e.Token, e.hc).GetMedia(ctx, id)
+	if err != nil {
+		tb.Fatalf("enginetest: get media %s: %v", id, err)
+	}
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		tb.Fatalf("enginetest: read media %s: %v", id, err)
+	}
+	return b
 }
 
 // tbWriter sends the engine's warnings to the test's log.

@@ -48,6 +48,12 @@ export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** canceled tells whether a call failed because Dad canceled it (closed
+ * a file dialog, say): nothing to report. */
+export function canceled(e: unknown): boolean {
+  return e instanceof BackendError && e.code === 'canceled';
+}
+
 function isUIError(v: unknown): v is app.UIError {
   return typeof v === 'object' && v !== null && 'code' in v && 'message' in v;
 }

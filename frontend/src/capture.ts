@@ -1,4 +1,4 @@
-import { backend, BackendError, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
+import { backend, canceled, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
 import { h, clear, toast, plural } from './dom';
 import { toastError } from './feedback';
 import { ulid } from './ulid';
@@ -93,7 +93,7 @@ export class CaptureScreen implements Screen {
       if (failed > 0) toast(`${plural(failed, 'photo', 'photos')} could not be added; the card says why.`, 'error');
       else if (dup > 0) toast(`${plural(dup, 'photo was', 'photos were')} already in Spark, so ${dup === 1 ? 'it was' : 'they were'} not added twice.`);
     } catch (e) {
-      if (e instanceof BackendError && e.code === 'canceled') return;
+      if (canceled(e)) return;
       toastError(e);
     }
   }

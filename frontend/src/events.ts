@@ -44,9 +44,10 @@ export interface MomentEvent {
   moment: Moment | null;
 }
 
-/** WriteState: the State of app.Write (a note, a caption, a kept phrase…
- * on its way to the engine). */
-export type WriteState = 'waiting' | 'parked' | 'sent';
+/** WriteState: the WriteState* states of app.Write and app.WriteEvent
+ * (app/views.go): a note, a caption, a kept phrase… on its way to the
+ * engine, parked, sent, or (an event only) discarded unsent. */
+export type WriteState = 'waiting' | 'parked' | 'sent' | 'discarded';
 
 /** WriteKind: the Write* kinds of app.Write (app/views.go). */
 export type WriteKind = 'note' | 'caption' | 'taken_at' | 'delete' | 'keep' | 'unkeep' | 'careful' | 'again' | 'recall';
@@ -57,5 +58,5 @@ export interface WriteEvent {
   id: string;
   kind: WriteKind;
   moment_id: string;
-  state: WriteState | string;
+  state: WriteState;
 }

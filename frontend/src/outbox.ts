@@ -1,4 +1,4 @@
-import { backend, type Entry, type Write } from './backend';
+import { backend, canceled, type Entry, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, bytes, confirmDialog, plural, detailsOf } from './dom';
 import { parkedAdvice, soon } from './words';
@@ -243,7 +243,7 @@ export class OutboxScreen implements Screen {
       const p = await backend.outbox.saveOriginal(e.id);
       toast(`Saved as ${p}.`);
     } catch (err) {
-      if (err instanceof Error && 'code' in err && err.code === 'canceled') return;
+      if (canceled(err)) return;
       toastError(err);
     }
   }

@@ -1,17 +1,38 @@
 // Package phototest holds the oracles that photo's tests and spark-bench
 // measure the small copy against: PSNR, and Reference, the small picture
-// made the plain way with disintegration/imaging. It is for tests and
+// made the plain way with disintegration/imaging; and JPEG, a small photo
+// for the tests that capture and copy photos. It is for tests and
 // benchmarks; the app does not link it.
 package phototest
 
 import (
+	"bytes"
 	"image"
 	"image/color"
 	"image/draw"
+	"image/jpeg"
 	"math"
+	"math/rand/v2"
 
 	"github.com/disintegration/imaging"
 )
+
+// JPEG makes a w by h JPEG (quality 80) whose pixels depend on seed, so
+// each seed gives a different file, and SHA-256.
+func JPEG(w, h int, seed uint64) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{uint8(r.IntN(256)), uint8(x * 255 / w), uint8(y * 255 / h), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 80}); err != nil {
+		panic(err) // an RGBA picture always encodes into memory
+	}
+	return b.Bytes()
+}
 
 // PSNR returns the peak signal-to-noise ratio in decibels between two
 // pictures of the same size, over their R, G and B values: about 40 dB and

@@ -355,70 +355,51 @@ func (s *FS) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error)
 
 // CreateTemp creates a new file in dir as os.CreateTemp does.
 func (s *FS) CreateTemp(dir, pattern string) (vfs.File, error) {
-	abs, err := s.rel(dir)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return nil, err
-	}
-	d, err := s.dir(abs)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(abs, pattern)
-	if err != nil {
-		return nil, err
-	}
-	n := &fileNode{appended: true}
-	d.set(filepath.Base(f.Name()), &entry{f: n})
-	return &file{s: s, f: f, name: f.Name(), node: n}, nil
+	var out vfs.File
+	err := s.step(dir, func(abs string) error {
+		d, err := s.dir(abs)
+		if err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(abs, pattern)
+		if err != nil {
+			return err
+		}
+		n := &fileNode{appended: true}
+		d.set(filepath.Base(f.Name()), &entry{f: n})
+		out = &file{s: s, f: f, name: f.Name(), node: n}
+		return nil
+	})
+	return out, err
 }
 
 // Rename renames a file (directories are not supported).
 func (s *FS) Rename(oldpath, newpath string) error {
-	oldAbs, err := s.rel(oldpath)
-	if err != nil {
-		return err
-	}
 	newAbs, err := s.rel(newpath)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return err
-	}
-	od, obase, err := s.parentOf(oldAbs)
-	if err != nil {
-		return err
-	}
-	nd, nbase, err := s.parentOf(newAbs)
-	if err != nil {
-		return err
-	}
-	e, err := s.lookup(od, obase)
-	if err != nil {
-		return err
-	}
-	if e == nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: fs.ErrNotExist}
-	}
-	if e.d != nil {
-		return errors.New("crashfs: renaming a directory is not supported")
-	}
-	if _, err := s.lookup(nd, nbase); err != nil {
-		return err
-	}
-	if err := os.Rename(oldAbs, newAbs); err != nil {
-		return err
-	}
-	od.set(obase, nil)
-	nd.set(nbase, e)
-	return nil
+	return s.inParent(oldpath, func(oldAbs string, od *dirNode, obase string, e *entry) error {
+		nd, nbase, err := s.parentOf(newAbs)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: fs.ErrNotExist}
+		}
+		if e.d != nil {
+			return errors.New("crashfs: renaming a directory is not supported")
+		}
+		if _, err := s.lookup(nd, nbase); err != nil {
+			return err
+		}
+		if err := os.Rename(oldAbs, newAbs); err != nil {
+			return err
+		}
+		od.set(obase, nil)
+		nd.set(nbase, e)
+		return nil
+	})
 }
 
 // Remove removes a file or an empty directory.
@@ -432,7 +413,7 @@ func (s *FS) RemoveAll(name string) error {
 }
 
 func (s *FS) remove(name string, rm func(string) error) error {
-	return s.inParent(name, func(abs string, d *dirNode, base string) error {
+	return s.inParent(name, func(abs string, d *dirNode, base string, _ *entry) error {
 		if err := rm(abs); err != nil {
 			return err
 		}
@@ -443,7 +424,7 @@ func (s *FS) remove(name string, rm func(string) error) error {
 
 // Mkdir makes a directory.
 func (s *FS) Mkdir(name string, perm fs.FileMode) error {
-	return s.inParent(name, func(abs string, d *dirNode, base string) error {
+	return s.inParent(name, func(abs string, d *dirNode, base string, _ *entry) error {
 		if err := os.Mkdir(abs, perm); err != nil {
 			return err
 		}
@@ -453,8 +434,24 @@ func (s *FS) Mkdir(name string, perm fs.FileMode) error {
 }
 
 // inParent runs one operation on name as one counted step under the lock:
-// fn gets the real path, the parent directory's node and the base name.
-func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string) error) error {
+// fn gets the real path, the parent directory's node, the base name and
+// what it names (nil when nothing).
+func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string, e *entry) error) error {
+	return s.step(name, func(abs string) error {
+		d, base, err := s.parentOf(abs)
+		if err != nil {
+			return err
+		}
+		e, err := s.lookup(d, base)
+		if err != nil {
+			return err
+		}
+		return fn(abs, d, base, e)
+	})
+}
+
+// step runs fn on name's real path as one counted step under the lock.
+func (s *FS) step(name string, fn func(abs string) error) error {
 	abs, err := s.rel(name)
 	if err != nil {
 		return err
@@ -464,14 +461,7 @@ func (s *FS) inParent(name string, fn func(abs string, d *dirNode, base string) 
 	if err := s.tick(); err != nil {
 		return err
 	}
-	d, base, err := s.parentOf(abs)
-	if err != nil {
-		return err
-	}
-	if _, err := s.lookup(d, base); err != nil {
-		return err
-	}
-	return fn(abs, d, base)
+	return fn(abs)
 }
 
 // Stat stats the real file.
@@ -494,23 +484,16 @@ func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // SyncDir makes the directory's current entries the ones a crash keeps.
 func (s *FS) SyncDir(name string) error {
-	abs, err := s.rel(name)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.tick(); err != nil {
-		return err
-	}
-	d, err := s.dir(abs)
-	if err != nil {
-		return err
-	}
-	for name, e := range d.cur {
-		d.synced[name] = e
-	}
-	return nil
+	return s.step(name, func(abs string) error {
+		d, err := s.dir(abs)
+		if err != nil {
+			return err
+		}
+		for name, e := range d.cur {
+			d.synced[name] = e
+		}
+		return nil
+	})
 }
 
 // file is an open file of the FS.
