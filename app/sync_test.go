@@ -535,3 +535,59 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 		t.Errorf("Get after the sync = %q, %v", mo.Caption, err)
 	}
 }
+
+// The status bar never says the family engine can't be reached beside
+// "Up to date": the status poll that finds it unreachable turns the sync
+// line offline at once (a "sync" event), without waiting for the next
+// sync, and finding it back runs a sync that says up to date again.
+func TestSync_StatusAgreesWithTheEngineState(t *testing.T) {
+	idle := syncIdle
+	syncIdle = time.Hour // no sync but the ones asked for: the status poll must do it
+	t.Cleanup(func() { syncIdle = idle })
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	target, err := url.Parse(remote.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			// As an engine gone from the network: the connection drops.
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+
+	a, sh := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(proxy.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, a, engineHead(t, remote))
+
+	down.Store(true)
+	events := sh.count("sync")
+	st, err := a.Settings.Status()
+	if err != nil || st.Reachable {
+		t.Fatalf("Status() with the engine gone = %+v, %v; want unreachable", st, err)
+	}
+	if s, _ := a.Sync.Status(); s.State != SyncOffline || s.Problem == "" {
+		t.Errorf("sync status beside an unreachable engine = %+v; want offline, with why", s)
+	}
+	if sh.count("sync") == events {
+		t.Error("no sync event told the window the copy is offline")
+	}
+
+	down.Store(false)
+	if st, err := a.Settings.Status(); err != nil || !st.Reachable {
+		t.Fatalf("Status() with the engine back = %+v, %v; want reachable", st, err)
+	}
+	waitFor(t, "the sync line up to date again", func() bool {
+		s, _ := a.Sync.Status()
+		return s.State == SyncUpToDate
+	})
+}

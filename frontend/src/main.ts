@@ -184,6 +184,9 @@ class App {
     }
     this.status = st;
     this.renderStatus(st);
+    // The sync line is read after the status (which tells the Go side
+    // whether the engine answers), so the bar's two halves agree.
+    void this.syncLine.refresh();
   }
 
   private renderStatus(st: Status): void {
