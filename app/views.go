@@ -180,6 +180,7 @@ type Write struct {
 	MomentID string `json:"moment_id"`
 	State    string `json:"state"`    // waiting, parked, sent
 	Problem  string `json:"problem"`  // for parked: what the engine refused, in Dad's words
+	Waiting  string `json:"waiting"`  // for waiting: the sentence every waiting write shows
 	NextTry  string `json:"next_try"` // RFC 3339 or ""
 }
 
