@@ -591,3 +591,82 @@ func TestSync_StatusAgreesWithTheEngineState(t *testing.T) {
 		return s.State == SyncUpToDate
 	})
 }
+
+// A small copy on screen survives a budget cut that removes the others:
+// the tiles the window says are in view and the open moment are pinned;
+// once they no longer show, they may go too.
+func TestSync_OnScreenCopiesSurviveEviction(t *testing.T) {
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Capture.Files("b", writePhotos(t, 4, 300)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "delivery", delivered(a))
+	caughtUp(t, a, engineHead(t, remote))
+	a.mu.Lock()
+	rep := a.repl.rep
+	a.mu.Unlock()
+	p, err := a.Moments.Page("", 10)
+	if err != nil || len(p.Moments) != 4 {
+		t.Fatalf("Page = %+v, %v; want 4 moments", p, err)
+	}
+	sha := func(i int) string {
+		mo, err := rep.Moment(context.Background(), p.Moments[i].ID)
+		if err != nil || mo.Copy == nil {
+			t.Fatalf("moment %d in the replica: %+v, %v", i, mo, err)
+		}
+		return mo.Copy.SHA256
+	}
+	for i := range 4 {
+		if !rep.Copies().Has(sha(i)) {
+			t.Fatalf("moment %d has no small copy on this computer: %+v", i, p.Moments[i])
+		}
+	}
+	cached := func() []bool {
+		var out []bool
+		for i := range 4 {
+			out = append(out, rep.Copies().Has(sha(i)))
+		}
+		return out
+	}
+	// Two tiles in view (and an id this computer does not hold), the
+	// first of them open too.
+	if err := a.Moments.OnScreen([]string{p.Moments[0].ID, p.Moments[2].ID, p.Moments[0].ID, "01J00000000000000000000000"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{true, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept after the cut = %v; want %v (those on screen)", got, want)
+	}
+	// The tile on screen still shows, from this computer.
+	rec := httptest.NewRecorder()
+	a.MediaHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p.Moments[2].Thumb, nil))
+	if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
+		t.Errorf("the thumb on screen: %d, %d bytes; want it served", rec.Code, rec.Body.Len())
+	}
+	// Scrolled on: only the third shows; the first may go now.
+	if err := a.Moments.OnScreen([]string{p.Moments[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{false, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept after scrolling on = %v; want %v", got, want)
+	}
+	// Nothing on screen: nothing pinned.
+	if err := a.Moments.OnScreen(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{false, false, false, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept with nothing on screen = %v; want %v", got, want)
+	}
+}
