@@ -68,6 +68,7 @@ type App struct {
 	progress progressTable
 	watch    watcher // sends "moment" events as the engine's log grows
 	repl     syncer  // the family engine's replica and its sync (sync.go)
+	shown    shown   // the small copies pinned while the window shows them (onscreen.go)
 }
 
 // New makes an App; nothing starts until Startup.

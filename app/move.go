@@ -174,6 +174,14 @@ func (a *App) runMove(mv *move, src string, target *client.Client, state string)
 	if err != nil {
 		a.log.Warn("bring moments along", "err", err)
 	}
+	// The window reads the family engine's copy: bring what just arrived
+	// into it now, not at the next tick.
+	a.mu.Lock()
+	running := a.repl.kick != nil
+	a.mu.Unlock()
+	if running {
+		a.kickSync()
+	}
 }
 
 func refusedCount(st push.Stats) int {

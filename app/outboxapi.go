@@ -306,8 +306,9 @@ func (o *Outbox) Writes() ([]Write, error) {
 		return nil, err
 	}
 	out := make([]Write, 0, len(ws))
+	waiting := o.a.waitingWords()
 	for i := range ws {
-		out = append(out, writeView(&ws[i]))
+		out = append(out, writeView(&ws[i], waiting))
 	}
 	return out, nil
 }

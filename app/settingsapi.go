@@ -221,6 +221,7 @@ func (s *Settings) Status() (Status, error) {
 	} else {
 		st.Reachable = true
 	}
+	a.engineSeen(st.Reachable, st.Reason)
 	counts, err := a.counts(ctx)
 	if err != nil {
 		return st, fmt.Errorf("count the outbox: %w", err)

@@ -535,6 +535,33 @@ func (a *App) emitChanged(rep *replica.Replica, ids []string) {
 	a.emitMoments(context.Background(), ids, rep.Moment)
 }
 
+// engineSeen is the status bar's word on the family engine (Settings.Status
+// asked it just now): unreachable, or refusing Spark's key, the sync line
+// says offline at once instead of the last sync's "Up to date", so the bar
+// never says both; reachable again while the line says offline, a sync
+// runs now rather than at the next tick. reason is why it can't be used.
+func (a *App) engineSeen(ok bool, reason string) {
+	a.mu.Lock()
+	remote, running := a.prefs.Engine == EngineRemote, a.repl.kick != nil
+	a.mu.Unlock()
+	if !remote {
+		return
+	}
+	a.repl.mu.Lock()
+	offline, problem := a.repl.offline, a.repl.problem
+	changed := !ok && offline == "" && problem == ""
+	if changed {
+		a.repl.offline = reason
+	}
+	a.repl.mu.Unlock()
+	switch {
+	case changed:
+		a.emit("sync", a.syncStatus())
+	case ok && offline != "" && running:
+		a.kickSync()
+	}
+}
+
 // syncStatus returns the replica's status.
 func (a *App) syncStatus() SyncStatus {
 	a.mu.Lock()

@@ -505,3 +505,138 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 		t.Errorf("Get after the sync = %q, %v", mo.Caption, err)
 	}
 }
+
+// The status bar never says the family engine can't be reached beside
+// "Up to date": the status poll that finds it unreachable turns the sync
+// line offline at once (a "sync" event), without waiting for the next
+// sync, and finding it back runs a sync that says up to date again.
+func TestSync_StatusAgreesWithTheEngineState(t *testing.T) {
+	idle := syncIdle
+	syncIdle = time.Hour // no sync but the ones asked for: the status poll must do it
+	t.Cleanup(func() { syncIdle = idle })
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	target, err := url.Parse(remote.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			// As an engine gone from the network: the connection drops.
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+
+	a, sh := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(proxy.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp(t, a, engineHead(t, remote))
+
+	down.Store(true)
+	events := sh.count("sync")
+	st, err := a.Settings.Status()
+	if err != nil || st.Reachable {
+		t.Fatalf("Status() with the engine gone = %+v, %v; want unreachable", st, err)
+	}
+	if s, _ := a.Sync.Status(); s.State != SyncOffline || s.Problem == "" {
+		t.Errorf("sync status beside an unreachable engine = %+v; want offline, with why", s)
+	}
+	if sh.count("sync") == events {
+		t.Error("no sync event told the window the copy is offline")
+	}
+
+	down.Store(false)
+	if st, err := a.Settings.Status(); err != nil || !st.Reachable {
+		t.Fatalf("Status() with the engine back = %+v, %v; want reachable", st, err)
+	}
+	waitFor(t, "the sync line up to date again", func() bool {
+		s, _ := a.Sync.Status()
+		return s.State == SyncUpToDate
+	})
+}
+
+// A small copy on screen survives a budget cut that removes the others:
+// the tiles the window says are in view and the open moment are pinned;
+// once they no longer show, they may go too.
+func TestSync_OnScreenCopiesSurviveEviction(t *testing.T) {
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Capture.Files("b", writePhotos(t, 4, 300)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "delivery", delivered(a))
+	caughtUp(t, a, engineHead(t, remote))
+	a.mu.Lock()
+	rep := a.repl.rep
+	a.mu.Unlock()
+	p, err := a.Moments.Page("", 10)
+	if err != nil || len(p.Moments) != 4 {
+		t.Fatalf("Page = %+v, %v; want 4 moments", p, err)
+	}
+	sha := func(i int) string {
+		mo, err := rep.Moment(context.Background(), p.Moments[i].ID)
+		if err != nil || mo.Copy == nil {
+			t.Fatalf("moment %d in the replica: %+v, %v", i, mo, err)
+		}
+		return mo.Copy.SHA256
+	}
+	for i := range 4 {
+		if !rep.Copies().Has(sha(i)) {
+			t.Fatalf("moment %d has no small copy on this computer: %+v", i, p.Moments[i])
+		}
+	}
+	cached := func() []bool {
+		var out []bool
+		for i := range 4 {
+			out = append(out, rep.Copies().Has(sha(i)))
+		}
+		return out
+	}
+	// Two tiles in view (and an id this computer does not hold), the
+	// first of them open too.
+	if err := a.Moments.OnScreen([]string{p.Moments[0].ID, p.Moments[2].ID, p.Moments[0].ID, "01J00000000000000000000000"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{true, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept after the cut = %v; want %v (those on screen)", got, want)
+	}
+	// The tile on screen still shows, from this computer.
+	rec := httptest.NewRecorder()
+	a.MediaHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p.Moments[2].Thumb, nil))
+	if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
+		t.Errorf("the thumb on screen: %d, %d bytes; want it served", rec.Code, rec.Body.Len())
+	}
+	// Scrolled on: only the third shows; the first may go now.
+	if err := a.Moments.OnScreen([]string{p.Moments[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{false, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept after scrolling on = %v; want %v", got, want)
+	}
+	// Nothing on screen: nothing pinned.
+	if err := a.Moments.OnScreen(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Copies().SetBudget(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cached(), []bool{false, false, false, false}; !slices.Equal(got, want) {
+		t.Fatalf("copies kept with nothing on screen = %v; want %v", got, want)
+	}
+}

@@ -188,6 +188,7 @@ type Write struct {
 	MomentID string `json:"moment_id"`
 	State    string `json:"state"`    // a WriteState* but discarded
 	Problem  string `json:"problem"`  // for parked: what the engine refused, in Dad's words
+	Waiting  string `json:"waiting"`  // for waiting: the sentence every waiting write shows
 	NextTry  string `json:"next_try"` // RFC 3339 or ""
 }
 

@@ -156,11 +156,16 @@ func writeState(s outbox.State) string {
 	return WriteStateWaiting
 }
 
-func writeView(w *outbox.Write) Write {
+// writeView is w as the Outbox shows it; waiting is the sentence of a
+// write not sent yet (waitingWords), the same everywhere in the window.
+func writeView(w *outbox.Write, waiting string) Write {
 	v := Write{ID: w.ID, Kind: string(w.Kind), What: writeWords(w), MomentID: w.MomentID, State: writeState(w.State),
 		NextTry: timeString(w.NextTry)}
-	if w.State == outbox.Parked {
+	switch v.State {
+	case "parked":
 		v.Problem = w.LastError
+	case "waiting":
+		v.Waiting = waiting
 	}
 	return v
 }

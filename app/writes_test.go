@@ -15,6 +15,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // linkProxy stands between the app and a real family engine: down, it
@@ -231,5 +232,24 @@ func TestWrites_OnlineAnswerWithTheEngine(t *testing.T) {
 	}
 	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 0 {
 		t.Errorf("Writes = %+v, %v; want none left", ws, err)
+	}
+}
+
+// A waiting write says the one sentence the moment and the toasts say;
+// a parked one says what the engine refused instead; a sent one neither.
+func TestWriteView_OneWaitingSentence(t *testing.T) {
+	for _, tc := range []struct {
+		state            outbox.State
+		waiting, problem string
+	}{
+		{outbox.Pending, waitingFamily, ""},
+		{outbox.Parked, "", "too long"},
+		{outbox.Done, "", ""},
+	} {
+		w := outbox.Write{ID: "w1", Kind: outbox.WriteCaption, State: tc.state, LastError: "too long"}
+		v := writeView(&w, waitingFamily)
+		if v.Waiting != tc.waiting || v.Problem != tc.problem {
+			t.Errorf("writeView(%s) = waiting %q, problem %q; want %q, %q", tc.state, v.Waiting, v.Problem, tc.waiting, tc.problem)
+		}
 	}
 }

@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sparkfamily/spark/client"
@@ -20,37 +24,44 @@ var (
 	pushSmall  = flag.Int("push-small", 10000, "small moments drained, then pushed, by the push benchmark")
 	pushBigMB  = flag.Int("push-big-mb", 50, "MB of originals (one file) drained, then pushed, by the push benchmark")
 	pushRounds = flag.Int("push-rounds", 3, "rounds of the push benchmark; medians are quoted")
+	childPush  = flag.String("push-child", "", "internal: source folder,engine URL,token,moments expected for the _push child")
 )
 
 func init() {
 	register("push", bench{
-		help: "spark-engine push beside the outbox drain, in the same run: moments/s (small) and MB/s (originals); goal: push >= 80% of the drain",
+		help: "spark-engine push beside the outbox drain, in the same run: moments/s (small) and MB/s (originals), with push's peak RSS; goal: push >= 80% of the drain",
 		run:  benchPush,
 	})
+	register("_push", bench{hidden: true, run: childPushRun})
 }
 
 // benchPush drains captures into a local engine (the drain's figure), then
 // pushes that engine's folder to a fresh engine (push's figure), each round
 // on fresh folders, and quotes the medians side by side.
 func benchPush(ctx context.Context, out io.Writer) error {
-	type figures struct{ drain, push []float64 }
+	type figures struct {
+		drain, push []float64
+		rssKB       []int // push's peak RSS, each round
+	}
 	var small, big figures
 	for round := range *pushRounds {
-		d, p, err := drainThenPush(ctx, fmt.Sprintf("small%d", round), *pushSmall, 0)
+		d, p, kb, err := drainThenPush(ctx, fmt.Sprintf("small%d", round), *pushSmall, 0)
 		if err != nil {
 			return err
 		}
 		small.drain = append(small.drain, float64(*pushSmall)/d.Seconds())
 		small.push = append(small.push, float64(*pushSmall)/p.Seconds())
-		d, p, err = drainThenPush(ctx, fmt.Sprintf("big%d", round), 1, int64(*pushBigMB)<<20)
+		small.rssKB = append(small.rssKB, kb)
+		d, p, kb, err = drainThenPush(ctx, fmt.Sprintf("big%d", round), 1, int64(*pushBigMB)<<20)
 		if err != nil {
 			return err
 		}
 		mb := float64(int64(*pushBigMB)<<20) / 1e6
 		big.drain = append(big.drain, mb/d.Seconds())
 		big.push = append(big.push, mb/p.Seconds())
-		fmt.Fprintf(out, "  round %d: small drain %.1f push %.1f moments/s; originals drain %.1f push %.1f MB/s; load %s\n",
-			round+1, small.drain[round], small.push[round], big.drain[round], big.push[round], loadAvg())
+		big.rssKB = append(big.rssKB, kb)
+		fmt.Fprintf(out, "  round %d: small drain %.1f push %.1f moments/s (push peak RSS %.0f MB); originals drain %.1f push %.1f MB/s (push peak RSS %.0f MB); load %s\n",
+			round+1, small.drain[round], small.push[round], float64(small.rssKB[round])/1024, big.drain[round], big.push[round], float64(big.rssKB[round])/1024, loadAvg())
 	}
 	verdict := func(d, p float64) string {
 		if p >= 0.8*d {
@@ -65,6 +76,10 @@ func benchPush(ctx context.Context, out io.Writer) error {
 	bd, bp := medianRate(big.drain), medianRate(big.push)
 	fmt.Fprintf(out, "  %d MB of originals: drain %.1f MB/s, push %.1f MB/s (%s)\n", *pushBigMB, bd, bp, verdict(bd, bp))
 	fmt.Fprintf(out, "    rounds: drain %s, push %s\n", rounds(big.drain), rounds(big.push))
+	// RSS flat in corpus size: the push of many moments and of one large
+	// original hold about the same memory (it streams both).
+	fmt.Fprintf(out, "  push peak RSS (in a child process, the engines in this one): %.0f MB for %d small moments, %.0f MB for %d MB of originals\n",
+		float64(slices.Max(small.rssKB))/1024, *pushSmall, float64(slices.Max(big.rssKB))/1024, *pushBigMB)
 	return nil
 }
 
@@ -87,22 +102,23 @@ func rounds(xs []float64) string {
 
 // drainThenPush captures n photos (each padded to size when size > 0),
 // drains them into a fresh local engine, then pushes that engine's folder
-// to another fresh engine. It returns the drain's and the push's times.
-func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, pushed time.Duration, err error) {
+// to another fresh engine, in a child process. It returns the drain's and
+// the push's times, and the push's peak RSS in kB.
+func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, pushed time.Duration, rssKB int, err error) {
 	dir, cleanup, err := workDir("push-" + name)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer cleanup()
 	srcDir := filepath.Join(dir, "engine")
 	url, token, stopSrc, err := localEngine(ctx, srcDir)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	photos := filepath.Join(dir, "photos")
 	if err := os.MkdirAll(photos, 0o755); err != nil {
 		stopSrc()
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for i := range n {
 		p := filepath.Join(photos, fmt.Sprintf("p%05d.jpg", i))
@@ -113,45 +129,88 @@ func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, 
 		}
 		if err != nil {
 			stopSrc()
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	o, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), outbox.Options{Target: outbox.Target{URL: url, Token: token}})
 	if err != nil {
 		stopSrc()
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, r := range o.Capture(ctx, []string{photos}, outbox.CaptureOptions{}) {
 		if r.Err != nil {
 			o.Close()
 			stopSrc()
-			return 0, 0, r.Err
+			return 0, 0, 0, r.Err
 		}
 	}
 	drain, err = drainUntilEmpty(ctx, o)
 	o.Close()
 	stopSrc()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 
 	dstURL, dstToken, stopDst, err := localEngine(ctx, filepath.Join(dir, "target"))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer stopDst()
+	// The push in a child process, so its peak RSS is its own (the two
+	// engines run in this one).
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	arg := strings.Join([]string{srcDir, dstURL, dstToken, strconv.Itoa(n)}, ",")
+	res, err := exec.CommandContext(ctx, exe, "_push", "--push-child", arg).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return 0, 0, 0, fmt.Errorf("push child: %v: %s", err, ee.Stderr)
+		}
+		return 0, 0, 0, err
+	}
+	f := strings.Fields(string(res))
+	if len(f) != 2 {
+		return 0, 0, 0, fmt.Errorf("push child said %q", res)
+	}
+	secs, err1 := strconv.ParseFloat(f[0], 64)
+	kb, err2 := strconv.Atoi(f[1])
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, 0, 0, fmt.Errorf("push child said %q: %w", res, err)
+	}
+	return drain, time.Duration(secs * float64(time.Second)), kb, nil
+}
+
+// childPushRun pushes an engine folder to an engine, then prints the
+// push's seconds and its peak RSS in kB.
+func childPushRun(ctx context.Context, out io.Writer) error {
+	parts := strings.Split(*childPush, ",")
+	if len(parts) != 4 {
+		return fmt.Errorf("bad --push-child %q", *childPush)
+	}
+	n, err := strconv.Atoi(parts[3])
+	if err != nil {
+		return fmt.Errorf("bad --push-child %q: %w", *childPush, err)
+	}
 	start := time.Now()
-	st, err := push.Run(ctx, push.Options{Source: srcDir, Target: client.New(dstURL, dstToken, push.HTTPClient(0)),
+	st, err := push.Run(ctx, push.Options{Source: parts[0], Target: client.New(parts[1], parts[2], push.HTTPClient(0)),
 		Logger: slog.New(slog.DiscardHandler)})
-	pushed = time.Since(start)
+	d := time.Since(start)
 	// The bench engines have no reader: the drained moments' readings stay
 	// queued on the source, and push asks them of the target again (where
 	// they wait queued too), as the drain asked them of the source.
 	if err != nil {
-		return 0, 0, fmt.Errorf("push: %w", err)
+		return fmt.Errorf("push: %w", err)
 	}
 	if got := st.Kinds[push.KindMoment].Sent; got != n {
-		return 0, 0, fmt.Errorf("push sent %d moments of %d", got, n)
+		return fmt.Errorf("push sent %d moments of %d", got, n)
 	}
-	return drain, pushed, nil
+	kb, err := vmHWM()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%.3f %d\n", d.Seconds(), kb)
+	return nil
 }

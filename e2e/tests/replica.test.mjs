@@ -26,6 +26,19 @@ after(async () => {
   await useLocalEngine();
 });
 
+/** statusBarOnOneFooting checks the status bar agrees with itself (the
+ * engine can't be reached, so the copy is not "Up to date") and that the
+ * version stays on one line, at the top of the bar. */
+async function statusBarOnOneFooting(page, where) {
+  assert.equal(await page.getByTestId('engine-state').getAttribute('data-state'), 'offline', where);
+  assert.doesNotMatch(await page.getByTestId('sync-status').innerText(), /Up to date/, `${where}: not “Up to date” beside “can’t be reached”`);
+  const [version, first, items] = await Promise.all([page.getByTestId('version').boundingBox(), page.getByTestId('engine-state').boundingBox(), page.locator('.status-items').boundingBox()]);
+  const lineHeight = await page.getByTestId('version').evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || parseFloat(getComputedStyle(el).fontSize) * 1.5);
+  assert.ok(version.height < lineHeight * 1.5, `${where}: the version is on one line (${version.height}px high, a line is ${lineHeight}px)`);
+  assert.ok(Math.abs(version.y - first.y) < 4, `${where}: the version is on the bar's first line (${version.y} against ${first.y})`);
+  assert.ok(version.x >= items.x + items.width - 1, `${where}: the version is beside the bar's items, not under them`);
+}
+
 /** served is every live moment the family engine serves, newest first. */
 async function served() {
   const all = [];
@@ -93,7 +106,13 @@ test('the family engine stopped, the window opened again: every earlier moment a
     'the small copy shows from this computer',
   );
   await shot(page, 'replica-offline');
+  await statusBarOnOneFooting(page, 'offline');
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  // At 200% zoom (the same layout as half the width) too.
+  await page.setViewportSize({ width: 590, height: 400 });
+  await statusBarOnOneFooting(page, 'offline, at 200% zoom');
+  await shot(page, 'replica-offline-zoom');
+  await page.setViewportSize({ width: 1180, height: 800 });
 
   // Settings says the same, without alarm.
   await tab(page, 'Settings');

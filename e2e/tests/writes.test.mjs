@@ -109,6 +109,7 @@ test('the family engine stopped: a note, a caption, a kept phrase, a careful rea
   await dialog.getByTestId('caption-state').filter({ hasText: 'Saved on this computer' }).waitFor();
   await dialog.getByTestId('moment-waiting').waitFor();
   assert.match(await dialog.getByTestId('moment-waiting').innerText(), /this computer/, 'the moment says its change waits');
+  const waitingSentence = await dialog.getByTestId('moment-waiting').innerText();
   await keepWords(dialog, 'red door');
   await page.locator('#toasts .toast').filter({ hasText: 'Kept “red door”' }).waitFor();
   await dialog.getByTestId('ask-careful').dblclick();
@@ -127,6 +128,11 @@ test('the family engine stopped: a note, a caption, a kept phrase, a careful rea
   }
   assert.equal(await writes.and(page.locator('[data-state=parked]')).count(), 0, 'nothing parked');
   assert.equal(await page.locator('#toasts .toast.error').count(), 0, 'no error anywhere because the engine is away');
+  // Every waiting change says the one sentence the moment said.
+  const said = new Set(await page.getByTestId('write-waiting').allInnerTexts());
+  assert.deepEqual([...said], [waitingSentence], 'one sentence for every waiting change, the moment’s');
+  // The status bar agrees with itself: the engine can't be reached, so the copy is not "Up to date".
+  assert.doesNotMatch(await page.getByTestId('sync-status').innerText(), /Up to date/, 'not “Up to date” beside “can’t be reached”');
   await shot(page, 'writes-outbox');
   violations.push(...(await axe(page, 'Outbox, notes and changes waiting')));
   // On Phrases (which lists only what the engine has while it is away):

@@ -87,6 +87,7 @@ export const backend = {
     reading: (id: string) => call(Moments.Reading(id)),
     readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
     search: (q: string) => call(Moments.Search(q)),
+    onScreen: (ids: string[]) => call(Moments.OnScreen(ids)),
   },
   phrases: {
     list: () => call(Phrases.List()),

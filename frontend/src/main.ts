@@ -184,6 +184,9 @@ class App {
     }
     this.status = st;
     this.renderStatus(st);
+    // The sync line is read after the status (which tells the Go side
+    // whether the engine answers), so the bar's two halves agree.
+    void this.syncLine.refresh();
   }
 
   private renderStatus(st: Status): void {
@@ -232,20 +235,26 @@ class App {
       refused: `${where}, which did not accept Spark’s key`,
       offline: `${where}, which can’t be reached right now`,
     };
-    clear(
-      this.statusBar,
-      h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
-      h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
-      h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'),
+    // The items wrap among themselves (a narrow window, 200% zoom), with
+    // a dot between two on a line (style.css); the version keeps its place
+    // at the end of the first line.
+    const items = h(
+      'span',
+      { class: 'status-items' },
+      h(
+        'span',
+        {},
+        h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
+        ' ',
+        h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
+      ),
       h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo or change', 'photos and changes')} waiting to be sent`),
-      st.parked > 0 ? h('span', { class: 'sep', 'aria-hidden': 'true' }, '·') : null,
       st.parked > 0
         ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo or change needs', 'photos and changes need')} you`)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       this.syncLine.el,
-      h('span', { class: 'grow' }),
-      h('span', { class: 'muted' }, `Spark ${st.version}`),
     );
+    clear(this.statusBar, items, h('span', { class: 'muted version', 'data-testid': 'version' }, `Spark ${st.version}`));
   }
 }
 

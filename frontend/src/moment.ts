@@ -7,6 +7,7 @@ import { onMoment, changed, deleted } from './store';
 import { latest, readingError, kindWord } from './words';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
+import { showing } from './onscreen';
 
 const statusWords: Record<string, string> = {
   waiting: 'Not sent yet',
@@ -81,6 +82,7 @@ export class MomentDialog {
       this.captionFor = '';
       this.captionState.textContent = '';
       this.m = null;
+      showing('dialog', []);
       this.keepBar.hidden = true;
       rehomeToasts();
     });
@@ -122,6 +124,7 @@ export class MomentDialog {
       if (draft !== undefined && draft !== m.caption && !m.pending) this.captionTimer = window.setTimeout(() => void this.flushCaption(), 0);
     }
     this.m = m;
+    showing('dialog', [m.id]);
     this.render();
     if (!this.dlg.open) this.dlg.showModal();
     rehomeToasts();

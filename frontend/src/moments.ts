@@ -3,6 +3,7 @@ import { h, clear } from './dom';
 import { toastError } from './feedback';
 import { openMoment } from './moment';
 import { onMoment } from './store';
+import { showing } from './onscreen';
 import { preview, firstLines, kindWord } from './words';
 import { sections, sorted, tileDate, type Order } from './timeline';
 import type { Screen } from './screen';
@@ -334,6 +335,8 @@ export class MomentsScreen implements Screen {
       this.active = best;
       this.rendered.get(best)?.setActive(true);
     }
+    // Their small copies stay on this computer while they show.
+    showing('moments', [...this.rendered.values()].map((t) => t.shows).filter(Boolean));
   }
 
   private bindTile(t: Tile, m: Moment, i: number, y: number, col: number): void {

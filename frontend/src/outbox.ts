@@ -119,8 +119,8 @@ export class OutboxScreen implements Screen {
         h('button', { type: 'button', class: 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, 'Remove from this list…'),
       );
     } else {
-      const when = w.next_try ? soon(w.next_try) : '';
-      why = h('p', { class: 'muted' }, `Saved on this computer. Spark sends it on its own${when ? `, ${when}` : ' when it can'}.`);
+      // The Go side's sentence, the same as the moment and the toasts say.
+      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, w.waiting);
     }
     return h(
       'li',

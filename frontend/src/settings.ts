@@ -247,6 +247,9 @@ export class SettingsScreen implements Screen {
 class MoveBlock {
   private static current: MoveBlock | null = null;
   private static listening = false;
+  /** events counts the move events seen: one that came before the
+   * button's answer is newer than it. */
+  private static events = 0;
   readonly el = h('div', { class: 'move', 'data-testid': 'move', 'aria-live': 'polite' });
 
   /** mount makes the block for a fresh Settings render and fills it. */
@@ -255,7 +258,10 @@ class MoveBlock {
     MoveBlock.current = b;
     if (!MoveBlock.listening) {
       MoveBlock.listening = true;
-      backend.onMove((v) => MoveBlock.current?.show(v));
+      backend.onMove((v) => {
+        MoveBlock.events++;
+        MoveBlock.current?.show(v);
+      });
     }
     void b.check();
     return b.el;
@@ -271,7 +277,9 @@ class MoveBlock {
 
   private async start(): Promise<void> {
     try {
-      this.show(await backend.settings.bringAlong());
+      const seen = MoveBlock.events;
+      const v = await backend.settings.bringAlong();
+      if (MoveBlock.events === seen) this.show(v);
     } catch (e) {
       toastError(e);
     }

@@ -39,7 +39,7 @@ export class SyncLine {
 
   constructor(openSettings: () => void) {
     this.link = h('button', { type: 'button', class: 'link warn', hidden: true, onclick: openSettings }, 'What to do');
-    this.el = h('span', { class: 'sync-line', hidden: true }, h('span', { class: 'sep', 'aria-hidden': 'true' }, '·'), this.text, this.link);
+    this.el = h('span', { class: 'sync-line', hidden: true }, this.text, this.link);
     backend.onSync((s) => this.render(s));
     void this.refresh();
     // "as of" and the state change without events too (an engine chosen).

@@ -1,0 +1,148 @@
+// Issue 8, item 7: Dad started alone, then joins the family engine. With
+// moments on this computer's engine, Settings switched to the family
+// engine says how many of them it lacks and offers "Bring my N moments
+// along"; pressing it shows the progress and ends with the finished
+// message, the family engine then holds each of them with its reading as
+// given here, and bringing them again sends nothing new.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
+
+let context;
+let page;
+let remote; // { url, token } of the family engine
+
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  ({ context, page } = await launch());
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+});
+
+after(async () => {
+  await useLocalEngine().catch(() => {});
+  await context?.close();
+});
+
+/** get calls the family engine's HTTP API. */
+async function get(path) {
+  const r = await fetch(`${remote.url}${path}`, { headers: { Authorization: `Bearer ${remote.token}` } });
+  assert.equal(r.status, 200, `GET ${path}: ${r.status}`);
+  return r.json();
+}
+
+/** familyMoments is every live moment on the family engine, by id. */
+async function familyMoments() {
+  const all = new Map();
+  for (let before = ''; ; ) {
+    const p = await get(`/v1/moments?limit=200${before ? `&before=${before}` : ''}`);
+    for (const m of p.moments) all.set(m.id, m);
+    if (!p.next) return all;
+    before = p.next;
+  }
+}
+
+/** localMoments is every moment the window shows from this computer's engine. */
+async function localMoments() {
+  const all = [];
+  for (let before = ''; ; ) {
+    const p = await rpc('Moments/Page', before, 200);
+    all.push(...p.moments);
+    if (!p.next) return all;
+    before = p.next;
+  }
+}
+
+test('moments kept on this computer are brought to the family engine from Settings, once', async () => {
+  // Three photos on this computer's engine, read by its Pippa.
+  const { paths } = await harness('/test/generate', { n: 3 });
+  await choose(page, paths);
+  await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the captures reach this computer’s engine');
+  const mine = await until(async () => {
+    const ms = await localMoments();
+    const read = ms.filter((m) => m.kind === 'photo').every((m) => m.readings.some((r) => r.status === 'finished'));
+    return read && ms.length >= 3 && ms;
+  }, 'Pippa reads them on this computer');
+  const had = await familyMoments();
+  const lacking = mine.filter((m) => !had.has(m.id));
+  assert.ok(lacking.length >= 3, `the family engine lacks at least the three new ones (${lacking.length})`);
+
+  // Switch to the family engine in Settings, as Dad does.
+  await tab(page, 'Settings');
+  await page.getByLabel('Family engine').check();
+  await page.getByLabel('Connection text').fill(`${remote.url}#${remote.token}`);
+  await page.getByTestId('connect').click();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+
+  // Settings says how many it lacks, and offers to bring them.
+  // (Counted from this computer's engine's log: moments of the earlier
+  // tests are among them.)
+  const block = page.getByTestId('move');
+  const said = await block.getByTestId('move-lacking').filter({ hasText: /^The family engine does not have \d+ moments that are kept on this computer\.$/ }).innerText();
+  const n = Number(said.match(/\d+/)[0]);
+  console.log(`# Settings: the family engine lacks ${n} moments; the window lists ${lacking.length} it does not have`);
+  assert.ok(n >= 3, `the family engine lacks at least the three new ones (${n})`);
+  const button = block.getByTestId('move-start');
+  assert.equal(await button.innerText(), `Bring my ${n} moments along`);
+  await shot(page, 'move-offered');
+  const violations = await axe(page, 'Settings, moments to bring along');
+
+  // Pressing it shows the progress (however short: a watcher on the block
+  // notes every bar drawn), then the finished message.
+  await block.evaluate((el) => {
+    window.moveSeen = [];
+    new MutationObserver(() => {
+      const bar = el.querySelector('[data-testid=move-progress]');
+      if (bar) window.moveSeen.push({ value: Number(bar.getAttribute('value')), max: Number(bar.getAttribute('max')), text: el.innerText });
+    }).observe(el, { childList: true, subtree: true });
+  });
+  await button.click();
+  const done = block.getByTestId('move-message').filter({ hasText: 'All your moments are on the family engine now. They are still on this computer too.' });
+  await done.waitFor({ timeout: 60_000 });
+  const seen = await page.evaluate(() => window.moveSeen);
+  assert.ok(seen.length > 0, 'a progress bar showed while the moments were brought along');
+  assert.match(seen[0].text, /Bringing your moments along… \d+%/, 'the bar says what it does, in words');
+  assert.equal(await block.getByTestId('move-progress').count(), 0, 'the bar is gone once finished');
+  assert.equal(await block.getByTestId('move-start').count(), 0, 'nothing left to bring');
+  await shot(page, 'move-finished');
+  violations.push(...(await axe(page, 'Settings, moments brought along')));
+  assert.deepEqual(violations.map((v) => `${v.where}: ${v.id}`), [], 'no axe-core violations');
+
+  // The family engine holds each of them, with its reading as given here.
+  const now = await familyMoments();
+  for (const m of lacking) {
+    const f = now.get(m.id);
+    assert.ok(f, `the family engine holds ${m.id}`);
+    const given = m.readings.filter((r) => r.status === 'finished').map((r) => r.text);
+    const there = (f.turns ?? []).filter((t) => t.status === 'finished').map((t) => t.text);
+    assert.deepEqual(there, given, `the readings of ${m.id} came along as they are`);
+    if (m.kind === 'photo') assert.ok(f.copy && f.original, `${m.id} has its photos on the family engine`);
+  }
+
+  // The window, reading this computer's copy of the family engine, shows
+  // them at once (the move ends with a sync; the next by itself is 15 s off).
+  await until(async () => {
+    const ids = new Set((await localMoments()).filter((m) => !m.pending).map((m) => m.id));
+    return lacking.every((m) => ids.has(m.id));
+  }, 'the moments brought along show from the family engine’s copy', 10_000);
+
+  // Settings opened again: nothing lacking, no button. Bringing them again
+  // (the call the button makes) sends nothing: the family engine's log
+  // does not grow.
+  await tab(page, 'Moments');
+  await tab(page, 'Settings');
+  await until(async () => (await rpc('Settings/MoveCheck')).lacking === 0, 'the check finds nothing lacking');
+  await page.getByTestId('move').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('move-start').count(), 0, 'no button when the family engine has them all');
+  const seq = (await get('/v1/health')).seq;
+  const again = await rpc('Settings/BringAlong');
+  assert.ok(again.running, 'the second move starts');
+  await until(async () => {
+    const v = await rpc('Settings/MoveCheck');
+    return !v.running;
+  }, 'the second move ends');
+  assert.equal((await get('/v1/health')).seq, seq, 'the second move sent nothing new');
+  assert.equal((await familyMoments()).size, now.size, 'and duplicated nothing');
+});
