@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"os"
 
-
-
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/datadir"
 	"github.com/sparkfamily/spark/diskfull"
