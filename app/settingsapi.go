@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/retry"
 	"github.com/sparkfamily/spark/version"
 )
@@ -22,8 +24,8 @@ type Settings struct{ a *App }
 func (s *Settings) Get() (SettingsView, error) {
 	a := s.a
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.dataDir == "" {
+		a.mu.Unlock()
 		return SettingsView{}, ErrNotReady
 	}
 	v := SettingsView{Engine: a.prefs.Engine, RemoteURL: a.prefs.RemoteURL, RemoteToken: a.prefs.RemoteToken,
@@ -34,7 +36,31 @@ func (s *Settings) Get() (SettingsView, error) {
 	if v.Engine == EngineRemote {
 		v.Warning = insecureWarning(v.RemoteURL)
 	}
+	ob, log := a.ob, a.log
+	a.mu.Unlock()
+	v.Leftovers = leftoversOf(ob, log)
 	return v, nil
+}
+
+// leftoversOf is what Settings' details say about ob's files not removed
+// yet. A failure to list them is only logged: Settings still opens.
+func leftoversOf(ob *outbox.Outbox, log *slog.Logger) Leftovers {
+	v := Leftovers{Details: []string{}}
+	if ob == nil {
+		return v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	ls, err := ob.Leftovers(ctx)
+	if err != nil {
+		log.Warn("list the outbox's files not removed yet", "err", err)
+		return v
+	}
+	v.Count, v.Message = len(ls), outbox.LeftoversSummary(ls)
+	for _, l := range ls {
+		v.Details = append(v.Details, outbox.LeftoverDetail(l))
+	}
+	return v
 }
 
 // UseLocal switches to the engine on this computer, starting it.

@@ -250,6 +250,22 @@ type SettingsView struct {
 	// Warning, when set, is a sentence for Dad about the engine in use:
 	// its address sends the token unprotected (see AddressWarning).
 	Warning string `json:"warning,omitempty"`
+	// Leftovers are the outbox's files that could not be removed yet.
+	Leftovers Leftovers `json:"leftovers"`
+}
+
+// Leftovers is what Settings' details say about the outbox's files that
+// could not be removed from this computer yet (a program holding one open,
+// as antivirus or a backup tool does on Windows): Spark retries them on its
+// own. Count 0, Message "" and no Details in the usual case.
+type Leftovers struct {
+	Count int `json:"count"`
+	// Message is the sentence for Dad (outbox.LeftoversSummary), without
+	// paths.
+	Message string `json:"message"`
+	// Details are one line per folder: its path, why it is to go, since
+	// when and what the last try said (outbox.LeftoverDetail).
+	Details []string `json:"details"`
 }
 
 // TestResult is the answer of Test connection.

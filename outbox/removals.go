@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -227,4 +228,72 @@ func (o *Outbox) cleanup(ctx context.Context) error {
 		o.log.Warn("outbox: cannot sync the files folder", "err", err)
 	}
 	return nil
+}
+
+// LeftoversSummary is the sentence Settings' details and `spark outbox`
+// show Dad about ls: how many photos' files could not be removed from this
+// computer yet and that Spark tries again on its own, without paths (those
+// are LeftoverDetail's). "" when ls is empty.
+func LeftoversSummary(ls []Leftover) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	var sent, discarded, other int
+	for _, l := range ls {
+		switch l.Reason {
+		case ReasonDelivered:
+			sent++
+		case ReasonDiscarded:
+			discarded++
+		default:
+			other++
+		}
+	}
+	var parts []string
+	if sent > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s already sent", sent, plural(sent, "photo", "photos")))
+	}
+	if discarded > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s you discarded", discarded, plural(discarded, "photo", "photos")))
+	}
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s left from an import that was interrupted", other, plural(other, "copy", "copies")))
+	}
+	them := plural(len(ls), "it", "them")
+	return fmt.Sprintf("%s could not be removed from this computer yet (a program may have %s open). Spark tries again on its own.",
+		joinAnd(parts), them)
+}
+
+// LeftoverDetail is one line about l for Settings' details: where it is,
+// why it is to go, since when, and what the last try said.
+func LeftoverDetail(l Leftover) string {
+	why := map[string]string{
+		ReasonDelivered: "already sent",
+		ReasonDiscarded: "discarded",
+		ReasonStray:     "left by an interruption",
+		ReasonStaging:   "an interrupted import",
+	}[l.Reason]
+	if why == "" {
+		why = l.Reason
+	}
+	s := fmt.Sprintf("%s (%s; waiting since %s, %d %s", l.Path, why, l.Since.Local().Format("2 Jan 2006 15:04"), l.Attempts, plural(l.Attempts, "try", "tries"))
+	if l.LastError != "" {
+		s += "; last: " + l.LastError
+	}
+	return s + ")"
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -191,7 +191,14 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	leftovers, err := o.Leftovers(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
+		if leftovers == nil {
+			leftovers = []outbox.Leftover{}
+		}
 		if ents == nil {
 			ents = []outbox.Entry{}
 		}
@@ -205,7 +212,9 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 			Entries     []outbox.Entry `json:"entries"`
 			WriteCounts outbox.Counts  `json:"write_counts"`
 			Writes      []outbox.Write `json:"writes"` // waiting and parked
-		}{counts, ents, wcounts, writes})
+			// Leftovers are the folders not removed yet (outbox.Leftovers).
+			Leftovers []outbox.Leftover `json:"leftovers"`
+		}{counts, ents, wcounts, writes, leftovers})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tSTEPS\tNAME\tREASON")
@@ -217,7 +226,21 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	if len(writes) > 0 {
 		printWrites(e, writes, wcounts)
 	}
+	printLeftovers(e, leftovers)
 	return nil
+}
+
+// printLeftovers says, when there are any, which of the outbox's folders
+// could not be removed yet: Dad's sentence, then one line per folder.
+func printLeftovers(e env, ls []outbox.Leftover) {
+	if len(ls) == 0 {
+		return
+	}
+	fmt.Fprintln(e.stdout)
+	fmt.Fprintln(e.stdout, outbox.LeftoversSummary(ls))
+	for _, l := range ls {
+		fmt.Fprintln(e.stdout, "  "+oneLine(outbox.LeftoverDetail(l)))
+	}
 }
 
 // printWrites lists the writes other than photos still to send.

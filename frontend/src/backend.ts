@@ -23,6 +23,8 @@ export type Pippa = app.Pippa;
 export type Reading = app.Reading;
 export type Recall = app.Recall;
 export type SettingsView = app.SettingsView;
+/** Leftovers: the outbox's files not removed yet, for Settings' details. */
+export type Leftovers = app.Leftovers;
 export type Status = app.Status;
 export type SyncStatus = app.SyncStatus;
 export type TestResult = app.TestResult;

@@ -1,6 +1,6 @@
-import { backend, type MoveView, type SettingsView, type TestResult } from './backend';
+import { backend, type Leftovers, type MoveView, type SettingsView, type TestResult } from './backend';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast, detailsOf, confirmDialog } from './dom';
+import { h, clear, toast, detailsOf, confirmDialog, sentence } from './dom';
 import type { Screen } from './screen';
 import { syncBlock } from './syncstatus';
 
@@ -149,6 +149,7 @@ export class SettingsScreen implements Screen {
           h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toastError(e)) }, 'Open data folder'),
           h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, 'Open log folder'),
         ),
+        leftoversBlock(s.leftovers),
       ),
     );
     // This computer's copy of the family engine: what stopped it, and its rebuild.
@@ -235,6 +236,17 @@ export class SettingsScreen implements Screen {
       toastError(e);
     }
   }
+}
+
+/** leftoversBlock says, when there are any, how many of the outbox's files
+ * could not be removed from this computer yet (a program holding one open,
+ * as antivirus does on Windows), in Dad's words; the folders and what the
+ * last try said are behind Details. Spark retries them on its own. */
+function leftoversBlock(l: Leftovers): HTMLElement | null {
+  if (l.count === 0 || !l.message) return null;
+  const el = sentence({ sentence: l.message, detail: (l.details ?? []).join('\n') }, 'hint');
+  el.dataset['testid'] = 'leftovers';
+  return el;
 }
 
 // ---- Bringing this computer's moments along (app/move.go) ----

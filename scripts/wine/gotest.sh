@@ -16,8 +16,8 @@
 set -euo pipefail
 
 PACKAGES=(
-  ./api/... ./atomicfile/... ./client/... ./datadir/... ./dirlock/... ./endsession/... ./engine/... ./outbox/...
-  ./photo/... ./push/... ./replica/... ./retry/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
+  ./api/... ./atomicfile/... ./client/... ./datadir/... ./dirlock/... ./diskfull/... ./endsession/... ./engine/...
+  ./outbox/... ./photo/... ./push/... ./replica/... ./retry/... ./sqlitedsn/... ./cmd/spark ./cmd/spark-engine
 )
 if [ "${1-}" = --list ]; then
   printf '%s\n' "${PACKAGES[@]}"
