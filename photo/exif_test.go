@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -172,15 +171,7 @@ func TestProbe_SharedPhotosTaken(t *testing.T) {
 		n++
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := Probe(fh)
-			fh.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := probeFile(t, f)
 			t.Logf("taken %v", info.Taken)
 			want, ok := known[name]
 			if identify != "" {

@@ -409,6 +409,21 @@ func writeFile(tb testing.TB, name string, b []byte) string {
 	return p
 }
 
+// probeFile probes the file at path.
+func probeFile(tb testing.TB, path string) Info {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	info, err := Probe(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return info
+}
+
 func readTestdata(tb testing.TB, name string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

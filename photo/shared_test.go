@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,15 +41,7 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 			if raceEnabled && name != "canon_sx60_2048x1536_orient6.jpg" && name != "iphone13promax_4032x3024_orient6.heic" {
 				t.Skip("race detector on: only the real rotated JPEG and the HEIC; run without -race for every photo")
 			}
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := Probe(fh)
-			fh.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := probeFile(t, f)
 			var out bytes.Buffer
 			res, err := SmallCopy(context.Background(), f, &out, Options{})
 			if err != nil {
