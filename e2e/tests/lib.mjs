@@ -1,6 +1,8 @@
 // Helpers shared by the end-to-end tests: Debian's Chromium through
 // playwright-core (never a downloaded browser), the harness's test routes,
 // and screenshots.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +85,24 @@ export async function rpc(path, ...args) {
 export async function useLocalEngine() {
   const s = await rpc('Settings/Get');
   if (s.engine !== 'local') await rpc('Settings/UseLocal');
+}
+
+/** localWindow opens, before a test file's tests, the window on the app's
+ * own engine, waits until it says it is connected, and hands it to got;
+ * after the tests it closes it. */
+export function localWindow(got) {
+  let context;
+  before(async () => {
+    assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+    await useLocalEngine();
+    const w = await launch();
+    context = w.context;
+    got(w);
+    await w.page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+  });
+  after(async () => {
+    await context?.close();
+  });
 }
 
 /** axe runs axe-core over the page as it is and returns its violations. */
