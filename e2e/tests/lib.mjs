@@ -105,6 +105,36 @@ export function localWindow(got) {
   });
 }
 
+/** openOnFamily starts the harness's family engine, points the app at it
+ * and opens the window, once it says it is connected to the family
+ * engine. It returns the window and the engine's { url, token }. */
+export async function openOnFamily() {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  const remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  await rpc('Settings/UseRemote', remote.url, remote.token);
+  const { context, page } = await launch();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  return { context, page, remote };
+}
+
+/** aimAtWords returns where a hand aims to select words in a reading's
+ * text (a locator): inside the first word, and inside the last. */
+export async function aimAtWords(text, words) {
+  return text.evaluate((el, w) => {
+    const node = el.firstChild;
+    const at = node.textContent.indexOf(w);
+    const point = (i) => {
+      const r = document.createRange();
+      r.setStart(node, i);
+      r.setEnd(node, i + 1);
+      const b = r.getBoundingClientRect();
+      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+    };
+    return [point(at + 1), point(at + w.length - 2)];
+  }, words);
+}
+
 /** axe runs axe-core over the page as it is and returns its violations. */
 export async function axe(p, where) {
   if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ path: axePath });
