@@ -22,6 +22,7 @@ import (
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/internal/poll"
 )
 
 // testShell records events and answers dialogs with what the test set.
@@ -96,13 +97,7 @@ func writePhoto(tb testing.TB, dir string, seed int) string {
 
 func waitFor(tb testing.TB, what string, ok func() bool) {
 	tb.Helper()
-	end := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(end) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(tb, 20*time.Second, what, ok)
 }
 
 func delivered(a *App) func() bool {

@@ -22,11 +22,12 @@ import (
 // date by itself: at start, after every step the outbox delivers, and on a
 // timer (syncBusy while a reading is queued or running, syncIdle when
 // not; after a sync that could not reach the engine, a back-off with
-// jitter no longer than syncIdle, or the engine's Retry-After). A sync that brings ops sends the "moment" event for each moment
-// they touched, read from the replica, so tiles and the open moment update
-// live; every sync sends a "sync" event with the SyncStatus. A page of ops
-// that does not fold, or an engine whose log no longer continues the
-// replica, stops the sync until Dad rebuilds the copy (Sync.Rebuild).
+// jitter no longer than syncIdle, or the engine's Retry-After). A sync
+// that brings ops sends the "moment" event for each moment they touched,
+// read from the replica, so tiles and the open moment update live; every
+// sync sends a "sync" event with the SyncStatus. A page of ops that does
+// not fold, or an engine whose log no longer continues the replica, stops
+// the sync until Dad rebuilds the copy (Sync.Rebuild).
 //
 // With the engine on this computer nothing of this runs: its own mirror is
 // the copy, and the watcher (watch.go) sends the "moment" events.

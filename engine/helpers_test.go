@@ -20,6 +20,7 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/internal/poll"
 )
 
 // quiet is a logger for tests that only fails loudly.
@@ -173,13 +174,7 @@ func atOnce(n int, fn func(i int)) {
 
 func waitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("still waiting after 10s for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(tb, 10*time.Second, what, cond)
 }
 
 // dumpMirror dumps the mirror file at path, table by table.

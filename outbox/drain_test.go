@@ -20,6 +20,7 @@ import (
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/poll"
 )
 
 // startDrain runs o's drain until the end of the test.
@@ -39,13 +40,7 @@ func startDrain(tb testing.TB, o *Outbox) {
 // waitFor polls cond until it holds or the timeout passes.
 func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(tb, timeout, what, cond)
 }
 
 // settle waits until nothing is pending and returns the counts.

@@ -1,7 +1,6 @@
 package outbox
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -17,25 +16,13 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
 
 // logBuf is a log that tests read back.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type logBuf struct{ syncbuf.Buffer }
 
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
+func (l *logBuf) count(s string) int { return strings.Count(l.String(), s) }
 
 func (l *logBuf) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
 
@@ -138,7 +125,7 @@ func TestRemovals_Refused(t *testing.T) {
 		t.Errorf("leftovers after two reopens = %+v; want the three tried three times and the staging folder", ls)
 	}
 	if n := log.count("cannot remove files yet"); n != 4 {
-		t.Errorf("%d warnings about files that cannot be removed; want one for each of the 4 folders:\n%s", n, log.b.String())
+		t.Errorf("%d warnings about files that cannot be removed; want one for each of the 4 folders:\n%s", n, log.String())
 	}
 
 	// Discard works, its files remembered, with and without export.
@@ -160,7 +147,7 @@ func TestRemovals_Refused(t *testing.T) {
 
 	// Deletes work again: the next Open removes every folder.
 	allow()
-	log.b.Reset()
+	log.Reset()
 	o = openTest(t, dir, opts)
 	if ls := leftovers(t, o); len(ls) != 0 {
 		t.Errorf("leftovers = %+v; want none", ls)
@@ -172,7 +159,7 @@ func TestRemovals_Refused(t *testing.T) {
 		t.Errorf("staging/ holds %v", got)
 	}
 	if n := log.count("removed files left earlier"); n != 5 {
-		t.Errorf("%d notes of removed leftovers; want 5:\n%s", n, log.b.String())
+		t.Errorf("%d notes of removed leftovers; want 5:\n%s", n, log.String())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -159,28 +158,10 @@ func TestProbe_SharedPhotosTaken(t *testing.T) {
 		"synthetic_24mp_6000x4000_orient6.jpg": "2021:06:27 18:23:07|",
 	}
 	identify, _ := exec.LookPath("identify")
-	files, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range files {
-		ext := strings.ToLower(filepath.Ext(f))
-		if ext != ".jpg" && ext != ".jpeg" && ext != ".heic" {
-			continue
-		}
-		n++
+	for _, f := range photoFiles(t, dir, ".jpg", ".jpeg", ".heic") {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := Probe(fh)
-			fh.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := probeFile(t, f)
 			t.Logf("taken %v", info.Taken)
 			want, ok := known[name]
 			if identify != "" {
@@ -214,8 +195,5 @@ func TestProbe_SharedPhotosTaken(t *testing.T) {
 				t.Errorf("Taken = %v, want offset %s", info.Taken, offset)
 			}
 		})
-	}
-	if n == 0 {
-		t.Fatalf("no photos in %s", dir)
 	}
 }

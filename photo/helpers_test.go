@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/disintegration/imaging"
@@ -407,6 +409,41 @@ func writeFile(tb testing.TB, name string, b []byte) string {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// photoFiles returns the files of dir whose extension is one of exts, in
+// any case; it fails tb if there is none.
+func photoFiles(tb testing.TB, dir string, exts ...string) []string {
+	tb.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var files []string
+	for _, f := range all {
+		if slices.Contains(exts, strings.ToLower(filepath.Ext(f))) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		tb.Fatalf("no photos in %s", dir)
+	}
+	return files
+}
+
+// probeFile probes the file at path.
+func probeFile(tb testing.TB, path string) Info {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	info, err := Probe(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return info
 }
 
 func readTestdata(tb testing.TB, name string) []byte {

@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,17 +22,7 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 		"synthetic_24mp_6000x4000_orient6.jpg":  {1067, 1600},
 		"iphone13promax_4032x3024_orient6.heic": {1200, 1600},
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range files {
-		ext := strings.ToLower(filepath.Ext(f))
-		if ext != ".jpg" && ext != ".heic" {
-			continue
-		}
-		n++
+	for _, f := range photoFiles(t, dir, ".jpg", ".heic") {
 		name := filepath.Base(f)
 		t.Run(name, func(t *testing.T) {
 			if testing.Short() && !strings.Contains(name, "orient") {
@@ -42,15 +31,7 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 			if raceEnabled && name != "canon_sx60_2048x1536_orient6.jpg" && name != "iphone13promax_4032x3024_orient6.heic" {
 				t.Skip("race detector on: only the real rotated JPEG and the HEIC; run without -race for every photo")
 			}
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := Probe(fh)
-			fh.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			info := probeFile(t, f)
 			var out bytes.Buffer
 			res, err := SmallCopy(context.Background(), f, &out, Options{})
 			if err != nil {
@@ -73,9 +54,6 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 				t.Errorf("JPEG is %dx%d, Result says %dx%d", cfg.Width, cfg.Height, res.Width, res.Height)
 			}
 		})
-	}
-	if n == 0 {
-		t.Fatalf("no photos in %s", dir)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/internal/poll"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/photo/phototest"
 )
@@ -124,13 +125,7 @@ func extras(tb testing.TB, eng *enginetest.Engine, tag string) {
 
 func waitFor(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(tb, 60*time.Second, what, cond)
 }
 
 func openReplica(tb testing.TB, dir string, opts Options) *Replica {

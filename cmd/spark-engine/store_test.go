@@ -177,6 +177,21 @@ func TestServe_TwoOnOneFolder(t *testing.T) {
 	}
 }
 
+// serveUnderLoad starts serve on a new folder, with a token, and posts
+// creates to it from a few clients (loadCreates); stop ends the load and
+// returns the request ids answered 201.
+func serveUnderLoad(t *testing.T) (dir string, s *serveProc, token string, stop func() []string) {
+	dir = t.TempDir()
+	token = addToken(t, dir, "test")
+	s, _ = startServe(t, dir)
+	done := make(chan struct{})
+	wait := loadCreates(t, s, token, done)
+	return dir, s, token, func() []string {
+		close(done)
+		return wait()
+	}
+}
+
 // loadCreates posts creates to s from a few clients until stop is closed, and
 // returns the request ids answered 201.
 func loadCreates(t *testing.T, s *serveProc, token string, stop <-chan struct{}) func() []string {
@@ -213,16 +228,11 @@ func loadCreates(t *testing.T, s *serveProc, token string, stop <-chan struct{})
 // beside a serve under load must not touch the live engine's files; it is
 // refused, and every create answered 201 stays in the log.
 func TestRebuild_BesideLiveServe(t *testing.T) {
-	dir := t.TempDir()
-	token := addToken(t, dir, "test")
-	s, _ := startServe(t, dir)
-	stop := make(chan struct{})
-	wait := loadCreates(t, s, token, stop)
+	dir, s, token, stop := serveUnderLoad(t)
 	time.Sleep(300 * time.Millisecond)
 	out, errOut, code := spark(t, "rebuild", "--data", dir)
 	time.Sleep(200 * time.Millisecond)
-	close(stop)
-	answered := wait()
+	answered := stop()
 	if code != 1 || !strings.Contains(errOut, dir) || !strings.Contains(errOut, fmt.Sprint(s.cmd.Process.Pid)) {
 		t.Errorf("rebuild beside a live serve: exit %d, want 1 and a message naming the folder and the serve's pid\n%s%s", code, out, errOut)
 	}
@@ -243,11 +253,7 @@ func TestRebuild_BesideLiveServe(t *testing.T) {
 // can run beside a serve under load; the live engine keeps every answered
 // create and fsck finds nothing wrong.
 func TestFsck_BesideLiveServe(t *testing.T) {
-	dir := t.TempDir()
-	token := addToken(t, dir, "test")
-	s, _ := startServe(t, dir)
-	stop := make(chan struct{})
-	wait := loadCreates(t, s, token, stop)
+	dir, s, _, stop := serveUnderLoad(t)
 	time.Sleep(200 * time.Millisecond)
 	for i := range 2 {
 		out, errOut, code := spark(t, "fsck", "--data", dir)
@@ -255,8 +261,7 @@ func TestFsck_BesideLiveServe(t *testing.T) {
 			t.Errorf("fsck %d beside a live serve: exit %d\n%s%s", i, code, out, errOut)
 		}
 	}
-	close(stop)
-	answered := wait()
+	answered := stop()
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "fsck-") {

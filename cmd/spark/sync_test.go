@@ -7,12 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
 
 func momentsJSON(t *testing.T, data string) momentsListing {
@@ -104,30 +104,12 @@ func TestSyncAndMoments(t *testing.T) {
 	}
 }
 
-// lockedBuffer is an output that a test reads while a command writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // spark sync --watch syncs again and again, says why a sync failed, and
 // exits 0 when stopped.
 func TestSyncWatch(t *testing.T) {
 	eng := enginetest.Start(t, enginetest.WithoutSeat())
 	data := t.TempDir()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

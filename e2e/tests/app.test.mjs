@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, harness, choose, tab, shot, until, url, rpc } from './lib.mjs';
+import { aimAtWords, launch, harness, choose, tab, shot, until, url, rpc } from './lib.mjs';
 
 const photos = join(import.meta.dirname, '..', '..', '..', 'shared', 'photos');
 let context;
@@ -117,19 +117,8 @@ test('keep a phrase selected in a reading with the mouse: the selection snaps to
   const dialog = page.getByTestId('moment-dialog');
   const text = dialog.locator('[data-testid=reading-text]').first();
   await text.waitFor();
-  // Aim as a hand does: from the middle of "red" to the middle of "door".
-  const [from, to] = await text.evaluate((el) => {
-    const node = el.firstChild;
-    const at = node.textContent.indexOf('red door');
-    const point = (i) => {
-      const r = document.createRange();
-      r.setStart(node, i);
-      r.setEnd(node, i + 1);
-      const b = r.getBoundingClientRect();
-      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
-    };
-    return [point(at + 1), point(at + 'red do'.length)];
-  });
+  // Aim as a hand does: from inside "red" to inside "door".
+  const [from, to] = await aimAtWords(text, 'red door');
   const before = await dialog.boundingBox();
   await page.mouse.move(from.x, from.y);
   await page.mouse.down();

@@ -1,6 +1,8 @@
 // Helpers shared by the end-to-end tests: Debian's Chromium through
 // playwright-core (never a downloaded browser), the harness's test routes,
 // and screenshots.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +85,54 @@ export async function rpc(path, ...args) {
 export async function useLocalEngine() {
   const s = await rpc('Settings/Get');
   if (s.engine !== 'local') await rpc('Settings/UseLocal');
+}
+
+/** localWindow opens, before a test file's tests, the window on the app's
+ * own engine, waits until it says it is connected, and hands it to got;
+ * after the tests it closes it. */
+export function localWindow(got) {
+  let context;
+  before(async () => {
+    assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+    await useLocalEngine();
+    const w = await launch();
+    context = w.context;
+    got(w);
+    await w.page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+  });
+  after(async () => {
+    await context?.close();
+  });
+}
+
+/** openOnFamily starts the harness's family engine, points the app at it
+ * and opens the window, once it says it is connected to the family
+ * engine. It returns the window and the engine's { url, token }. */
+export async function openOnFamily() {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  const remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  await rpc('Settings/UseRemote', remote.url, remote.token);
+  const { context, page } = await launch();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  return { context, page, remote };
+}
+
+/** aimAtWords returns where a hand aims to select words in a reading's
+ * text (a locator): inside the first word, and inside the last. */
+export async function aimAtWords(text, words) {
+  return text.evaluate((el, w) => {
+    const node = el.firstChild;
+    const at = node.textContent.indexOf(w);
+    const point = (i) => {
+      const r = document.createRange();
+      r.setStart(node, i);
+      r.setEnd(node, i + 1);
+      const b = r.getBoundingClientRect();
+      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+    };
+    return [point(at + 1), point(at + w.length - 2)];
+  }, words);
 }
 
 /** axe runs axe-core over the page as it is and returns its violations. */

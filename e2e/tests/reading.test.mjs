@@ -3,23 +3,15 @@
 // layer's "moment" event, no polling of the list) from a slow fake Pippa;
 // the card opens its moment, whose dialog shows the reading first; a failed
 // reading says what to do, with the raw error behind Details, and Try again.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, useLocalEngine, choose, tab, shot, until, url } from './lib.mjs';
+import { localWindow, harness, choose, tab, shot, until } from './lib.mjs';
 
-let context;
 let page;
-
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
+localWindow((w) => ({ page } = w));
 
 after(async () => {
   await harness('/test/pippa', {});
-  await context?.close();
 });
 
 /** rpcCalls records the bound methods the page calls from now on. */

@@ -5,19 +5,14 @@
 // computer has, as of ...").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine } from './lib.mjs';
+import { openOnFamily, launch, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
 
 let context;
 let page;
 let remote;
 
 before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  remote = await harness('/test/remote/prepare');
-  await harness('/test/remote/start', {});
-  await rpc('Settings/UseRemote', remote.url, remote.token);
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  ({ context, page, remote } = await openOnFamily());
 });
 
 after(async () => {

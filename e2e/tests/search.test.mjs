@@ -3,23 +3,15 @@
 // tiles with the matching words marked. Then the time over 10,000 moments,
 // seeded in the family engine so the app's own stays small for the tests
 // after this one: printed, not asserted.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, useLocalEngine, rpc, choose, shot, until, url } from './lib.mjs';
+import { localWindow, harness, useLocalEngine, rpc, choose, shot, until } from './lib.mjs';
 
-let context;
 let page;
-
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
+localWindow((w) => ({ page } = w));
 
 after(async () => {
   await useLocalEngine().catch(() => {});
-  await context?.close();
 });
 
 async function search(q) {

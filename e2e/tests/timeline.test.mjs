@@ -3,23 +3,12 @@
 // a photo with no date taken placed by when it was added, saying so; quick
 // recalls and notes named as such; a phrase links back to its moment and
 // its Remove can be undone; the arrow keys move through the tiles.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, useLocalEngine, rpc, tab, shot, until, url } from './lib.mjs';
+import { localWindow, harness, rpc, tab, shot, until } from './lib.mjs';
 
-let context;
 let page;
-
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
-
-after(async () => {
-  await context?.close();
-});
+localWindow((w) => ({ page } = w));
 
 /** reveal scrolls the timeline until a moment's tile is drawn. */
 async function reveal(id) {

@@ -2,23 +2,12 @@
 // the original fetched on demand, zoom by wheel, pinch and keys, Fit and
 // 1:1, pan, rotate for display, next and previous with the arrow keys,
 // Escape to close.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, useLocalEngine, choose, tab, shot, until, url } from './lib.mjs';
+import { localWindow, harness, choose, tab, shot, until } from './lib.mjs';
 
-let context;
 let page;
-
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
-
-after(async () => {
-  await context?.close();
-});
+localWindow((w) => ({ page } = w));
 
 const view = async () =>
   page.getByTestId('viewer-img').evaluate((el) => ({

@@ -3,7 +3,7 @@
 // the engine is back; the window shows it done without a reload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
+import { openOnFamily, aimAtWords, harness, rpc, choose, tab, shot, until, useLocalEngine, axe } from './lib.mjs';
 
 let context;
 let page;
@@ -29,12 +29,7 @@ async function seq() {
 }
 
 before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  remote = await harness('/test/remote/prepare');
-  await harness('/test/remote/start', {});
-  await rpc('Settings/UseRemote', remote.url, remote.token);
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  ({ context, page, remote } = await openOnFamily());
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
   const card = page.getByTestId('card').first();
@@ -64,19 +59,7 @@ async function openPhoto() {
 /** keepWords selects words in the open moment's reading and keeps them. */
 async function keepWords(dialog, words) {
   const text = dialog.locator('[data-testid=reading-text]').filter({ hasText: words }).first();
-  const [from, to] = await text.evaluate((el, w) => {
-    const node = el.firstChild;
-    const at = node.textContent.indexOf(w);
-    const point = (i) => {
-      const r = document.createRange();
-      r.setStart(node, i);
-      r.setEnd(node, i + 1);
-      const b = r.getBoundingClientRect();
-      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
-    };
-    // Aim as a hand does: from inside the first word to inside the last.
-    return [point(at + 1), point(at + w.length - 2)];
-  }, words);
+  const [from, to] = await aimAtWords(text, words);
   await page.mouse.move(from.x, from.y);
   await page.mouse.down();
   await page.mouse.move(to.x, to.y, { steps: 6 });

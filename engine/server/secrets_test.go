@@ -1,11 +1,9 @@
 package server_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,25 +12,8 @@ import (
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
-
-// logBuffer keeps every line an engine logs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSecretsRedacted: a seat URL with a password, and an upstream error
 // echoing the API key, used to be written into turn.error (kept in the log
@@ -60,7 +41,7 @@ func TestSecretsRedacted(t *testing.T) {
 		{"QueryEchoed", "http://" + host + "/v1?api-key=" + query, "404"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs logBuffer
+			var logs syncbuf.Buffer
 			e := enginetest.Start(t, enginetest.WithConfig(func(c *engine.Config) {
 				c.Seats = []pippa.Config{{Name: "family", URL: tc.url, Model: pippatest.Model, Key: key, Timeout: 5 * time.Second}}
 				c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

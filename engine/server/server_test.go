@@ -1,12 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/server"
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
 
 func newID() string { return ulid.Make().String() }
@@ -143,7 +142,7 @@ func TestMetrics(t *testing.T) {
 
 func TestAccessLog(t *testing.T) {
 	e := enginetest.Start(t, enginetest.WithoutSeat())
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
 	srv := httptest.NewServer(server.New(e.Engine, server.Options{Tokens: e.Engine.Tokens(), Logger: logger}))
 	defer srv.Close()
@@ -167,22 +166,4 @@ func TestAccessLog(t *testing.T) {
 			t.Errorf("access log %q lacks %q", line, want)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
