@@ -188,6 +188,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			e.closeStores()
 		}
 	}()
+	if err := ownerOnly(e.dir); err != nil {
+		return nil, err
+	}
 
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
