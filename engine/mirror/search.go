@@ -3,7 +3,6 @@ package mirror
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"strings"
 	"unicode"
@@ -326,19 +325,20 @@ const MaxMatchesPerMoment = 3
 // it is gone and is left out.
 func (m *DB) SearchMoments(ctx context.Context, q string, limit int,
 	moment func(context.Context, string) (*api.Moment, error)) (*api.SearchResults, error) {
-	return m.SearchMomentsWithin(ctx, q, limit, 0, moment)
+	return m.SearchMomentsWithin(ctx, q, limit, 0, nil, moment)
 }
 
 // SearchMomentsWithin is SearchMoments within a byte budget (0: none):
-// once the moments found take budget bytes of JSON, it stops at the next
+// once the moments found take budget bytes of JSON (as size reckons a
+// moment's), it stops at the next
 // moment found and sets More; the texts after it (less relevant) are not
 // read, so the phrases and matches among them are left out too. It always
 // holds the first moment found, so that an answer is never empty for want
 // of room.
-func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget int,
+func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget int, size func(*api.Moment) int,
 	moment func(context.Context, string) (*api.Moment, error)) (*api.SearchResults, error) {
 	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
-	size := 0 // JSON bytes of the moments taken
+	taken := 0 // JSON bytes of the moments taken
 	// A moment can match by several texts: ask for more texts than moments.
 	hits, err := m.searchHits(ctx, q, limit*(MaxMatchesPerMoment+1))
 	if err != nil {
@@ -354,7 +354,7 @@ func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget in
 			if len(out.Results) == limit {
 				continue
 			}
-			if budget > 0 && size >= budget {
+			if budget > 0 && taken >= budget {
 				// The rest is less relevant than what the answer holds.
 				out.More = true
 				return out, nil
@@ -367,12 +367,7 @@ func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget in
 				continue
 			}
 			if budget > 0 {
-				// Counted, not kept: the encoder's buffer is pooled.
-				var c byteCounter
-				if err := json.NewEncoder(&c).Encode(mo); err != nil {
-					return nil, err
-				}
-				size += int(c)
+				taken += size(mo)
 			}
 			i = len(out.Results)
 			at[h.MomentID] = i
@@ -396,14 +391,6 @@ func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget in
 		}
 	}
 	return out, nil
-}
-
-// byteCounter counts the bytes written to it.
-type byteCounter int
-
-func (c *byteCounter) Write(p []byte) (int, error) {
-	*c += byteCounter(len(p))
-	return len(p), nil
 }
 
 // SnippetParts splits a snippet at its marks (MarkStart, MarkEnd).
