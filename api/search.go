@@ -28,4 +28,8 @@ type SearchResult struct {
 type SearchResults struct {
 	Results []SearchResult `json:"results"`
 	Phrases []SearchMatch  `json:"phrases"`
+	// More says that more moments matched than the answer holds: it
+	// stopped at the engine's page byte budget (about 1 MiB) before the
+	// limit. Those left out are the least relevant.
+	More bool `json:"more,omitempty"`
 }

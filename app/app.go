@@ -24,6 +24,7 @@ import (
 
 	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/dirlock"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/outbox"
 	"github.com/sparkfamily/spark/version"
@@ -154,6 +155,22 @@ func outboxProblem(dir string, err error) error {
 		"Quit Spark, copy that folder somewhere safe (it holds photos not yet sent), and ask for help: the outbox can be repaired or its photos imported again from the copy.", dir, err)
 }
 
+// engineProblem words a failure to start the embedded engine in dir. The
+// commonest: another program (a second Spark, a spark-engine serve) holds
+// the folder, and only one may use it at a time.
+func engineProblem(dir string, err error) error {
+	var held *dirlock.HeldError
+	if errors.As(err, &held) {
+		who := "another program"
+		if held.Holder != nil {
+			who = "another program (" + held.Holder.String() + ")"
+		}
+		return fmt.Errorf("Spark can't start its engine: its folder %s is already in use by %s, and only one program at a time may use it. "+
+			"Close the other one (another Spark window, or a spark-engine serve using that folder), then start Spark again.", dir, who)
+	}
+	return fmt.Errorf("Spark can't start its engine in %s: %v", dir, err)
+}
+
 func (a *App) openLog() error {
 	p := filepath.Join(a.dataDir, "logs", "spark.log")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -191,7 +208,7 @@ func (a *App) connect(ctx context.Context) error {
 			Logger: a.log.With("part", "engine"),
 		})
 		if err != nil {
-			return fmt.Errorf("Spark can't start its engine in %s: %v", filepath.Join(a.dataDir, "engine"), err)
+			return engineProblem(filepath.Join(a.dataDir, "engine"), err)
 		}
 		a.local = le
 		if le.Token != a.prefs.LocalToken {

@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 	"github.com/sparkfamily/spark/internal/poll"
@@ -489,5 +491,34 @@ func TestMoments_EmptyPageIsAList(t *testing.T) {
 	page, err := a.Moments.Page("", 10)
 	if err != nil || page.Moments == nil || len(page.Moments) != 0 || page.Next != "" {
 		t.Errorf("Page() on an empty engine = %#v, %v; want an empty, non-nil list", page, err)
+	}
+}
+
+// TestApp_EngineFolderInUse: the app's own engine refuses to start on a
+// folder another engine already holds (a spark-engine serve on the same
+// folder, here an engine opened beside it), and the app says so in words
+// that name the folder and what to do; the other engine is not disturbed.
+func TestApp_EngineFolderInUse(t *testing.T) {
+	dir := t.TempDir()
+	engineDir := filepath.Join(dir, "engine")
+	other, err := engine.Open(context.Background(), engine.Config{Dir: engineDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	before := other.Health(context.Background())
+	a, _ := startApp(t, dir, nil)
+	st, err := a.Settings.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ready || !strings.Contains(st.Problem, engineDir) || !strings.Contains(st.Problem, "already in use") || !strings.Contains(st.Problem, "Close the other one") {
+		t.Fatalf("Status() = ready %v, problem %q; want not ready, and a problem naming %s as in use", st.Ready, st.Problem, engineDir)
+	}
+	if strings.Contains(st.Problem, "engine.lock") {
+		t.Errorf("the problem %q shows the lock file's name, which means nothing to Dad", st.Problem)
+	}
+	if after := other.Health(context.Background()); !after.OK || after.Seq != before.Seq {
+		t.Errorf("the other engine after the app tried: %+v, before %+v", after, before)
 	}
 }

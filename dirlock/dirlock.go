@@ -12,9 +12,12 @@
 // new one both think they hold the lock.
 //
 // The engine takes "engine.lock" in its data folder for as long as it is
-// open (serve, the desktop app's own engine, rebuild, and any later command
-// that writes the folder, such as push); the token commands take
-// "tokens.lock" around each change of the token file.
+// open: serve, the desktop app's own engine and rebuild, the commands that
+// write the folder's log and mirror. The token commands take only
+// "tokens.lock", around each change of the token file, so that they work
+// beside a live serve. What only reads the folder takes no lock and works
+// beside the live engine: fsck, and push, which reads its source folder
+// read-only and writes to another engine over HTTP.
 package dirlock
 
 import (

@@ -188,6 +188,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			e.closeStores()
 		}
 	}()
+	if err := ownerOnly(e.dir); err != nil {
+		return nil, err
+	}
 
 	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -441,8 +444,10 @@ func (e *Engine) closeStores() error {
 
 // LockDir takes the data directory's lock (LockFile) for purpose, as Open
 // and Rebuild do, or says who holds it (errors.Is(err, dirlock.ErrHeld)).
-// A command that changes the directory without opening the engine (a
-// future push, say) takes it too.
+// Only what writes the log or the mirror takes it: the token commands take
+// tokens.lock instead (they work beside a live serve), and what only reads
+// the directory (fsck, push reading its source) takes no lock and works
+// beside the live engine.
 func LockDir(dir, purpose string) (*dirlock.Lock, error) {
 	l, err := dirlock.TryLock(dir, LockFile, purpose)
 	if errors.Is(err, dirlock.ErrHeld) {

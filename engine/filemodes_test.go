@@ -85,3 +85,47 @@ func checkModes(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestFileModes_OlderEngineFiles: the log, the media store's folders and
+// files, and the other data files an older engine (or a loose umask) left
+// open to others are closed to them when the engine opens, with no umask
+// to help; the data folder itself is left as it is.
+func TestFileModes_OlderEngineFiles(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+
+	dir := filepath.Join(t.TempDir(), "data")
+	e := openEngine(t, dir)
+	m := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the gas bill"})
+	mustPut(t, e, newULID(), m.ID, api.RoleCopy, smallJPEG(t, 1))
+	if _, err := e.Tokens().Add("phone"); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if err := os.WriteFile(filepath.Join(dir, LogFile+".cut-99"), []byte("cut"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loosened := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir || strings.HasPrefix(d.Name(), MirrorFile) {
+			return err
+		}
+		mode := fs.FileMode(0o644)
+		if d.IsDir() {
+			mode = 0o755
+		}
+		loosened++
+		return os.Chmod(p, mode)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loosened < 6 {
+		t.Fatalf("only %d files and folders to loosen", loosened)
+	}
+	e = openEngine(t, dir)
+	checkModes(t, dir)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the data folder: %v, %v", fi.Mode(), err)
+	}
+}

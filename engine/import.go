@@ -14,12 +14,17 @@ import (
 // batch, and Pippa is never asked. A repeat with the same content writes
 // nothing (created false); the same turn id with other content is refused
 // with import_conflict, and a request id that already started another turn
-// with request_id_reused. The reading keeps its text; its started_at and
-// finished_at are the times this engine logged it.
+// with request_id_reused. The reading keeps its text; its error is
+// redacted (pippa.Redact, with this engine's seats' secrets) as the
+// engine's own are; its started_at and finished_at are the times this
+// engine logged it.
 func (e *Engine) ImportTurn(ctx context.Context, req api.ImportTurnRequest) (*api.Turn, bool, error) {
-	if err := api.CheckRequestID(req.ID); err != nil {
-		return nil, false, api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", req.ID, api.MaxRequestIDLen)
+	if err := checkTurnID(req.ID); err != nil {
+		return nil, false, err
 	}
+	// The error is kept in the log for good and served by /v1/ops: it
+	// holds no secret, as the engine's own readings' errors do not.
+	req.Error = e.run.redact(req.Error)
 	momentID, err := requireULID("moment id", req.MomentID)
 	if err != nil {
 		return nil, false, err

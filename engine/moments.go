@@ -281,6 +281,16 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 	}
 }
 
+// momentSize is about how many bytes of JSON mo takes, for the page
+// budgets of GET /v1/moments and GET /v1/search.
+func momentSize(mo *api.Moment) int {
+	n := momentOverhead + len(mo.Caption)
+	for _, t := range mo.Turns {
+		n += turnOverhead + len(t.Text) + len(t.Error)
+	}
+	return n
+}
+
 // Moments returns a page of live moments, as EachMoment gives it, cut at
 // about PageBytes.
 func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
@@ -288,11 +298,7 @@ func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.M
 	size := 0
 	next, err := e.EachMoment(ctx, limit, before, func(mo *api.Moment) error {
 		moments = append(moments, *mo)
-		size += momentOverhead + len(mo.Caption)
-		for _, t := range mo.Turns {
-			size += turnOverhead + len(t.Text) + len(t.Error)
-		}
-		if size >= PageBytes {
+		if size += momentSize(mo); size >= PageBytes {
 			return ErrPageFull
 		}
 		return nil

@@ -103,6 +103,18 @@ func (r *runner) enqueue(ids ...string) {
 	r.cond.Broadcast()
 }
 
+// redact redacts text as a failed reading's error is: URLs' credentials
+// and queries, and the secrets of every seat.
+func (r *runner) redact(text string) string {
+	r.mu.Lock()
+	var secrets []string
+	for _, s := range r.seats {
+		secrets = append(secrets, s.cfg.Secrets()...)
+	}
+	r.mu.Unlock()
+	return pippa.Redact(text, secrets...)
+}
+
 // setSeats replaces the seats and wakes the workers.
 func (r *runner) setSeats(cfgs, fileSeats []pippa.Config) {
 	refs := make([]seatRef, len(cfgs))

@@ -23,7 +23,7 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*api.SearchRe
 		return nil, err
 	}
 	e.awaitFold(ctx)
-	return e.mirror.SearchMoments(ctx, q, limit, func(ctx context.Context, id string) (*api.Moment, error) {
+	return e.mirror.SearchMomentsWithin(ctx, q, limit, PageBytes, momentSize, func(ctx context.Context, id string) (*api.Moment, error) {
 		mo, err := e.Moment(ctx, id)
 		if api.ErrorCode(err) == api.CodeNotFound {
 			return nil, nil

@@ -83,10 +83,18 @@ func (e *Engine) momentExists(ctx context.Context, id string) error {
 	return err
 }
 
+// checkTurnID refuses what is not a turn id (request-id shaped).
+func checkTurnID(id string) error {
+	if err := api.CheckRequestID(id); err != nil {
+		return api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, api.MaxRequestIDLen)
+	}
+	return nil
+}
+
 // Turn returns turn id.
 func (e *Engine) Turn(ctx context.Context, id string) (*api.Turn, error) {
-	if err := api.CheckRequestID(id); err != nil {
-		return nil, api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, api.MaxRequestIDLen)
+	if err := checkTurnID(id); err != nil {
+		return nil, err
 	}
 	e.awaitFold(ctx)
 	t, err := e.mirror.Turn(ctx, id)

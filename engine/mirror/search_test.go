@@ -175,3 +175,26 @@ func TestSearch_ManyMatchesNewestFirst(t *testing.T) {
 		t.Errorf("Search(rare) = %+v, %v; want the one rare text, marked", hits, err)
 	}
 }
+
+// TestMakeSnippet: a short text is kept whole, a long one cut to its words
+// around the first match, "…" where cut; every word that starts with a
+// word of the query, case and accents folded, is marked.
+func TestMakeSnippet(t *testing.T) {
+	m := func(w string) string { return MarkStart + w + MarkEnd }
+	xs := strings.Repeat("x ", 20)
+	tests := []struct {
+		text, q, want string
+	}{
+		{"a red door", "red do", "a " + m("red") + " " + m("door")},
+		{"Le Café, près de la gare.", "cafe pres", "Le " + m("Café") + ", " + m("près") + " de la gare."},
+		{"RED, the DOOR: " + xs + "end", "red door", m("RED") + ", the " + m("DOOR") + ": x x x x x x x…"},
+		{xs + "the red door and " + xs, "red", "…x the " + m("red") + " door and x x x x x…"},
+		{xs + "no match here", "red", "x x x x x x x x x x…"},
+		{xs + "the end, red", "red", "…x x x x x x x the end, " + m("red")},
+	}
+	for _, tt := range tests {
+		if got := makeSnippet(tt.text, foldedWords(tt.q), 10); got != tt.want {
+			t.Errorf("makeSnippet(%q, %q) = %q; want %q", tt.text, tt.q, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sparkfamily/spark/api"
@@ -60,6 +61,31 @@ func TestImportTurn(t *testing.T) {
 				c.edit(&r)
 				call(t, e, "POST", "/v1/import/turns", r).wantError(t, c.status, c.code)
 			})
+		}
+	})
+	t.Run("ErrorRedacted", func(t *testing.T) {
+		// The error an engine stores is redacted; so is one imported from
+		// another (an older one, or one that echoed an upstream's words).
+		failed := api.ImportTurnRequest{ID: newID(), MomentID: m.ID, Mode: api.ModePractical, Seat: "main",
+			ClientRequestID: "failed-elsewhere", Status: api.TurnFailed,
+			Error: "upstream said 401 for https://dad:hunter2@pippa.example/v1/chat?key=sk-0123456789abcdef"}
+		call(t, e, "POST", "/v1/import/turns", failed).want(t, http.StatusCreated, &tr)
+		for _, secret := range []string{"hunter2", "sk-0123456789abcdef"} {
+			if strings.Contains(tr.Turn.Error, secret) {
+				t.Errorf("imported turn's error %q holds %q", tr.Turn.Error, secret)
+			}
+			if ops := call(t, e, "GET", "/v1/ops?limit=1000", nil); strings.Contains(string(ops.Body), secret) {
+				t.Errorf("the log holds %q", secret)
+			}
+		}
+		if !strings.Contains(tr.Turn.Error, "[redacted]@pippa.example") {
+			t.Errorf("imported turn's error = %q; want the URL redacted", tr.Turn.Error)
+		}
+		// The same import again is the same turn.
+		var again api.TurnResponse
+		call(t, e, "POST", "/v1/import/turns", failed).want(t, http.StatusOK, &again)
+		if *again.Created {
+			t.Errorf("a repeat of the import created a turn")
 		}
 	})
 	t.Run("JobTurn", func(t *testing.T) {

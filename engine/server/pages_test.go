@@ -37,7 +37,7 @@ func allocated(f func()) uint64 {
 
 // TestPageBudget: GET /v1/ops?limit=1000 over moments with huge captions
 // used to build the whole answer in memory (155 MB for 152 such moments),
-// and so did GET /v1/moments. A page now stops at engine.PageBytes and is
+// and so did GET /v1/moments and GET /v1/search (200 whole moments). A page now stops at engine.PageBytes and is
 // encoded as it goes: what one request allocates does not grow with the
 // corpus, and walking the pages by their cursors still gives every op and
 // every moment once, in order.
@@ -49,7 +49,7 @@ func TestPageBudget(t *testing.T) {
 	// Memory: what a request allocates is bounded by the page budget, not
 	// by the corpus (which is n/16 budgets).
 	bound := uint64(12 * engine.PageBytes)
-	for _, path := range []string{"/v1/ops?limit=1000", "/v1/moments?limit=200"} {
+	for _, path := range []string{"/v1/ops?limit=1000", "/v1/moments?limit=200", "/v1/search?q=long+note&limit=200"} {
 		var body []byte
 		got := allocated(func() { body = call(t, e, "GET", path, nil).Body })
 		t.Logf("GET %s: %d KiB answered, %d KiB allocated", path, len(body)>>10, got>>10)
@@ -59,6 +59,19 @@ func TestPageBudget(t *testing.T) {
 		if len(body) > engine.PageBytes+api.MaxCaptionBytes+4096 {
 			t.Errorf("GET %s answered %d bytes, past the page budget of %d and one item", path, len(body), engine.PageBytes)
 		}
+	}
+
+	// A search that finds every moment stops at the budget, best first,
+	// and says that it stopped.
+	var found api.SearchResults
+	call(t, e, "GET", "/v1/search?q=long+note&limit=200", nil).want(t, http.StatusOK, &found)
+	if len(found.Results) == 0 || len(found.Results) >= 200 || !found.More {
+		t.Errorf("a search of %d moments of long captions answered %d of them, more %v; want fewer than the limit and more", n, len(found.Results), found.More)
+	}
+	var few api.SearchResults
+	call(t, e, "GET", "/v1/search?q=long+note&limit=3", nil).want(t, http.StatusOK, &few)
+	if len(few.Results) != 3 || few.More {
+		t.Errorf("a search with limit 3 answered %d moments, more %v; want 3, and more unset", len(few.Results), few.More)
 	}
 
 	// Cursors: every op once, in order, over pages shorter than the limit.

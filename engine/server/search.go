@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 
 	"github.com/sparkfamily/spark/api"
@@ -39,7 +41,37 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeSearch(w, res)
+}
+
+// writeSearch writes res as writeJSON would, one result at a time, so that
+// the answer (about engine.PageBytes) is never encoded whole in memory.
+func writeSearch(w http.ResponseWriter, res *api.SearchResults) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, `{"results":[`)
+	for i := range res.Results {
+		b, err := json.Marshal(&res.Results[i])
+		if err != nil {
+			// Only a programming error can get here: a plain api struct.
+			panic(http.ErrAbortHandler)
+		}
+		if i > 0 {
+			io.WriteString(w, ",")
+		}
+		if _, err := w.Write(b); err != nil {
+			return // the client went away
+		}
+	}
+	phrases, _ := json.Marshal(res.Phrases) // plain api structs
+	io.WriteString(w, `],"phrases":`)
+	w.Write(phrases)
+	if res.More {
+		io.WriteString(w, `,"more":true`)
+	}
+	io.WriteString(w, "}\n")
 }
 
 // maxQuery bounds the bytes of q that are read; mirror.Query keeps 16 words.
