@@ -200,16 +200,38 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 		}
 		o.clearWriteTimers(ctx)
 	}
+	// now is read before the writer starts: a write it finds not yet due
+	// is then due after now, so nextDue below sees it. Read after, a write
+	// falling due in between would be neither sent nor waited for.
+	now := o.opts.Now().UnixMilli()
 	o.startWriter(ctx, c, target, wg, finished)
-	if c == nil || free <= 0 {
+	if c == nil {
 		return idleWait
 	}
-	now := o.opts.Now().UnixMilli()
+	if free > 0 && !o.startDue(ctx, c, target, wg, finished, now, free, skip) {
+		return time.Second
+	}
+	next, err := o.nextDue(ctx, now)
+	if err != nil || next == 0 {
+		return idleWait
+	}
+	wait := time.UnixMilli(next).Sub(o.opts.Now())
+	if wait < time.Millisecond {
+		wait = time.Millisecond
+	}
+	return min(wait, idleWait)
+}
+
+// startDue starts the delivery of up to free entries due at now; skip is
+// how many of the due ones may be in flight or blocked already. It reports
+// false when the due entries could not be read.
+func (o *Outbox) startDue(ctx context.Context, c *client.Client, target Target, wg *sync.WaitGroup, finished chan struct{}, now int64, free, skip int) bool {
+	d := &o.drain
 	rows, err := o.db.QueryContext(ctx, `SELECT id FROM entries WHERE state = 'pending' AND next_try <= ?
 		ORDER BY next_try, captured_at, id LIMIT ?`, now, free+skip)
 	if err != nil {
 		o.logOnce("outbox: cannot read due entries", err)
-		return time.Second
+		return false
 	}
 	var due []string
 	for rows.Next() {
@@ -249,16 +271,7 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 		}()
 	}
 	d.mu.Unlock()
-
-	next, err := o.nextDue(ctx, now)
-	if err != nil || next == 0 {
-		return idleWait
-	}
-	wait := time.UnixMilli(next).Sub(o.opts.Now())
-	if wait < time.Millisecond {
-		wait = time.Millisecond
-	}
-	return min(wait, idleWait)
+	return true
 }
 
 // deliver runs an entry's remaining steps in order, recording each.
