@@ -284,13 +284,16 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	if err != nil {
 		return 0, api.Errorf(api.CodeBadDigest, "%v", err)
 	}
-	f, err := p.store.Open(m.SHA256)
+	f, err := p.src.Media(ctx, *m)
 	if err != nil {
-		return 0, fmt.Errorf("push: the source's %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+		return 0, err
 	}
 	defer f.Close()
 	_, ok, err := p.target.PutMedia(ctx, client.PutMedia{ID: m.ID, MomentID: m.MomentID, Role: m.Role,
 		ContentType: m.ContentType, Body: f, Size: m.Size, SHA256: sum})
+	if d, isChecked := f.(interface{ Damaged() error }); isChecked && d.Damaged() != nil {
+		return 0, d.Damaged()
+	}
 	if err == nil && ok {
 		p.mu.Lock()
 		p.stats.Bytes += m.Size
