@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/oplog"
@@ -148,5 +149,49 @@ func TestPush_FromRemoteChecksMedia(t *testing.T) {
 	}
 	if n := dst.OpCount(t, "media.put"); n != 0 {
 		t.Fatalf("target stored %d media from damaged bytes", n)
+	}
+}
+
+// TestPush_RoundTrip: a corpus pushed to another engine and then brought
+// back from it (Spark switched to the family engine and back) finds
+// everything already there: a quick recall's moment, made on the first
+// engine by the recall itself, is the same moment coming back, not a
+// request id reused.
+func TestPush_RoundTrip(t *testing.T) {
+	src := enginetest.Start(t)
+	fillSource(t, src, 12)
+	dst := enginetest.Start(t)
+	if st, err := push.Run(t.Context(), push.Options{Source: src.Dir, Target: clientOf(dst), Logger: quiet()}); err != nil {
+		t.Fatalf("push there: %v (%+v)", err, st)
+	}
+	ops := []string{api.OpMomentCreate, api.OpMediaPut, api.OpTurnStart, api.OpTurnFinish, api.OpMomentDelete, api.OpMomentEdit}
+	before := map[string]int{}
+	for _, op := range ops {
+		before[op] = src.OpCount(t, op)
+	}
+	ids := createdIDs(t, clientOf(src))
+	want := corpus(t, clientOf(src), ids)
+	calls := src.Pippa.Calls()
+	st, err := push.Run(t.Context(), push.Options{From: push.Remote(clientOf(dst), retry.Backoff{}), Target: clientOf(src), Logger: quiet()})
+	if err != nil || !st.Complete {
+		t.Fatalf("push back: %v (%+v)", err, st)
+	}
+	for _, k := range []push.Kind{push.KindMoment, push.KindMedia, push.KindReading, push.KindDelete, push.KindAsked} {
+		if c := st.Kinds[k]; c.Sent != 0 {
+			t.Errorf("push back sent %d %s; all were there", c.Sent, k)
+		}
+	}
+	// A phrase kept and removed again on the way is kept and removed
+	// again (the log is replayed); everything else writes nothing.
+	for _, op := range ops {
+		if n := src.OpCount(t, op); n != before[op] {
+			t.Errorf("%s: the first engine's log went from %d to %d on the way back", op, before[op], n)
+		}
+	}
+	if got := corpus(t, clientOf(src), ids); got != want {
+		t.Fatalf("the first engine changed on the way back:\n--- before\n%s\n--- after\n%s", want, got)
+	}
+	if n := src.Pippa.Calls(); n != calls {
+		t.Errorf("the first engine's Pippa asked %d more times", n-calls)
 	}
 }
