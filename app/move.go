@@ -282,8 +282,12 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source, state string) {
 			v.offer(0)
 			v.Message = fmt.Sprintf("All your moments are %s now. They are still %s too.", there, left)
 		case errors.Is(err, push.ErrIncomplete):
-			v.Message = fmt.Sprintf("Spark brought everything %s but %d thing(s); the first reason: %s. Press the button again to try those again.",
-				there, refusedCount(st), firstReason(st))
+			took := "The family engine"
+			if r.way == MoveHere {
+				took = "This computer"
+			}
+			v.Message = fmt.Sprintf("%s took everything but %d thing(s); the first reason: %s. Press the button again to try those again.",
+				took, refusedCount(st), firstReason(st))
 		default:
 			v.Message = "Spark stopped bringing your moments along: " + toUIError(err).Message + " Press the button again to go on from where it stopped."
 		}
