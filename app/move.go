@@ -171,12 +171,14 @@ func (s *Settings) MoveCheck() (MoveView, error) {
 	v := MoveView{Way: r.way}
 	n, err := a.lacking(ctx, r)
 	if err != nil {
-		a.log.Warn("count the moments the engine in use lacks", "way", r.way, "err", err)
 		if r.way == MoveHere {
-			v.Message = "Spark can't tell right now which moments of the family engine this computer lacks: " + toUIError(err).Message
-		} else {
-			v.Message = "Spark can't tell right now which moments the family engine lacks: " + toUIError(err).Message
+			// The engine Dad left may be gone for good: nothing to say
+			// every time Settings opens, only nothing to offer.
+			a.log.Info("count the family engine's moments this computer lacks", "err", err)
+			return v, nil
 		}
+		a.log.Warn("count the moments the family engine lacks", "err", err)
+		v.Message = "Spark can't tell right now which moments the family engine lacks: " + toUIError(err).Message
 		return v, nil
 	}
 	v.offer(n)

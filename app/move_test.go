@@ -152,3 +152,21 @@ func TestMove_BringHere(t *testing.T) {
 		t.Fatalf("the family engine holds %v after the move; before it %v", got, want)
 	}
 }
+
+// TestMove_BringHereFamilyGone: back on this computer's engine with the
+// family engine Spark used before gone, Settings offers nothing and says
+// nothing alarming.
+func TestMove_BringHereFamilyGone(t *testing.T) {
+	family := enginetest.Start(t)
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(family.URL, family.Token); err != nil {
+		t.Fatalf("UseRemote: %v", err)
+	}
+	if _, err := a.Settings.UseLocal(); err != nil {
+		t.Fatalf("UseLocal: %v", err)
+	}
+	family.Close()
+	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Message != "" || v.Way != MoveHere {
+		t.Fatalf("MoveCheck with the family engine gone = %+v, %v; want nothing offered, nothing said", v, err)
+	}
+}
