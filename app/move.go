@@ -12,21 +12,40 @@ import (
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/push"
+	"github.com/sparkfamily/spark/retry"
 )
 
 // MoveEvent is the event Settings listens to while moments are brought
 // along; its data is a MoveView.
 const MoveEvent = "move"
 
-// MoveView is what Settings shows about bringing the moments of this
-// computer's engine to the family engine, in Dad's words.
+// Ways a move goes, in MoveView.Way.
+const (
+	// MoveToFamily brings this computer's moments to the family engine
+	// Spark now uses.
+	MoveToFamily = "to_family"
+	// MoveHere brings the moments of the family engine Spark used before
+	// to this computer's engine, now that Spark uses it.
+	MoveHere = "here"
+)
+
+// MoveView is what Settings shows about bringing moments along from the
+// engine Spark used before to the one it uses now, in Dad's words.
 type MoveView struct {
-	// Available: Spark uses a family engine and this computer's engine
-	// holds moments, so a move can run.
+	// Available: the engine Spark used before holds moments the one it
+	// uses now lacks, so a move can run.
 	Available bool `json:"available"`
-	// Lacking is how many of this computer's moments the family engine
-	// does not have yet (as of the last check).
-	Lacking  int    `json:"lacking"`
+	// Way is MoveToFamily or MoveHere (empty when there is nowhere to
+	// bring moments from).
+	Way string `json:"way"`
+	// Lacking is how many moments the engine Spark uses now does not have
+	// yet (as of the last check).
+	Lacking int `json:"lacking"`
+	// Offer, Button and Hint say, when Available, what is lacking, what
+	// the button does and what stays where.
+	Offer    string `json:"offer"`
+	Button   string `json:"button"`
+	Hint     string `json:"hint"`
 	Running  bool   `json:"running"`
 	Done     uint64 `json:"done"`  // ops copied so far
 	Total    uint64 `json:"total"` // ops to copy
@@ -63,48 +82,115 @@ func (m *move) get() MoveView {
 	return m.view
 }
 
-// moveSource is this computer's engine folder and the family engine to
-// bring its moments to; ok is false when Spark uses this computer's engine
-// or that folder holds no log.
-func (a *App) moveSource() (src string, target *client.Client, ok bool, err error) {
+// moveRoute is where a move brings moments from and to, in the way the
+// prefs say: to the family engine from this computer's engine folder when
+// Spark uses the family engine; here from the family engine Spark used
+// before (its address and token are still in the prefs) when Spark uses
+// this computer's engine. ok is false when there is nowhere to bring
+// moments from.
+type moveRoute struct {
+	way    string
+	folder string         // this computer's engine folder (MoveToFamily)
+	from   *client.Client // the family engine (MoveHere)
+	target *client.Client
+}
+
+// source opens what the route reads; the caller closes it.
+func (r moveRoute) source() (push.Source, error) {
+	if r.way == MoveHere {
+		return push.Remote(r.from, retry.Backoff{}), nil
+	}
+	return push.OpenFolder(r.folder)
+}
+
+func (a *App) moveRoute() (r moveRoute, ok bool, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.dataDir == "" {
-		return "", nil, false, ErrNotReady
+		return r, false, ErrNotReady
 	}
 	if a.prefs.Engine != EngineRemote {
-		return "", nil, false, nil
+		if a.prefs.RemoteURL == "" || a.prefs.RemoteToken == "" || a.local == nil {
+			return r, false, nil
+		}
+		return moveRoute{way: MoveHere,
+			from:   client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, push.HTTPClient(0)),
+			target: client.New(a.local.URL, a.local.Token, push.HTTPClient(0))}, true, nil
 	}
-	src = filepath.Join(a.dataDir, "engine")
+	src := filepath.Join(a.dataDir, "engine")
 	if _, err := os.Stat(filepath.Join(src, engine.LogFile)); err != nil {
-		return "", nil, false, nil
+		return r, false, nil
 	}
-	return src, client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, push.HTTPClient(0)), true, nil
+	return moveRoute{way: MoveToFamily, folder: src,
+		target: client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, push.HTTPClient(0))}, true, nil
 }
 
-// MoveCheck says how many moments of this computer's engine the family
-// engine lacks. Nothing is sent.
+// offer fills in v's words for n moments lacking, the way v goes.
+func (v *MoveView) offer(n int) {
+	v.Lacking, v.Available = n, n > 0
+	v.Offer, v.Button, v.Hint = "", "", ""
+	if n == 0 {
+		return
+	}
+	what := "moments"
+	if n == 1 {
+		what = "moment"
+	}
+	if v.Way == MoveHere {
+		v.Offer = fmt.Sprintf("The family engine has %d %s this computer doesn't.", n, what)
+		v.Button = "Bring them here"
+		if n == 1 {
+			v.Button = "Bring it here"
+		}
+		v.Hint = "They stay on the family engine too. Readings Pippa already gave come along as they are."
+		return
+	}
+	verb := "are"
+	if n == 1 {
+		verb = "is"
+	}
+	v.Offer = fmt.Sprintf("The family engine does not have %d %s that %s kept on this computer.", n, what, verb)
+	v.Button = fmt.Sprintf("Bring my %d %s along", n, what)
+	v.Hint = "They stay on this computer too. Readings Pippa already gave come along as they are."
+}
+
+// MoveCheck says how many moments of the engine Spark used before the one
+// it uses now lacks. Nothing is sent.
 func (s *Settings) MoveCheck() (MoveView, error) {
 	a := s.a
 	mv := a.move()
 	if v := mv.get(); v.Running {
 		return v, nil
 	}
-	src, target, ok, err := a.moveSource()
+	r, ok, err := a.moveRoute()
 	if err != nil || !ok {
 		return MoveView{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := push.Missing(ctx, src, target)
+	v := MoveView{Way: r.way}
+	n, err := a.lacking(ctx, r)
 	if err != nil {
+		if r.way == MoveHere {
+			// The engine Dad left may be gone for good: nothing to say
+			// every time Settings opens, only nothing to offer.
+			a.log.Info("count the family engine's moments this computer lacks", "err", err)
+			return v, nil
+		}
 		a.log.Warn("count the moments the family engine lacks", "err", err)
-		return MoveView{Message: "Spark can't tell right now which moments the family engine lacks: " + toUIError(err).Message}, nil
+		v.Message = "Spark can't tell right now which moments the family engine lacks: " + toUIError(err).Message
+		return v, nil
 	}
-	v := MoveView{Available: n > 0, Lacking: n}
+	v.offer(n)
 	mv.mu.Lock()
 	if !mv.view.Running {
-		mv.view.Lacking, mv.view.Available = n, n > 0
+		if mv.view.Way != r.way {
+			// Switched engines since the last move: its words are for
+			// the other way.
+			mv.view = MoveView{}
+		}
+		mv.view.Way = r.way
+		mv.view.offer(n)
 		if n == 0 {
 			mv.view.Message = ""
 		}
@@ -113,18 +199,28 @@ func (s *Settings) MoveCheck() (MoveView, error) {
 	return v, nil
 }
 
-// BringAlong copies every moment, photo, reading and phrase of this
-// computer's engine to the family engine, in the background, with MoveEvent
-// events as it goes. Leaving it (or closing Spark) is safe: pressing it
-// again goes on from where it stopped. Nothing is deleted anywhere.
+func (a *App) lacking(ctx context.Context, r moveRoute) (int, error) {
+	src, err := r.source()
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	return push.MissingFrom(ctx, src, r.target)
+}
+
+// BringAlong copies every moment, photo, reading and phrase of the engine
+// Spark used before to the one it uses now (MoveCheck's way), in the
+// background, with MoveEvent events as it goes. Leaving it (or closing
+// Spark) is safe: pressing it again goes on from where it stopped.
+// Nothing is deleted anywhere.
 func (s *Settings) BringAlong() (MoveView, error) {
 	a := s.a
-	src, target, ok, err := a.moveSource()
+	r, ok, err := a.moveRoute()
 	if err != nil {
 		return MoveView{}, err
 	}
 	if !ok {
-		return MoveView{}, badInput("Choose the family engine first; then Spark can bring this computer's moments to it.")
+		return MoveView{}, badInput("Spark has no other engine to bring moments from: choose the family engine to bring this computer's moments to it, or this computer's engine to bring the family engine's moments here.")
 	}
 	mv := a.move()
 	mv.mu.Lock()
@@ -133,17 +229,35 @@ func (s *Settings) BringAlong() (MoveView, error) {
 		mv.mu.Unlock()
 		return v, nil
 	}
-	mv.view = MoveView{Available: true, Lacking: mv.view.Lacking, Running: true, Message: "Bringing your moments along…"}
+	msg := "Bringing your moments along…"
+	if r.way == MoveHere {
+		msg = "Bringing the family engine's moments here…"
+	}
+	lacking := 0
+	if mv.view.Way == r.way {
+		lacking = mv.view.Lacking
+	}
+	mv.view = MoveView{Way: r.way, Running: true, Message: msg}
+	mv.view.offer(lacking)
+	mv.view.Available = true
 	v := mv.view
 	mv.mu.Unlock()
+	src, err := r.source()
+	if err != nil {
+		mv.mu.Lock()
+		mv.view.Running, mv.view.Message = false, "Spark can't read the moments to bring along: "+toUIError(err).Message
+		v := mv.view
+		mv.mu.Unlock()
+		return v, nil
+	}
 	a.mu.Lock()
 	state := filepath.Join(a.dataDir, "push")
 	a.mu.Unlock()
-	go a.runMove(mv, src, target, state)
+	go a.runMove(mv, r, src, state)
 	return v, nil
 }
 
-func (a *App) runMove(mv *move, src string, target *client.Client, state string) {
+func (a *App) runMove(mv *move, r moveRoute, src push.Source, state string) {
 	update := func(f func(*MoveView)) {
 		mv.mu.Lock()
 		f(&mv.view)
@@ -152,27 +266,39 @@ func (a *App) runMove(mv *move, src string, target *client.Client, state string)
 		a.emit(MoveEvent, v)
 	}
 	st, err := push.Run(context.Background(), push.Options{
-		Source: src, Target: target, StateDir: state, Logger: a.log.With("part", "move"),
+		From: src, Target: r.target, StateDir: state, Logger: a.log.With("part", "move", "way", r.way),
 		Progress: func(st push.Stats) {
 			update(func(v *MoveView) { v.Done, v.Total = st.Done, st.LastSeq })
 		},
 	})
+	there, left := "on the family engine", "on this computer"
+	if r.way == MoveHere {
+		there, left = "on this computer", "on the family engine"
+	}
 	update(func(v *MoveView) {
 		v.Running = false
 		v.Done, v.Total = st.Done, st.LastSeq
 		switch {
 		case err == nil:
-			v.Finished, v.Available, v.Lacking = true, false, 0
-			v.Message = "All your moments are on the family engine now. They are still on this computer too."
+			v.Finished = true
+			v.offer(0)
+			v.Message = fmt.Sprintf("All your moments are %s now. They are still %s too.", there, left)
 		case errors.Is(err, push.ErrIncomplete):
-			v.Message = fmt.Sprintf("The family engine took everything but %d thing(s); the first reason: %s. Press the button again to try those again.",
-				refusedCount(st), firstReason(st))
+			took := "The family engine"
+			if r.way == MoveHere {
+				took = "This computer"
+			}
+			v.Message = fmt.Sprintf("%s took everything but %d thing(s); the first reason: %s. Press the button again to try those again.",
+				took, refusedCount(st), firstReason(st))
 		default:
 			v.Message = "Spark stopped bringing your moments along: " + toUIError(err).Message + " Press the button again to go on from where it stopped."
 		}
 	})
 	if err != nil {
-		a.log.Warn("bring moments along", "err", err)
+		a.log.Warn("bring moments along", "way", r.way, "err", err)
+	}
+	if r.way == MoveHere {
+		return
 	}
 	// The window reads the family engine's copy: bring what just arrived
 	// into it now, not at the next tick.
@@ -197,7 +323,7 @@ func firstReason(st push.Stats) string {
 		return st.Refusals[0].Reason
 	}
 	if len(st.Unsettled) > 0 {
-		return "a quick recall Pippa never read on this computer"
+		return "a quick recall Pippa never read on the engine it came from"
 	}
 	return "none given"
 }

@@ -1,10 +1,13 @@
 package app
 
 import (
+	"maps"
 	"testing"
 
+	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
 
 // TestMove_BringAlong: moments captured on this computer's engine are
@@ -58,5 +61,112 @@ func TestMove_BringAlong(t *testing.T) {
 	}
 	if sh.count(MoveEvent) == 0 {
 		t.Errorf("no %q event reached the window", MoveEvent)
+	}
+}
+
+// TestMove_BringHere: the way back. Moments captured while Spark used the
+// family engine, read by its Pippa, are brought to this computer's engine
+// after the switch back, by the same push: each with its reading as given,
+// this computer's Pippa never asked, a second move writing nothing, and
+// nothing taken from the family engine.
+func TestMove_BringHere(t *testing.T) {
+	family := enginetest.Start(t)
+	mine := pippatest.New(t)
+	a, _ := startApp(t, t.TempDir(), mine)
+	if _, err := a.Settings.UseRemote(family.URL, family.Token); err != nil {
+		t.Fatalf("UseRemote: %v", err)
+	}
+	pics := t.TempDir()
+	res, err := a.Capture.Files("b", []string{writePhoto(t, pics, 1), writePhoto(t, pics, 2)})
+	if err != nil || res[0].Error != nil || res[1].Error != nil {
+		t.Fatalf("Capture.Files() = %+v, %v", res, err)
+	}
+	waitFor(t, "delivery to the family engine", delivered(a))
+	fc := client.New(family.URL, family.Token, nil)
+	read := func(c *client.Client) map[string]string {
+		ms, _, err := c.Moments(t.Context(), 10, "")
+		if err != nil {
+			t.Fatalf("moments: %v", err)
+		}
+		got := map[string]string{}
+		for _, m := range ms {
+			for _, tr := range m.Turns {
+				if tr.Status == api.TurnFinished {
+					got[m.ID] += tr.Text
+				}
+			}
+			if m.Copy == nil {
+				got[m.ID] += " (no copy)"
+			}
+		}
+		return got
+	}
+	waitFor(t, "the family engine's readings", func() bool { r := read(fc); return len(r) == 2 && r[res[0].MomentID] != "" && r[res[1].MomentID] != "" })
+	want := read(fc)
+
+	if _, err := a.Settings.UseLocal(); err != nil {
+		t.Fatalf("UseLocal: %v", err)
+	}
+	v, err := a.Settings.MoveCheck()
+	if err != nil || !v.Available || v.Way != MoveHere || v.Lacking != 2 ||
+		v.Offer != "The family engine has 2 moments this computer doesn't." || v.Button != "Bring them here" {
+		t.Fatalf("MoveCheck after the switch back = %+v, %v; want 2 moments to bring here", v, err)
+	}
+	if _, err := a.Settings.BringAlong(); err != nil {
+		t.Fatalf("BringAlong: %v", err)
+	}
+	waitFor(t, "the move to finish", func() bool { return !a.move().get().Running })
+	if v := a.move().get(); !v.Finished || v.Done != v.Total || v.Total == 0 ||
+		v.Message != "All your moments are on this computer now. They are still on the family engine too." {
+		t.Fatalf("after the move: %+v", v)
+	}
+	lc, err := a.client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(lc); !maps.Equal(got, want) {
+		t.Fatalf("this computer's engine holds %v; the family engine %v", got, want)
+	}
+	if n := mine.Calls(); n != 0 {
+		t.Errorf("this computer's Pippa asked %d times; the readings were finished already", n)
+	}
+	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Lacking != 0 || v.Way != MoveHere {
+		t.Fatalf("MoveCheck after the move = %+v, %v; want none lacking", v, err)
+	}
+	h, err := lc.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second move finds everything here and writes nothing.
+	if _, err := a.Settings.BringAlong(); err != nil {
+		t.Fatalf("BringAlong again: %v", err)
+	}
+	waitFor(t, "the second move to finish", func() bool { return !a.move().get().Running })
+	if v := a.move().get(); !v.Finished {
+		t.Fatalf("after the second move: %+v", v)
+	}
+	if h2, err := lc.Health(t.Context()); err != nil || h2.Seq != h.Seq {
+		t.Fatalf("this computer's log went from seq %d to %+v (%v) on a second move", h.Seq, h2, err)
+	}
+	if got := read(fc); !maps.Equal(got, want) {
+		t.Fatalf("the family engine holds %v after the move; before it %v", got, want)
+	}
+}
+
+// TestMove_BringHereFamilyGone: back on this computer's engine with the
+// family engine Spark used before gone, Settings offers nothing and says
+// nothing alarming.
+func TestMove_BringHereFamilyGone(t *testing.T) {
+	family := enginetest.Start(t)
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(family.URL, family.Token); err != nil {
+		t.Fatalf("UseRemote: %v", err)
+	}
+	if _, err := a.Settings.UseLocal(); err != nil {
+		t.Fatalf("UseLocal: %v", err)
+	}
+	family.Close()
+	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Message != "" || v.Way != MoveHere {
+		t.Fatalf("MoveCheck with the family engine gone = %+v, %v; want nothing offered, nothing said", v, err)
 	}
 }

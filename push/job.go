@@ -211,6 +211,17 @@ func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), t
 // settle tells, for a refusal that a replay after an interrupted run can
 // meet, whether the target already holds what the op would write.
 func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, bool) {
+	if ae.Code == api.CodeRequestIDReused && j.create != nil {
+		// The target used the request id for the write that made this
+		// very moment there (a quick recall makes its moment itself): the
+		// moment went from the target to the source and is coming back.
+		// A moment's id names it; the same id and kind is the same moment.
+		m, err := p.target.Moment(ctx, j.create.ID)
+		if err == nil && m.Kind == j.create.Kind {
+			return already, true
+		}
+		return 0, false
+	}
 	if ae.Code != api.CodeMomentDeleted {
 		return 0, false
 	}
@@ -284,13 +295,16 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	if err != nil {
 		return 0, api.Errorf(api.CodeBadDigest, "%v", err)
 	}
-	f, err := p.store.Open(m.SHA256)
+	f, err := p.src.Media(ctx, *m)
 	if err != nil {
-		return 0, fmt.Errorf("push: the source's %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+		return 0, err
 	}
 	defer f.Close()
 	_, ok, err := p.target.PutMedia(ctx, client.PutMedia{ID: m.ID, MomentID: m.MomentID, Role: m.Role,
 		ContentType: m.ContentType, Body: f, Size: m.Size, SHA256: sum})
+	if d, isChecked := f.(interface{ Damaged() error }); isChecked && d.Damaged() != nil {
+		return 0, d.Damaged()
+	}
 	if err == nil && ok {
 		p.mu.Lock()
 		p.stats.Bytes += m.Size

@@ -4,29 +4,33 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"path/filepath"
 
 	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
 // Missing counts the live moments of the engine folder src that the
 // target does not show as live, without sending anything:
-// what a push would bring along. It reads src's log read-only, keeping the
-// live moment ids, and the target's moments page by page.
+// what a push would bring along.
 func Missing(ctx context.Context, src string, t Target) (int, error) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	l, err := oplog.Open(filepath.Join(src, engine.LogFile), oplog.Options{Logger: quiet, ReadOnly: true})
+	f, err := OpenFolder(src)
 	if err != nil {
-		return 0, fmt.Errorf("push: read the log of %s: %w", src, err)
+		return 0, err
 	}
-	defer l.Close()
+	defer f.Close()
+	return MissingFrom(ctx, f, t)
+}
+
+// MissingFrom counts the live moments of src that the target does not
+// show as live, without sending anything. It reads src's log, keeping the
+// live moment ids, and the target's moments page by page.
+func MissingFrom(ctx context.Context, src Source, t Target) (int, error) {
+	if _, _, err := src.Describe(ctx); err != nil {
+		return 0, err
+	}
 	live := map[string]bool{}
-	err = l.Scan(ctx, 0, func(r oplog.Record) error {
+	err := src.Scan(ctx, 0, func(r oplog.Record) error {
 		switch r.Op {
 		case api.OpMomentCreate:
 			var d mirror.MomentCreate
@@ -44,7 +48,7 @@ func Missing(ctx context.Context, src string, t Target) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("push: read the log of %s: %w", src, err)
+		return 0, fmt.Errorf("push: read the source's log: %w", err)
 	}
 	before := ""
 	for len(live) > 0 {

@@ -1,12 +1,14 @@
-// Package push copies an engine folder's corpus to another engine by
-// replaying the folder's op log through the wire contract: every moment with
+// Package push copies an engine's corpus to another engine by replaying the
+// source's op log through the wire contract: every moment with
 // its own id and request id, every media file by id with its SHA-256, every
 // edit, delete and kept phrase, and every finished reading as it is (through
 // the import extension, so the target's Pippa is never asked).
 //
-// Push reads the source log sequentially through a read-only open, as fsck
-// does, so it runs beside an app or engine that has the folder open and its
-// memory stays flat whatever the corpus holds. Every write it sends is
+// The source is an engine folder, its log read sequentially through a
+// read-only open as fsck does (so it runs beside an app or engine that has
+// the folder open), or an engine read through the contract (GET /v1/ops
+// page by page, GET /v1/media/{id} checked against the SHA-256 its log
+// records): see Source. Memory stays flat whatever the corpus holds. Every write it sends is
 // idempotent on the target, so a run killed at any point and run again
 // converges; a checkpoint (the source seq below which everything is known
 // delivered) lets the next run skip what was done.
@@ -19,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -30,7 +31,6 @@ import (
 	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/retry"
@@ -57,8 +57,11 @@ var _ Target = (*client.Client)(nil)
 
 // Options configure Run.
 type Options struct {
-	// Source is the engine folder to copy (it holds ops.log and media/).
+	// Source is the engine folder to copy (it holds ops.log and media/),
+	// when From is nil.
 	Source string
+	// From is the engine to copy, when it is not a folder (Remote).
+	From Source
 	// Target is the engine to copy to.
 	Target Target
 	// StateDir is where the checkpoint is kept, one file per source and
@@ -178,7 +181,7 @@ type pendingTurn struct {
 type pusher struct {
 	opts   Options
 	target Target
-	store  *media.Store
+	src    Source
 
 	mu    sync.Mutex
 	stats Stats
@@ -197,30 +200,29 @@ type pusher struct {
 }
 
 func (p *pusher) run(ctx context.Context) (Stats, error) {
-	src := p.opts.Source
 	p.target = p.opts.Target
 	h, err := p.health(ctx)
 	if err != nil {
 		return p.stats, err
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	l, err := oplog.Open(filepath.Join(src, engine.LogFile), oplog.Options{Logger: quiet, ReadOnly: true})
-	if err != nil {
-		return p.stats, fmt.Errorf("push: read the log of %s: %w", src, err)
+	p.src = p.opts.From
+	if p.src == nil {
+		f, err := OpenFolder(p.opts.Source)
+		if err != nil {
+			return p.stats, err
+		}
+		p.src = f
 	}
-	defer l.Close()
-	if p.store, err = media.OpenWith(filepath.Join(src, engine.MediaDir), media.Options{ReadOnly: true, Logger: quiet}); err != nil {
-		return p.stats, fmt.Errorf("push: open the media of %s: %w", src, err)
-	}
-	srcID, err := sourceID(ctx, src, l)
+	defer p.src.Close()
+	srcID, last, err := p.src.Describe(ctx)
 	if err != nil {
 		return p.stats, err
 	}
 	p.stats.SourceID, p.stats.TargetID = srcID, h.EngineID
 	if srcID == h.EngineID {
-		return p.stats, fmt.Errorf("push: %s is the folder of the target engine itself (%s); nothing to copy", src, srcID)
+		return p.stats, fmt.Errorf("push: the source is the target engine itself (%s); nothing to copy", srcID)
 	}
-	p.stats.LastSeq = l.LastSeq()
+	p.stats.LastSeq = last
 	start, err := p.loadCheckpoint()
 	if err != nil {
 		return p.stats, err
@@ -272,7 +274,7 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 			return ctx.Err()
 		}
 	}
-	scanErr := l.Scan(ctx, start, func(r oplog.Record) error {
+	scanErr := p.src.Scan(ctx, start, func(r oplog.Record) error {
 		select {
 		case <-tick.C:
 			p.report(false)

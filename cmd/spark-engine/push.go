@@ -15,15 +15,19 @@ import (
 	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/datadir"
 	"github.com/sparkfamily/spark/push"
+	"github.com/sparkfamily/spark/retry"
 )
 
-const pushSynopsis = "push --data SRC --to URL --token TOKEN [--state DIR] [--json]"
+const pushSynopsis = "push (--data SRC | --from URL --from-token TOKEN) --to URL --token TOKEN [--state DIR] [--json]"
 
 // pushCmd copies every moment, photo, reading and phrase of an engine
-// folder to another engine, by replaying the folder's log.
+// folder, or of an engine at an address, to another engine, by replaying
+// the source's log.
 func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("push", stderr, pushSynopsis)
 	data := dataFlag(fs)
+	from := fs.String("from", "", "the address of an engine to copy from, instead of an engine folder (--data)")
+	fromToken := fs.String("from-token", "", "a token of the engine at --from")
 	to := fs.String("to", "", "the address of the engine to copy to, e.g. https://spark.example.org")
 	token := fs.String("token", "", "a token of the engine at --to (default: $SPARK_TOKEN)")
 	state := fs.String("state", "", "where to remember how far the copy got, so a second run sends only the rest (default: push/ in Spark's data folder)")
@@ -45,9 +49,22 @@ func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *token == "" {
 		return usagef("push: --token is required: a token of the engine at %s (its owner makes one with `spark-engine token add NAME`)", *to)
 	}
-	src, err := dataDir(*data)
-	if err != nil {
-		return err
+	var (
+		src    string
+		source push.Source
+	)
+	switch {
+	case *from != "" && *data != "":
+		return usagef("push: give --data or --from, not both: the engine folder or the engine address to copy from")
+	case *from != "" && *fromToken == "":
+		return usagef("push: --from-token is required with --from: a token of the engine at %s", *from)
+	case *from != "":
+		src = strings.TrimRight(*from, "/")
+		source = push.Remote(client.New(src, *fromToken, push.HTTPClient(*workers)), retry.Backoff{})
+	default:
+		if src, err = dataDir(*data); err != nil {
+			return err
+		}
 	}
 	if *state == "" {
 		*state = pushStateDir(datadir.Dir, os.UserCacheDir, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -55,6 +72,7 @@ func pushCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tty := isTerminal(stderr)
 	st, err := push.Run(ctx, push.Options{
 		Source:   src,
+		From:     source,
 		Target:   client.New(strings.TrimRight(*to, "/"), *token, push.HTTPClient(*workers)),
 		StateDir: *state,
 		Workers:  *workers,

@@ -42,8 +42,32 @@ func TestPushCmd(t *testing.T) {
 		t.Fatalf("target's moment %+v, %v", got, err)
 	}
 
+	t.Run("From", func(t *testing.T) {
+		// The same corpus read from the source engine's address lands on
+		// a third engine, and a second run sends nothing.
+		third := enginetest.Start(t, enginetest.WithoutSeat())
+		args := []string{"push", "--from", src.URL, "--from-token", src.Token, "--to", third.URL, "--token", third.Token, "--state", state, "--json"}
+		for i, want := range []int{1, 0} {
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), args, &out, &errOut); code != 0 {
+				t.Fatalf("push --from, run %d: exit %d: %s", i, code, errOut.String())
+			}
+			var st push.Stats
+			if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+				t.Fatalf("--json output %q: %v", out.String(), err)
+			}
+			if !st.Complete || st.Kinds[push.KindMoment].Sent != want || st.Kinds[push.KindPhrase].Sent != want {
+				t.Fatalf("push --from, run %d: summary %+v", i, st)
+			}
+		}
+		got, err := client.New(third.URL, third.Token, nil).Moment(t.Context(), m.ID)
+		if err != nil || got.Caption != m.Caption {
+			t.Fatalf("third engine's moment %+v, %v", got, err)
+		}
+	})
 	t.Run("Usage", func(t *testing.T) {
-		for _, a := range [][]string{{"push", "--data", src.Dir, "--token", "x"}, {"push", "--data", src.Dir, "--to", dst.URL}} {
+		for _, a := range [][]string{{"push", "--data", src.Dir, "--token", "x"}, {"push", "--data", src.Dir, "--to", dst.URL},
+			{"push", "--from", src.URL, "--to", dst.URL, "--token", "x"}, {"push", "--data", src.Dir, "--from", src.URL, "--from-token", "y", "--to", dst.URL, "--token", "x"}} {
 			t.Setenv("SPARK_TOKEN", "")
 			var o, e bytes.Buffer
 			if code := run(context.Background(), a, &o, &e); code != 2 {

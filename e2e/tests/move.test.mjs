@@ -3,7 +3,10 @@
 // engine says how many of them it lacks and offers "Bring my N moments
 // along"; pressing it shows the progress and ends with the finished
 // message, the family engine then holds each of them with its reading as
-// given here, and bringing them again sends nothing new.
+// given here, and bringing them again sends nothing new. And the way back:
+// Settings switched to this computer again says how many of the family
+// engine's moments this computer lacks and brings them here the same way,
+// leaving the family engine as it was.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
@@ -36,6 +39,28 @@ after(async () => {
   await useLocalEngine().catch(() => {});
   await context?.close();
 });
+
+/** send calls the family engine's HTTP API with a JSON body. */
+async function send(method, path, body) {
+  const r = await fetch(`${remote.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${remote.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  assert.ok(r.status === 200 || r.status === 201, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
+  return r.json();
+}
+
+/** ulid makes a fresh ULID (Crockford base 32: 10 of time, 16 random). */
+function ulid() {
+  const abc = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  let t = Date.now();
+  let time = '';
+  for (let i = 0; i < 10; i++, t = Math.floor(t / 32)) time = abc[t % 32] + time;
+  let rnd = '';
+  for (let i = 0; i < 16; i++) rnd += abc[Math.floor(Math.random() * 32)];
+  return time + rnd;
+}
 
 /** get calls the family engine's HTTP API. */
 async function get(path) {
@@ -160,4 +185,75 @@ test('moments kept on this computer are brought to the family engine from Settin
   }, 'the second move ends');
   assert.equal((await get('/v1/health')).seq, seq, 'the second move sent nothing new');
   assert.equal((await familyMoments()).size, now.size, 'and duplicated nothing');
+});
+
+test('moments kept on the family engine are brought to this computer from Settings, once, the way back', async () => {
+  // Two moments another member of the family added to the family engine,
+  // one with a reading Pippa gave there.
+  const added = [];
+  for (const caption of ['The way back: the shed key is under the pot', 'The way back: the boiler was serviced']) {
+    const id = ulid();
+    await send('POST', '/v1/moments', { id, client_request_id: `e2e-back:${id}`, kind: 'note', caption });
+    added.push(id);
+  }
+  const reading = 'A note about where the shed key is.';
+  await send('POST', '/v1/import/turns', { id: ulid(), moment_id: added[0], mode: 'practical', status: 'finished', text: reading });
+  const family = await familyMoments();
+  const familySeq = (await get('/v1/health')).seq;
+
+  // Switch Settings back to this computer, as Dad does.
+  await tab(page, 'Settings');
+  await page.locator('#engine-local').check();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  const here = new Set((await localMoments()).map((m) => m.id));
+  const lacking = [...family.keys()].filter((id) => !here.has(id));
+  assert.ok(added.every((id) => lacking.includes(id)), 'this computer lacks the two new ones');
+
+  const block = page.getByTestId('move');
+  const said = await block.getByTestId('move-lacking').filter({ hasText: /^The family engine has \d+ moments? this computer doesn't\.$/ }).innerText();
+  const n = Number(said.match(/\d+/)[0]);
+  console.log(`# Settings: this computer lacks ${n} of the family engine's moments; ${lacking.length} by the lists`);
+  assert.equal(n, lacking.length, 'Settings counts the family engine\'s moments this computer lacks');
+  const button = block.getByTestId('move-start');
+  assert.equal(await button.innerText(), n === 1 ? 'Bring it here' : 'Bring them here');
+  await shot(page, 'move-back-offered');
+  const violations = await axe(page, 'Settings, moments to bring here');
+
+  await block.evaluate((el) => {
+    window.moveSeen = [];
+    new MutationObserver(() => {
+      const bar = el.querySelector('[data-testid=move-progress]');
+      if (bar) window.moveSeen.push({ text: el.innerText });
+    }).observe(el, { childList: true, subtree: true });
+  });
+  await button.click();
+  const said2 = block.getByTestId('move-message').filter({ hasNotText: /^Bringing/ });
+  await said2.waitFor({ timeout: 60_000 });
+  assert.equal(await said2.innerText(), 'All your moments are on this computer now. They are still on the family engine too.');
+  const seen = await page.evaluate(() => window.moveSeen);
+  assert.ok(seen.length > 0, 'a progress bar showed while the moments were brought here');
+  assert.match(seen[0].text, /Bringing the family engine’s moments here… \d+%|Bringing the family engine's moments here… \d+%/, 'the bar says what it does, in words');
+  assert.equal(await block.getByTestId('move-start').count(), 0, 'nothing left to bring');
+  await shot(page, 'move-back-finished');
+  violations.push(...(await axe(page, 'Settings, moments brought here')));
+  assert.deepEqual(violations.map((v) => `${v.where}: ${v.id}`), [], 'no axe-core violations');
+
+  // This computer holds each of them, the reading as given there; the
+  // family engine is as it was.
+  const now = await localMoments();
+  const byID = new Map(now.map((m) => [m.id, m]));
+  for (const id of lacking) assert.ok(byID.has(id), `this computer holds ${id}`);
+  assert.deepEqual(byID.get(added[0]).readings.filter((r) => r.status === 'finished').map((r) => r.text), [reading], 'the reading came along as it is');
+  assert.equal((await get('/v1/health')).seq, familySeq, 'nothing was written to the family engine');
+  assert.equal((await familyMoments()).size, family.size, 'nor taken from it');
+
+  // Bringing them again sends nothing: this computer's log does not grow.
+  const { localURL } = await rpc('Settings/Get');
+  const localSeq = async () => (await (await fetch(`${localURL}/v1/health`)).json()).seq;
+  const seq = await localSeq();
+  const again = await rpc('Settings/BringAlong');
+  assert.ok(again.running, 'the second move starts');
+  await until(async () => !(await rpc('Settings/MoveCheck')).running, 'the second move ends');
+  assert.equal(await localSeq(), seq, 'the second move wrote nothing here');
+  assert.equal((await localMoments()).length, now.length, 'and duplicated nothing');
 });

@@ -99,7 +99,7 @@ export class SettingsScreen implements Screen {
         h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
         h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
         remoteFields,
-        s.engine === 'remote' ? MoveBlock.mount() : null,
+        MoveBlock.mount(),
         detailsOf(
           [
             s.engine === 'remote' && s.remoteURL ? `The family engine is at ${s.remoteURL}.` : '',
@@ -249,12 +249,14 @@ function leftoversBlock(l: Leftovers): HTMLElement | null {
   return el;
 }
 
-// ---- Bringing this computer's moments along (app/move.go) ----
+// ---- Bringing moments along from the other engine (app/move.go) ----
 
 /** MoveBlock: once Spark uses the family engine, says how many of the
  * moments kept on this computer the family engine lacks, and offers to
  * bring them along (the same copy as `spark-engine push`), with a progress
- * bar. Leaving Settings does not stop it; pressing the button again goes on
+ * bar; back on this computer's engine, the same for the family engine's
+ * moments this computer lacks (the Go side words both ways). It is empty
+ * when there is no other engine to bring moments from. Leaving Settings does not stop it; pressing the button again goes on
  * from where it stopped. Nothing is deleted anywhere. */
 class MoveBlock {
   private static current: MoveBlock | null = null;
@@ -301,19 +303,17 @@ class MoveBlock {
     if (v.running) {
       const bar = h('progress', { max: String(Math.max(v.total, 1)), value: String(v.done), 'data-testid': 'move-progress' });
       const pct = v.total > 0 ? Math.floor((100 * v.done) / v.total) : 0;
-      clear(this.el, h('p', {}, `Bringing your moments along… ${pct}%`), bar,
+      clear(this.el, h('p', {}, `${v.message} ${pct}%`), bar,
         h('p', { class: 'hint' }, 'You can keep using Spark or close it; press the button again later to go on from where it stopped.'));
       return;
     }
     const parts: (HTMLElement | null)[] = [];
     if (v.message) parts.push(h('p', { class: v.finished ? 'ok-text' : 'warn-text', 'data-testid': 'move-message' }, v.message));
     if (v.available && v.lacking > 0) {
-      const n = v.lacking;
-      const what = n === 1 ? 'moment' : 'moments';
       parts.push(
-        h('p', { 'data-testid': 'move-lacking' }, `The family engine does not have ${n} ${what} that ${n === 1 ? 'is' : 'are'} kept on this computer.`),
-        h('button', { type: 'button', class: 'primary', 'data-testid': 'move-start', onclick: () => void this.start() }, `Bring my ${n} ${what} along`),
-        h('p', { class: 'hint' }, 'They stay on this computer too. Readings Pippa already gave come along as they are.'),
+        h('p', { 'data-testid': 'move-lacking' }, v.offer),
+        h('button', { type: 'button', class: 'primary', 'data-testid': 'move-start', onclick: () => void this.start() }, v.button),
+        h('p', { class: 'hint' }, v.hint),
       );
     }
     clear(this.el, ...parts);
