@@ -70,11 +70,12 @@ type App struct {
 	watch    watcher // sends "moment" events as the engine's log grows
 	repl     syncer  // the family engine's replica and its sync (sync.go)
 	shown    shown   // the small copies pinned while the window shows them (onscreen.go)
+	paint    firstPaint
 }
 
 // New makes an App; nothing starts until Startup.
 func New(opts Options) *App {
-	a := &App{opts: opts, hc: opts.HTTPClient, log: slog.New(slog.DiscardHandler)}
+	a := &App{opts: opts, hc: opts.HTTPClient, log: slog.New(slog.DiscardHandler), paint: firstPaint{made: time.Now()}}
 	if a.hc == nil {
 		a.hc = defaultHTTPClient()
 	}

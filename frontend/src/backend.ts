@@ -90,6 +90,7 @@ export const backend = {
     readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
     search: (q: string) => call(Moments.Search(q)),
     onScreen: (ids: string[]) => call(Moments.OnScreen(ids)),
+    firstPaint: (tiles: number) => call(Moments.FirstPaint(tiles)),
   },
   phrases: {
     list: () => call(Phrases.List()),

@@ -46,6 +46,7 @@ export class MomentsScreen implements Screen {
   private cols = 1;
   private tile = MIN_TILE;
   private rendered = new Map<number, Tile>();
+  private painted = false;
   private heads = new Map<number, HTMLElement>();
   private pool: Tile[] = [];
   private local = new Map<string, { m: Moment | null; at: number }>();
@@ -334,6 +335,11 @@ export class MomentsScreen implements Screen {
       if (best < 0) best = Math.min(...this.rendered.keys());
       this.active = best;
       this.rendered.get(best)?.setActive(true);
+    }
+    // The first tiles with moments, once drawn: a mark in the app's log (e2e/replica-paint.sh).
+    if (!this.painted && this.rendered.size > 0) {
+      this.painted = true;
+      requestAnimationFrame(() => setTimeout(() => backend.moments.firstPaint(this.rendered.size).catch(() => {})));
     }
     // Their small copies stay on this computer while they show.
     showing('moments', [...this.rendered.values()].map((t) => t.shows).filter(Boolean));
