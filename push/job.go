@@ -168,14 +168,26 @@ func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
 	return false, err
 }
 
-// retrying runs try until it succeeds, asking again through passing
-// trouble (retry.Passing, retry.Network) after p.opts.Backoff, and never
-// sooner than the target's Retry-After; after tries attempts, when tries
-// is above 0, it gives up. onRetry hears each failure asked again. The
-// error is ctx's when it ends; errBadToken, wrapped, when the target
-// refuses the token; else try's last: an *api.Error that is not passing
-// is the target's final word on the request.
+// retrying is try through passing trouble (see retrying), paced by
+// p.opts.Backoff, for the target: a refused token is errBadToken,
+// wrapped; any other *api.Error that is not passing is the target's final
+// word on the request.
 func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), try func() error) error {
+	err := retrying(ctx, p.opts.Backoff, tries, onRetry, try)
+	if ae, ok := api.AsError(err); ok && ctx.Err() == nil && retry.Refused(ae.Status) {
+		return fmt.Errorf("%w: %v", errBadToken, err)
+	}
+	return err
+}
+
+// retrying runs try until it succeeds, asking again through passing
+// trouble (retry.Passing, retry.Network) after b.Wait, never sooner than
+// the answer's Retry-After; after tries attempts, when tries is above 0,
+// it gives up. onRetry, when not nil, hears each failure asked again. The
+// error is ctx's when ctx ends, else try's last. It is the one loop of
+// the push, for the target (pusher.retrying) and for a remote source
+// (RemoteSource.ask).
+func retrying(ctx context.Context, b retry.Backoff, tries int, onRetry func(error), try func() error) error {
 	for failures := 1; ; failures++ {
 		err := try()
 		if err == nil {
@@ -187,8 +199,6 @@ func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), t
 		var after time.Duration
 		ae, isAPI := api.AsError(err)
 		switch {
-		case isAPI && retry.Refused(ae.Status):
-			return fmt.Errorf("%w: %v", errBadToken, err)
 		case isAPI && !retry.Passing(ae.Status):
 			return err
 		case isAPI:
@@ -202,7 +212,7 @@ func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), t
 		if onRetry != nil {
 			onRetry(err)
 		}
-		if err := retry.Sleep(ctx, p.opts.Backoff.Wait(failures, after)); err != nil {
+		if err := retry.Sleep(ctx, b.Wait(failures, after)); err != nil {
 			return err
 		}
 	}

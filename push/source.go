@@ -122,33 +122,14 @@ func (e *sourceError) Error() string {
 	return "the engine the moments come from: " + e.err.Error()
 }
 
-// ask runs try through passing trouble; a final failure is the source's.
+// ask runs try through passing trouble (retrying); a final failure is
+// the source's.
 func (s *RemoteSource) ask(ctx context.Context, try func() error) error {
-	for failures := 1; ; failures++ {
-		err := try()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		var after time.Duration
-		ae, isAPI := api.AsError(err)
-		switch {
-		case isAPI && !retry.Passing(ae.Status):
-			return &sourceError{err}
-		case isAPI:
-			after = ae.RetryAfter
-		case !retry.Network(err):
-			return &sourceError{err}
-		}
-		if failures >= remoteTries {
-			return &sourceError{err}
-		}
-		if err := retry.Sleep(ctx, s.backoff.Wait(failures, after)); err != nil {
-			return err
-		}
+	err := retrying(ctx, s.backoff, remoteTries, nil, try)
+	if err != nil && ctx.Err() == nil {
+		return &sourceError{err}
 	}
+	return err
 }
 
 // Describe implements Source: the engine id its health tells, or, from an
