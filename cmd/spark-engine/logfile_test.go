@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
 
 // TestServe_LogFile: with --log-file (a Windows service has no standard
@@ -21,7 +22,7 @@ func TestServe_LogFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	var stderr lockedLog
+	var stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- serveCmd(ctx, []string{"--data", dir, "--listen", "127.0.0.1:0", "--log-file", logPath}, &stderr)
@@ -48,22 +49,4 @@ func TestServe_LogFile(t *testing.T) {
 	if stderr.String() != "" {
 		t.Errorf("serve wrote to standard error with --log-file:\n%s", stderr.String())
 	}
-}
-
-// lockedLog is a log written by serve and read by the test.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

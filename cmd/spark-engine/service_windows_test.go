@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows/svc"
+
+	"github.com/sparkfamily/spark/internal/syncbuf"
 )
 
 // serviceRun runs a service handler's Execute as the Service Control
@@ -103,7 +105,7 @@ func TestService_Stop(t *testing.T) {
 	for _, cmd := range []svc.Cmd{svc.Stop, svc.Shutdown} {
 		t.Run(map[svc.Cmd]string{svc.Stop: "Stop", svc.Shutdown: "Shutdown"}[cmd], func(t *testing.T) {
 			var r *serviceRun
-			var errOut lockedLog
+			var errOut syncbuf.Buffer
 			testServeStops(t, func(t *testing.T, args []string) serveRun {
 				pr, pw := io.Pipe()
 				r = startService(&service{run: func(ctx context.Context) int {
