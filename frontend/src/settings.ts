@@ -8,20 +8,31 @@ import { syncBlock } from './syncstatus';
 export class SettingsScreen implements Screen {
   readonly el: HTMLElement;
   private body = h('div', { class: 'settings-body' });
+  /** touched: Dad changed something on the screen since it was last
+   * shown, so the fresh copy that show() fetches must not redraw over
+   * his choice (a click on "Family engine" while it loads). */
+  private touched = false;
 
   constructor(private readonly changed: () => void) {
     this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
+    const touch = () => {
+      this.touched = true;
+    };
+    this.body.addEventListener('input', touch);
+    this.body.addEventListener('change', touch);
   }
 
   show(): void {
+    this.touched = false;
     void this.load();
   }
 
   private async load(): Promise<void> {
     try {
-      this.render(await backend.settings.get());
+      const s = await backend.settings.get();
+      if (!this.touched) this.render(s);
     } catch (e) {
-      clear(this.body, errorBlock(e));
+      if (!this.touched) clear(this.body, errorBlock(e));
     }
   }
 
