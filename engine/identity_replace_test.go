@@ -1,13 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/atomicfile/atomicfiletest"
 )
 
 // TestIdentity_ReadWhileReplaced reads the engine id while another process
@@ -25,42 +25,20 @@ func TestIdentity_ReadWhileReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var writes atomic.Int64
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := atomicfile.WriteFile(filepath.Join(dir, IdentityFile), b, 0o600); err == nil {
-				writes.Add(1)
-			}
-		}
-	})
-	failed := 0
-	var first error
-	deadline := time.Now().Add(2 * time.Second)
-	reads := 0
-	for ; time.Now().Before(deadline); reads++ {
+	r := atomicfiletest.ReadWhileReplaced(2*time.Second, func() error {
+		return atomicfile.WriteFile(filepath.Join(dir, IdentityFile), b, 0o600)
+	}, func() error {
 		got, err := loadIdentity(dir)
-		if err != nil || got != id {
-			failed++
-			if first == nil {
-				first = err
-			}
+		if err == nil && got != id {
+			err = fmt.Errorf("id %q, want %q", got, id)
 		}
-		time.Sleep(200 * time.Microsecond)
+		return err
+	})
+	t.Logf("%d reads beside %d replaces", r.Reads, r.Writes)
+	if r.Failed > 0 {
+		t.Errorf("%d of %d reads failed while the file was replaced; the first: %v", r.Failed, r.Reads, r.First)
 	}
-	close(stop)
-	wg.Wait()
-	t.Logf("%d reads beside %d replaces", reads, writes.Load())
-	if failed > 0 {
-		t.Errorf("%d of %d reads failed while the file was replaced; the first: %v", failed, reads, first)
-	}
-	if writes.Load() == 0 {
+	if r.Writes == 0 {
 		t.Error("the file was never replaced")
 	}
 }
