@@ -1,7 +1,6 @@
 package photo
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/gen2brain/heic"
+
+	"github.com/sparkfamily/spark/photo/internal/heifwasm"
 )
 
 // maxHEICDecoders bounds how many HEVC tiles are decoded at once, each in
@@ -184,7 +185,7 @@ func decodeHEIF(ctx context.Context, f io.ReadSeeker, info Info) (image.Image, i
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, 0, &osError{err}
 	}
-	img, err := heic.Decode(f)
+	img, err := decodeWhole(f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -192,6 +193,18 @@ func decodeHEIF(ctx context.Context, f io.ReadSeeker, info Info) (image.Image, i
 		repairHEICCorner(img)
 	}
 	return img, 1, nil
+}
+
+// decodeWhole decodes a HEIC file with the heic module's own decoder
+// (libheif, applying irot and imir), for the forms the tile path leaves to
+// it. Its one-time compile panics if it fails: that is an error here.
+func decodeWhole(f io.Reader) (img image.Image, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("the HEIC decoder failed (%v)", r)
+		}
+	}()
+	return heic.Decode(f)
 }
 
 // decodeHEIFTiles decodes the tiles of l and pastes them into one picture.
@@ -256,23 +269,28 @@ func decodeHEIFTiles(ctx context.Context, f io.ReadSeeker, l heifLayout) (image.
 			}
 		}()
 		for i := take(); i >= 0; i = take() {
-			tile, err := decodeHEVC(l.tiles[i].hvcC, data[i], l.tileW, l.tileH)
+			t := l.tiles[i]
+			err := heifDecoders.Decode(ctx, heifSingleImage(t.hvcC, data[i], l.tileW, l.tileH), func(tile *image.YCbCr) error {
+				if err := checkTileSize(tile, l.tileW, l.tileH); err != nil {
+					return err
+				}
+				mu.Lock()
+				if dst == nil {
+					dst = image.NewYCbCr(image.Rect(0, 0, l.width, l.height), tile.SubsampleRatio)
+				}
+				same := tile.SubsampleRatio == dst.SubsampleRatio
+				mu.Unlock()
+				if !same {
+					return errors.New("it has another chroma subsampling than the first")
+				}
+				// Tiles do not overlap: each worker writes its own part.
+				pasteTile(dst, tile, (i%l.cols)*l.tileW, (i/l.cols)*l.tileH)
+				return nil
+			})
 			if err != nil {
 				fail(fmt.Errorf("tile %d of %d: %w", i+1, len(l.tiles), err))
 				return
 			}
-			mu.Lock()
-			if dst == nil {
-				dst = image.NewYCbCr(image.Rect(0, 0, l.width, l.height), tile.SubsampleRatio)
-			}
-			same := tile.SubsampleRatio == dst.SubsampleRatio
-			mu.Unlock()
-			if !same {
-				fail(fmt.Errorf("tile %d of %d has another chroma subsampling", i+1, len(l.tiles)))
-				return
-			}
-			// Tiles do not overlap: each worker writes its own part.
-			pasteTile(dst, tile, (i%l.cols)*l.tileW, (i/l.cols)*l.tileH)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), maxHEICDecoders, len(l.tiles))
@@ -293,26 +311,19 @@ func decodeHEIFTiles(ctx context.Context, f io.ReadSeeker, l heifLayout) (image.
 // picture coded as one image some tens of megabytes.
 const maxHEVCTile = 256 << 20
 
-// decodeHEVC decodes one HEVC image of w by h pixels, given its
-// parameter sets (an hvcC property) and its coded data, with the
-// WebAssembly libheif: it wraps them into the smallest HEIF file that
-// holds them.
-func decodeHEVC(hvcC, data []byte, w, h int) (*image.YCbCr, error) {
-	img, err := heic.Decode(bytes.NewReader(heifSingleImage(hvcC, data, w, h)))
-	if err != nil {
-		return nil, err
-	}
-	m, ok := img.(*image.YCbCr)
-	if !ok {
-		return nil, errors.New("not a YCbCr picture")
-	}
+// heifDecoders decodes the HEVC images of HEIC files: at most
+// maxHEICDecoders instances of the WebAssembly decoder at once, each kept
+// for the next tile (heifwasm), so that the memory of the tile decoders is
+// bounded whatever the number of tiles or photos.
+var heifDecoders = heifwasm.NewPool(maxHEICDecoders)
+
+// checkTileSize checks that a decoded HEVC image has the size its header
+// gave.
+func checkTileSize(m *image.YCbCr, w, h int) error {
 	if m.Rect.Dx() != w || m.Rect.Dy() != h {
-		return nil, fmt.Errorf("the header says %dx%d but the picture is %dx%d", w, h, m.Rect.Dx(), m.Rect.Dy())
+		return fmt.Errorf("the header says %dx%d but the picture is %dx%d", w, h, m.Rect.Dx(), m.Rect.Dy())
 	}
-	if heic.Dynamic() != nil {
-		repairHEICCorner(m)
-	}
-	return m, nil
+	return nil
 }
 
 // heifSingleImage returns a HEIF file whose primary image is the HEVC

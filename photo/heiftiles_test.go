@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gen2brain/heic"
@@ -34,6 +36,24 @@ func quadrantsTile(tb testing.TB) (hvcC, data []byte, w, h int) {
 		tb.Fatalf("quadrants.heic: layout %+v, %v; want one HEVC image", l, ok)
 	}
 	return l.tiles[0].hvcC, l.tiles[0].item.read(r, maxHEVCTile), l.tileW, l.tileH
+}
+
+// decodeHEVC decodes one HEVC image of w by h pixels on its own, as the
+// tiles are, given its
+// parameter sets (an hvcC property) and its coded data, with the
+// WebAssembly libheif: it wraps them into the smallest HEIF file that
+// holds them.
+func decodeHEVC(hvcC, data []byte, w, h int) (*image.YCbCr, error) {
+	var m *image.YCbCr
+	err := heifDecoders.Decode(context.Background(), heifSingleImage(hvcC, data, w, h), func(tile *image.YCbCr) error {
+		if err := checkTileSize(tile, w, h); err != nil {
+			return err
+		}
+		m = image.NewYCbCr(tile.Rect, tile.SubsampleRatio)
+		pasteTile(m, tile, 0, 0)
+		return nil
+	})
+	return m, err
 }
 
 // heifGrid returns a HEIC file whose primary image is a grid of cols by
@@ -212,4 +232,61 @@ func FuzzHEIFLayout(f *testing.F) {
 			t.Fatalf("layout %+v for a %dx%d picture", l, info.Width, info.Height)
 		}
 	})
+}
+
+// TestDecodeHEIF_SharedPhotoTiles decodes the real iPhone photo (a grid
+// of 48 tiles) by its tiles in parallel, through the pool of decoder
+// instances, and checks it is the picture made by decoding each tile on
+// its own with the heic module, one fresh module a tile, as before the
+// pool.
+func TestDecodeHEIF_SharedPhotoTiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: decoding the photo twice takes seconds")
+	}
+	b, err := os.ReadFile(filepath.Join(sharedPhotos(t), "iphone13promax_4032x3024_orient6.heic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bytes.NewReader(b)
+	meta, err := readMetaBox(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseHEIFMeta(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := m.primaryInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := heifTileLayout(m, info, r)
+	if !ok || len(l.tiles) < 2 {
+		t.Fatalf("layout %+v, %v; want a grid of tiles", l, ok)
+	}
+	got, err := decodeHEIFTiles(context.Background(), r, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := image.NewYCbCr(image.Rect(0, 0, l.width, l.height), got.(*image.YCbCr).SubsampleRatio)
+	for i, tile := range l.tiles {
+		img, err := heic.Decode(bytes.NewReader(heifSingleImage(tile.hvcC, tile.item.read(r, maxHEVCTile), l.tileW, l.tileH)))
+		if err != nil {
+			t.Fatalf("tile %d: %v", i, err)
+		}
+		repairHEICCorner(img)
+		pasteTile(want, img.(*image.YCbCr), (i%l.cols)*l.tileW, (i/l.cols)*l.tileH)
+	}
+	// repairHEICCorner makes up the first pixels of each tile's top row:
+	// leave those rows out of the comparison.
+	for y := 0; y < l.height; y++ {
+		if y%l.tileH == 0 {
+			continue
+		}
+		for x := 0; x < l.width; x++ {
+			if g, w := got.(*image.YCbCr).YCbCrAt(x, y), want.YCbCrAt(x, y); g != w {
+				t.Fatalf("pixel (%d, %d) is %v, want %v", x, y, g, w)
+			}
+		}
+	}
 }

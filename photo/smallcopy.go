@@ -11,9 +11,9 @@ import (
 	"os"
 	"sync"
 
-	"github.com/gen2brain/heic"
 	"golang.org/x/image/webp"
 
+	"github.com/sparkfamily/spark/photo/internal/heifwasm"
 	scaledjpeg "github.com/sparkfamily/spark/photo/internal/jpeg"
 )
 
@@ -282,28 +282,9 @@ func (r *osReadSeeker) Seek(off int64, whence int) (int64, error) {
 	return n, err
 }
 
-// warmState is the one-time start of the HEIC decoder.
-var (
-	warmOnce sync.Once
-	warmDone = make(chan struct{})
-	warmErr  error
-)
-
 // warm compiles the HEIC decoder's WebAssembly module once and returns why
 // it failed, if it did.
-func warm() error {
-	warmOnce.Do(func() {
-		defer close(warmDone)
-		defer func() {
-			if r := recover(); r != nil {
-				warmErr = fmt.Errorf("%v", r)
-			}
-		}()
-		heic.Init()
-	})
-	<-warmDone
-	return warmErr
-}
+func warm() error { return heifwasm.Compile() }
 
 // Warm starts the HEIC decoder's one-time compile (about a second) in the
 // background, so the first HEIC photo does not pay for it on the user's
