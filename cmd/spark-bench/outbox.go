@@ -242,7 +242,7 @@ func captureSingles(ctx context.Context, out io.Writer, files []string) error {
 	fmt.Fprintln(out, "capture: time until one photo is safe (copy, small copy, fsyncs, commit), median of 5")
 	singles := files
 	if heic, _ := filepath.Glob(filepath.Join(*photosDir, "*.heic")); len(heic) > 0 {
-		photo.Warm(ctx) // the one-time WebAssembly compile, paid at app start
+		photo.Warm(ctx) // the one-time WebAssembly compile, paid by the first HEIC photo of a run
 		singles = append(singles, heic[0])
 	}
 	for _, f := range singles {

@@ -213,17 +213,21 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 		spec{"bare-json", clients(benchClientsHi)},
 		spec{"creates", clients(benchClientsHi)},
 		spec{"bare-json", clients(benchClientsLow)},
+		spec{"bare-durable", clients(1)},
 	)
 	if err != nil {
 		return nil, err
 	}
-	fsync, c1, bare32, c32, bare16 := short[0], short[1], short[2], short[3], short[4]
+	fsync, c1, bare32, c32, bare16, floor1 := short[0], short[1], short[2], short[3], short[4], short[5]
 	t := &table{}
 	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
 	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsLow), value: rate(bare16.rate(), "req/s"), note: latency(bare16)})
 	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsHi), value: rate(bare32.rate(), "req/s"), note: latency(bare32)})
+	t.add(row{what: "bare JSON + write+fsync, 1 client", value: rate(floor1.rate(), "req/s"),
+		note: fmt.Sprintf("%s; the floor of a durable create over HTTP: %.0f%% of raw write+fsync", latency(floor1), 100*floor1.rate()/fsync.rate())})
 	t.add(row{what: "creates over HTTP, 1 client", value: rate(c1.rate(), "/s"), peer: "raw write+fsync",
-		ratio: c1.rate() / fsync.rate(), goal: goalCreates1, note: latency(c1)})
+		ratio: c1.rate() / fsync.rate(), goal: goalCreates1,
+		note: fmt.Sprintf("%s; %.0f%% of the floor", latency(c1), 100*c1.rate()/floor1.rate())})
 	t.add(row{what: fmt.Sprintf("creates over HTTP, %d clients", benchClientsHi), value: rate(c32.rate(), "/s"), peer: fmt.Sprintf("bare JSON, %d clients", benchClientsHi),
 		ratio: c32.rate() / bare32.rate(), goal: goalCreates32, note: latency(c32)})
 	if o.only == "creates" {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -67,6 +68,7 @@ type phaseArgs struct {
 var phases = map[string]func(context.Context, phaseArgs) (phaseResult, error){
 	"fsync":        phaseFsync,
 	"bare-json":    phaseBareJSON,
+	"bare-durable": phaseBareDurable,
 	"creates":      phaseCreates,
 	"rebuild-prep": phaseRebuildPrep,
 	"rebuild":      phaseRebuild,
@@ -149,6 +151,56 @@ func phaseBareJSON(ctx context.Context, a phaseArgs) (phaseResult, error) {
 		var req api.CreateMomentRequest
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, api.MaxJSONBody)).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		created := true
+		now := time.Now().UTC()
+		m := api.Moment{ID: req.ID, Kind: req.Kind, Caption: req.Caption, CreatedAt: now, UpdatedAt: now, Turns: []api.Turn{}}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(api.MomentResponse{Moment: &m, Created: &created})
+	})
+	url, stop, err := serveLoopback(h)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer stop()
+	return createLoad(ctx, url+"/v1/moments", "", a)
+}
+
+// phaseBareDurable serves a bare handler that decodes a create's JSON,
+// appends it to a file and fsyncs it before answering the moment's JSON,
+// one request at a time: the floor of any create that is durable before
+// its answer over HTTP (an HTTP round trip plus a raw fsync), with nothing
+// else behind it: no checks, no log format, no mirror.
+func phaseBareDurable(ctx context.Context, a phaseArgs) (phaseResult, error) {
+	path := filepath.Join(a.dir, "bare-durable.dat")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC, 0o600)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer os.Remove(path)
+	defer f.Close()
+	var mu sync.Mutex
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req api.CreateMomentRequest
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, api.MaxJSONBody)).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		line, err := json.Marshal(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		mu.Lock()
+		_, err = f.Write(append(line, '\n'))
+		if err == nil {
+			err = f.Sync()
+		}
+		mu.Unlock()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		created := true
