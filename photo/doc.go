@@ -14,7 +14,10 @@
 // largest reduction that still holds the small copy (libvips's
 // shrink-on-load), so a 12 MP photo becomes 3 MP inside the decoder. The
 // tiles of a HEIC grid (48 of 512x512 in an iPhone photo) are decoded at
-// once by a few instances of the WebAssembly decoder and pasted together.
+// once by a few instances of the WebAssembly decoder and pasted together;
+// internal/heifwasm keeps those instances from one tile to the next, so a
+// photo makes little garbage and the collector seldom has to wait for a
+// decoder in the middle of its WebAssembly code.
 //
 // The shrink works on the decoded planes themselves (Y, Cb and Cr for JPEG
 // and HEIC) instead of converting a full-size picture to RGBA: an integer
