@@ -92,6 +92,9 @@ class App {
     backend.onOutbox((e) => {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
+    // A note or change made, sent, parked or discarded changes what the
+    // status bar counts: at once, not at the next poll.
+    backend.onWrite(() => this.soon());
     document.addEventListener('spark:status', () => this.soon());
     // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
     document.addEventListener('keydown', (e) => {
