@@ -209,8 +209,11 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
 		return
 	}
-	cl, err := t.ownEngine()
+	var cl *client.Client
+	var err error
 	if in.Family {
+		// The app's own engine may not run then (the app uses the family
+		// engine): it is not looked for.
 		t.mu.Lock()
 		if t.remote == nil {
 			err = fmt.Errorf("start the family engine first")
@@ -218,6 +221,8 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 			cl = client.New(t.remote.URL, t.remote.Token, nil)
 		}
 		t.mu.Unlock()
+	} else {
+		cl, err = t.ownEngine()
 	}
 	if err != nil {
 		fail(w, err)
