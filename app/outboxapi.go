@@ -107,7 +107,9 @@ func undelivered(ctx context.Context, ob *outbox.Outbox) ([]outbox.Entry, error)
 	return ob.Entries(ctx)
 }
 
-type counts struct{ waiting, parked int }
+// counts are the outbox's undelivered entries and writes, waiting and
+// parked, by what they are.
+type counts struct{ waiting, parked Tally }
 
 func (a *App) counts(ctx context.Context) (counts, error) {
 	ob, err := a.queue()
@@ -118,11 +120,29 @@ func (a *App) counts(ctx context.Context) (counts, error) {
 	if err != nil {
 		return counts{}, err
 	}
+	out := counts{waiting: Tally{Photos: c.Pending}, parked: Tally{Photos: c.Parked}}
 	w, err := ob.WriteCounts(ctx)
-	if err != nil {
-		return counts{}, err
+	if err != nil || w.Pending+w.Parked == 0 {
+		return out, err
 	}
-	return counts{waiting: c.Pending + w.Pending, parked: c.Parked + w.Parked}, nil
+	// Only some writes are unsent (the usual case is none): their kinds
+	// tell notes from other changes.
+	ws, err := ob.UnsentWrites(ctx)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range ws {
+		t := &out.waiting
+		if w.State == outbox.Parked {
+			t = &out.parked
+		}
+		if w.Kind == outbox.WriteNote {
+			t.Notes++
+		} else {
+			t.Changes++
+		}
+	}
+	return out, nil
 }
 
 // stepLabels says each step in words.

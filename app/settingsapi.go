@@ -252,6 +252,7 @@ func (s *Settings) Status() (Status, error) {
 	if err != nil {
 		return st, fmt.Errorf("count the outbox: %w", err)
 	}
-	st.Waiting, st.Parked = counts.waiting, counts.parked
+	st.WaitingItems, st.ParkedItems = counts.waiting, counts.parked
+	st.Waiting, st.Parked = counts.waiting.Total(), counts.parked.Total()
 	return st, nil
 }

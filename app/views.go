@@ -28,12 +28,30 @@ type Status struct {
 	Reason    string `json:"reason"`
 	// Waiting counts captures and other writes (notes, edits, phrases...)
 	// not yet delivered and not parked; Parked counts those waiting for
-	// the user.
-	Waiting int    `json:"waiting"`
-	Parked  int    `json:"parked"`
-	Refused bool   `json:"refused"` // the engine refused the token (401/403)
-	Version string `json:"version"`
+	// the user. WaitingItems and ParkedItems split the same counts by
+	// what they are, so the window names what waits (frontend/src/words.ts
+	// tallyWords).
+	Waiting      int    `json:"waiting"`
+	Parked       int    `json:"parked"`
+	WaitingItems Tally  `json:"waitingItems"`
+	ParkedItems  Tally  `json:"parkedItems"`
+	Refused      bool   `json:"refused"` // the engine refused the token (401/403)
+	Version      string `json:"version"`
 }
+
+// Tally counts outbox entries and writes by what they are to Dad, in the
+// Outbox's words ("Notes and changes"): Photos are captures, Notes the
+// notes he wrote, Changes every other write (a caption or date edited, a
+// moment deleted, a phrase kept or removed, a reading asked for, a
+// recall).
+type Tally struct {
+	Photos  int `json:"photos"`
+	Notes   int `json:"notes"`
+	Changes int `json:"changes"`
+}
+
+// Total is how many the tally counts.
+func (t Tally) Total() int { return t.Photos + t.Notes + t.Changes }
 
 // CaptureResult is the outcome of capturing one file.
 type CaptureResult struct {

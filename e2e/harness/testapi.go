@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +25,7 @@ import (
 	"github.com/sparkfamily/spark/e2e/internal/seed"
 	"github.com/sparkfamily/spark/e2e/pippafake"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // testAPI holds the test-only routes.
@@ -54,6 +57,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /test/seed", t.seed)
 	mux.HandleFunc("POST /test/pippa", t.setPippa)
 	mux.HandleFunc("POST /test/moment", t.moment)
+	mux.HandleFunc("POST /test/leftover", t.leftover)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
 		t.shell.mu.Lock()
 		defer t.shell.mu.Unlock()
@@ -209,8 +213,11 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "give n between 1 and 100000", http.StatusBadRequest)
 		return
 	}
-	cl, err := t.ownEngine()
+	var cl *client.Client
+	var err error
 	if in.Family {
+		// The app's own engine may not run then (the app uses the family
+		// engine): it is not looked for.
 		t.mu.Lock()
 		if t.remote == nil {
 			err = fmt.Errorf("start the family engine first")
@@ -218,6 +225,8 @@ func (t *testAPI) seed(w http.ResponseWriter, r *http.Request) {
 			cl = client.New(t.remote.URL, t.remote.Token, nil)
 		}
 		t.mu.Unlock()
+	} else {
+		cl, err = t.ownEngine()
 	}
 	if err != nil {
 		fail(w, err)
@@ -350,4 +359,45 @@ func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	reply(w, map[string]string{"id": req.ID})
+}
+
+// leftover makes a folder of the app's outbox that could not be removed,
+// as a refused removal leaves it (on Windows, a photo's copy held open by
+// antivirus): the folder, with a copy.jpg in it, and its row in the
+// outbox's removals table, as app/leftovers_test.go makes one. {"reason":
+// "delivered" or "discarded"}; it answers {"path"} of the folder. The
+// outbox retries it after a delivery a minute or more after its last
+// retry, and forgets it once removed.
+func (t *testAPI) leftover(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || (in.Reason != "delivered" && in.Reason != "discarded") {
+		http.Error(w, `give {"reason": "delivered" or "discarded"}`, http.StatusBadRequest)
+		return
+	}
+	id := ulid.Make().String()
+	ob := filepath.Join(t.data, "outbox")
+	dir := filepath.Join(ob, "files", id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fail(w, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, "copy.jpg"), seed.Photo(3000, 480, 360, 85, false), 0o600); err != nil {
+		fail(w, err)
+		return
+	}
+	db, err := sql.Open("sqlite", sqlitedsn.DSN(filepath.Join(ob, "outbox.db"), url.Values{"_pragma": {"busy_timeout(10000)"}}))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(r.Context(), `INSERT INTO removals (path, entry_id, reason, since, attempts, last_error) VALUES (?, ?, ?, ?, 1, ?)`,
+		"files/"+id, id, in.Reason, time.Now().UTC().Format(time.RFC3339Nano),
+		"remove copy.jpg: The process cannot access the file because it is being used by another process."); err != nil {
+		fail(w, err)
+		return
+	}
+	reply(w, map[string]string{"path": dir})
 }

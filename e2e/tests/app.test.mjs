@@ -210,7 +210,7 @@ test('an unreachable family engine: calm banner, captures wait, then send on the
 
   const { paths } = await harness('/test/generate', { n: 2 });
   await choose(page, paths);
-  await until(async () => /2 photos and changes are waiting/.test(await banner.innerText()), 'the banner counts two waiting captures');
+  await until(async () => /2 photos are waiting safely on this computer/.test(await banner.innerText()), 'the banner counts two waiting captures');
   await tab(page, 'Outbox');
   await until(async () => (await page.locator('[data-testid=entry][data-state=pending]').count()) === 2, 'two waiting entries');
   await page.getByText('can’t be reached right now').first().waitFor();
@@ -238,7 +238,7 @@ test('a parked entry shows the engine’s message, is retried and sent', async (
   assert.match(await parked.getByTestId('save-original').getAttribute('class'), /primary/, 'saving the original is the main action (sending again cannot work)');
   await parked.getByTestId('parked-message').locator('summary').click();
   assert.match(await parked.getByTestId('parked-message').locator('pre').innerText(), /1000000|limit/, 'the engine’s own words are behind Details');
-  await page.locator('[data-testid=parked][data-count="1"]').filter({ hasText: '1 photo or change needs you' }).waitFor();
+  await page.locator('[data-testid=parked][data-count="1"]').filter({ hasText: '1 photo needs you' }).waitFor();
   await shot(page, 'parked');
 
   await harness('/test/remote/start', {});

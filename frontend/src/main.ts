@@ -1,6 +1,7 @@
 import './style.css';
 import { backend, type Status } from './backend';
-import { h, clear, plural } from './dom';
+import { h, clear } from './dom';
+import { outboxLine } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
@@ -91,6 +92,9 @@ class App {
     backend.onOutbox((e) => {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
     });
+    // A note or change made, sent, parked or discarded changes what the
+    // status bar counts: at once, not at the next poll.
+    backend.onWrite(() => this.soon());
     document.addEventListener('spark:status', () => this.soon());
     // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
     document.addEventListener('keydown', (e) => {
@@ -205,14 +209,12 @@ class App {
     this.main.hidden = stuck;
     this.nav.hidden = stuck;
     const waiting = st.waiting;
+    const said = outboxLine(st.waitingItems, st.parkedItems);
     const offline = st.ready && !st.reachable;
     this.banner.hidden = !offline;
     this.banner.classList.toggle('refused', st.refused);
     if (offline) {
-      const what =
-        waiting > 0
-          ? `${plural(waiting, 'photo or change is', 'photos and changes are')} waiting safely on this computer and will be sent on ${waiting === 1 ? 'its' : 'their'} own when it is back.`
-          : 'Anything you add waits safely on this computer and is sent on its own when it is back.';
+      const what = said.banner;
       if (st.refused) {
         clear(
           this.banner,
@@ -248,9 +250,9 @@ class App {
         ' ',
         h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
       ),
-      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, waiting === 0 ? 'Everything sent' : `${plural(waiting, 'photo or change', 'photos and changes')} waiting to be sent`),
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, said.waiting),
       st.parked > 0
-        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, `${plural(st.parked, 'photo or change needs', 'photos and changes need')} you`)
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, said.parked)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       this.syncLine.el,
     );

@@ -212,7 +212,7 @@ export class MomentsScreen implements Screen {
   private counted(): void {
     const n = this.view.length;
     this.empty.hidden = n > 0 || !this.ended;
-    this.count.textContent = n === 0 ? '' : `${n}${this.ended ? '' : '+'} moments`;
+    this.count.textContent = n === 0 ? '' : n === 1 && this.ended ? '1 moment' : `${n}${this.ended ? '' : '+'} moments`;
     this.scroller.setAttribute('aria-label', this.order === 'taken' ? 'Moments, by the date taken, newest first' : 'Moments, by the date added, newest first');
   }
 

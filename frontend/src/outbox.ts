@@ -1,7 +1,7 @@
 import { backend, canceled, type Entry, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, bytes, confirmDialog, plural, detailsOf } from './dom';
-import { parkedAdvice, soon } from './words';
+import { parkedAdvice, soon, tallyWords, total, type Tally } from './words';
 import type { Screen } from './screen';
 
 type Go = (t: 'settings') => void;
@@ -80,16 +80,21 @@ export class OutboxScreen implements Screen {
     }
     ws = ws.filter((w) => w.state !== 'sent');
     const parked = es.filter((e) => e.state === 'parked').length;
-    const wParked = ws.filter((w) => w.state === 'parked').length;
     this.retryAll.hidden = parked === 0;
+    // Named as the status bar names them (words.ts tallyWords).
+    const tally = (state: (s: string) => boolean): Tally => ({
+      photos: es.filter((e) => state(e.state)).length,
+      notes: ws.filter((w) => state(w.state) && w.kind === 'note').length,
+      changes: ws.filter((w) => state(w.state) && w.kind !== 'note').length,
+    });
+    const onWay = tally((s) => s !== 'parked');
+    const stuck = tally((s) => s === 'parked');
     this.summary.textContent =
       es.length + ws.length === 0
         ? 'Everything is sent. Nothing is waiting.'
         : [
-            es.length > parked ? `${plural(es.length - parked, 'photo is', 'photos are')} on the way, safe on this computer until then.` : '',
-            ws.length > wParked ? `${plural(ws.length - wParked, 'note or change is', 'notes and changes are')} on the way, safe on this computer until then.` : '',
-            parked ? `${plural(parked, 'photo needs', 'photos need')} you to decide what to do.` : '',
-            wParked ? `${plural(wParked, 'change needs', 'changes need')} you to decide what to do.` : '',
+            total(onWay) ? `${tallyWords(onWay)} ${total(onWay) === 1 ? 'is' : 'are'} on the way, safe on this computer until then.` : '',
+            total(stuck) ? `${tallyWords(stuck)} ${total(stuck) === 1 ? 'needs' : 'need'} you to decide what to do.` : '',
           ]
             .filter(Boolean)
             .join(' ');

@@ -139,6 +139,59 @@ export function parkedAdvice(code: string): { sentence: string; main: 'save' | '
   }
 }
 
+/** Tally is how many photos, notes and other changes there are of
+ * something in the outbox (app.Tally): the words the Outbox uses, a note
+ * being a note and every other write (a caption, a date, a kept phrase, a
+ * reading asked for) a change. */
+export interface Tally {
+  photos: number;
+  notes: number;
+  changes: number;
+}
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** total is how many a tally counts. */
+export function total(t: Tally): number {
+  return t.photos + t.notes + t.changes;
+}
+
+/** tallyWords names what a tally counts: "2 photos", "1 change",
+ * "2 photos, 1 note and 3 changes"; "" when it counts nothing. Every
+ * sentence that says what waits in the outbox names it with this. */
+export function tallyWords(t: Tally): string {
+  const parts = [
+    t.photos ? count(t.photos, 'photo', 'photos') : '',
+    t.notes ? count(t.notes, 'note', 'notes') : '',
+    t.changes ? count(t.changes, 'change', 'changes') : '',
+  ].filter(Boolean);
+  const last = parts.pop() ?? '';
+  return parts.length ? `${parts.join(', ')} and ${last}` : last;
+}
+
+/** OutboxLine is what the window says of the outbox outside the Outbox
+ * screen: the offline banner's sentence, the status bar's waiting item,
+ * and its "needs you" item ("" when nothing is parked). */
+export interface OutboxLine {
+  banner: string;
+  waiting: string;
+  parked: string;
+}
+
+/** outboxLine words what waits (not parked) and what is parked (waits
+ * for Dad), from the Status's counts. */
+export function outboxLine(waiting: Tally, parked: Tally): OutboxLine {
+  const n = total(waiting);
+  const p = total(parked);
+  return {
+    banner: n
+      ? `${tallyWords(waiting)} ${n === 1 ? 'is' : 'are'} waiting safely on this computer and will be sent on ${n === 1 ? 'its' : 'their'} own when it is back.`
+      : 'Anything you add waits safely on this computer and is sent on its own when it is back.',
+    waiting: n ? `${tallyWords(waiting)} waiting to be sent` : 'Everything sent',
+    parked: p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you` : '',
+  };
+}
+
 /** soon says when a time to come is, roughly ("in about 2 minutes"). */
 export function soon(iso: string, now = Date.now()): string {
   const t = Date.parse(iso);

@@ -2,7 +2,7 @@
 // says of a moment's readings, and failed readings in plain sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine } from '../src/words.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
 const snap = (from: string, to: string) => {
@@ -61,4 +61,33 @@ test('an engine error in plain words, the engine’s own behind Details', () => 
   const x = problem('internal', 'database is locked');
   assert.doesNotMatch(x.sentence, /database/);
   assert.equal(x.detail, 'database is locked');
+});
+
+const t = (photos: number, notes: number, changes: number) => ({ photos, notes, changes });
+
+test('what waits is named for what it is: photos, notes, changes', () => {
+  assert.equal(tallyWords(t(0, 0, 0)), '');
+  assert.equal(tallyWords(t(2, 0, 0)), '2 photos');
+  assert.equal(tallyWords(t(0, 0, 1)), '1 change');
+  assert.equal(tallyWords(t(0, 1, 0)), '1 note');
+  assert.equal(tallyWords(t(2, 0, 1)), '2 photos and 1 change');
+  assert.equal(tallyWords(t(1, 2, 3)), '1 photo, 2 notes and 3 changes');
+});
+
+test('the banner, the status bar and its “needs you” say what waits, never a photo that is not there', () => {
+  const none = t(0, 0, 0);
+  assert.deepEqual(outboxLine(none, none), {
+    banner: 'Anything you add waits safely on this computer and is sent on its own when it is back.',
+    waiting: 'Everything sent',
+    parked: '',
+  });
+  const change = outboxLine(t(0, 0, 1), none);
+  assert.equal(change.banner, '1 change is waiting safely on this computer and will be sent on its own when it is back.');
+  assert.equal(change.waiting, '1 change waiting to be sent');
+  assert.equal(outboxLine(t(2, 0, 0), none).banner, '2 photos are waiting safely on this computer and will be sent on their own when it is back.');
+  assert.equal(outboxLine(t(2, 0, 1), none).banner, '2 photos and 1 change are waiting safely on this computer and will be sent on their own when it is back.');
+  assert.equal(outboxLine(t(1, 1, 0), none).waiting, '1 photo and 1 note waiting to be sent');
+  assert.equal(outboxLine(none, t(0, 0, 1)).parked, '1 change needs you');
+  assert.equal(outboxLine(none, t(1, 0, 1)).parked, '1 photo and 1 change need you');
+  for (const l of [outboxLine(t(0, 2, 3), t(0, 1, 1))]) assert.doesNotMatch(`${l.banner} ${l.waiting} ${l.parked}`, /photo/);
 });
