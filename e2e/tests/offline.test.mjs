@@ -4,15 +4,24 @@
 // counts of app.Status).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openOnFamily, harness, tab, shot, until, useLocalEngine } from './lib.mjs';
+import { openOnFamily, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
 
 let context;
 let page;
 
 before(async () => {
-  ({ context, page } = await openOnFamily());
-  // A moment on the family engine, made as another computer would.
-  await harness('/test/seed', { n: 1, family: true });
+  let remote;
+  ({ context, page, remote } = await openOnFamily());
+  // A photo on the family engine, captured here and read by Pippa, as Dad
+  // makes one (later tests expect every photo there to have its reading).
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await choose(page, paths);
+  await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the capture is delivered');
+  await until(async () => {
+    const r = await fetch(`${remote.url}/v1/moments?limit=200`, { headers: { Authorization: `Bearer ${remote.token}` } });
+    const { moments } = await r.json();
+    return moments.length > 0 && moments.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
+  }, 'Pippa reads the photo on the family engine');
   await tab(page, 'Moments');
   await page.locator('[data-testid=moment-tile][data-pending=false]').first().waitFor({ timeout: 60_000 });
 });
