@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/oplog"
@@ -253,9 +254,11 @@ func (t *tx) fold(r *oplog.Record) error {
 	seq := int64(r.Seq)
 	switch r.Op {
 	case api.OpMomentCreate:
-		var d MomentCreate
-		if err := json.Unmarshal(r.Data, &d); err != nil {
-			return err
+		d, ok := decodedCreate(r)
+		if !ok {
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return err
+			}
 		}
 		// The id index learns of the row before the transaction commits, so
 		// that no reader can find the row in the table but not in the index.
@@ -413,14 +416,47 @@ func (c *createRun) gather(batch []oplog.Record) int {
 		if r.Op != api.OpMomentCreate || (i > 0 && r.Seq != batch[i-1].Seq+1) {
 			break
 		}
-		var d MomentCreate
-		if err := json.Unmarshal(r.Data, &d); err != nil || d.Recall != nil {
+		d, ok := decodedCreate(r)
+		if !ok {
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				break
+			}
+		}
+		if d.Recall != nil {
 			break
 		}
 		c.recs = append(c.recs, r)
 		c.data = append(c.data, d)
 	}
 	return len(c.recs)
+}
+
+// decodedCreate returns the moment.create r carries decoded (its Decoded,
+// set by the engine), when folding it makes exactly the rows that decoding
+// its Data does. encoding/json writes a string of valid UTF-8 so that it
+// decodes to itself, but one with invalid bytes comes back with U+FFFD in
+// their place; taken_at is encoded as its RFC 3339 text and stored as the
+// text of the time decoded from it (nullTime), which is the same text
+// unless the time's zone offset has seconds (an old local mean time),
+// which RFC 3339 cannot write.
+func decodedCreate(r *oplog.Record) (MomentCreate, bool) {
+	d, ok := r.Decoded.(*MomentCreate)
+	if !ok || d == nil {
+		return MomentCreate{}, false
+	}
+	for _, s := range [...]string{d.ID, d.Kind, d.Caption, d.CopyID, d.OriginalID} {
+		if !utf8.ValidString(s) {
+			return MomentCreate{}, false
+		}
+	}
+	if d.TakenAt != nil {
+		text := d.TakenAt.Format(time.RFC3339Nano)
+		back, err := time.Parse(time.RFC3339Nano, text)
+		if err != nil || back.Format(time.RFC3339Nano) != text {
+			return MomentCreate{}, false
+		}
+	}
+	return *d, true
 }
 
 // foldCreates folds a gathered run: the moments (and, by trigger, their

@@ -167,3 +167,46 @@ func TestLog_StageOneRecord(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestLog_DecodedReachesStageOnly: a record's Decoded goes to Stage, of
+// the records Append takes and AppendDurable's alike, and never to the
+// file nor to the records Append returns.
+func TestLog_DecodedReachesStageOnly(t *testing.T) {
+	opts := testOptions(t)
+	var mu sync.Mutex
+	var staged []any
+	opts.Stage = foldWith(func(b []Record) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range b {
+			staged = append(staged, r.Decoded)
+		}
+		return nil
+	})
+	path := filepath.Join(t.TempDir(), "ops.log")
+	l := openLog(t, path, opts)
+	ctx := context.Background()
+	var returned []Record
+	for i, appendFn := range []func(context.Context, ...Record) ([]Record, error){l.Append, l.AppendDurable} {
+		r := rec("a", "", `{"n":1}`)
+		r.Decoded = i + 1
+		got, err := appendFn(ctx, r, rec("b", "", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		returned = append(returned, got...)
+	}
+	l.Close()
+	if diff := cmp.Diff([]any{1, nil, 2, nil}, staged); diff != "" {
+		t.Errorf("Decoded of the staged records (-want +got):\n%s", diff)
+	}
+	for _, r := range returned {
+		if r.Decoded != nil {
+			t.Errorf("Append returned record %d with Decoded %v", r.Seq, r.Decoded)
+		}
+	}
+	read := scanAll(t, openLog(t, path, testOptions(t)), 0)
+	if diff := cmp.Diff(returned, read); diff != "" {
+		t.Errorf("the records read back differ from those Append returned (-returned +read):\n%s", diff)
+	}
+}
