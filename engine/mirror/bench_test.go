@@ -13,10 +13,11 @@ import (
 )
 
 // BenchmarkApplyCreates folds moment.create ops like those of
-// `spark-engine bench` (a note with a caption and a client request id), in
-// folds of 1 (a lone create, folded before its answer) and of 160 (about
-// what the folder takes at once behind 32 clients); one op is one
-// iteration, so ns/op and allocs/op are per create.
+// `spark-engine bench` (a note with a caption and a client request id of
+// one of 32 clients), in folds of 1 (a lone create, folded before its
+// answer) and of 160 (about what the folder takes at once behind 32
+// clients); one op is one iteration, so ns/op and allocs/op are per
+// create.
 func BenchmarkApplyCreates(b *testing.B) {
 	for _, per := range []int{1, 160} {
 		b.Run(fmt.Sprintf("Fold%d", per), func(b *testing.B) {
@@ -36,7 +37,9 @@ func BenchmarkApplyCreates(b *testing.B) {
 				for ; len(batch) < per && i < b.N; i++ {
 					seq++
 					d := &MomentCreate{ID: ulid.Make().String(), Kind: api.KindNote, Caption: fmt.Sprintf("a moment of the bench, number %d", seq)}
-					r := rec(b, seq, api.OpMomentCreate, fmt.Sprintf("bench-%d", seq), d)
+					// The request ids of 32 clients, as the bench's: the
+					// fold inserts them at 32 places of the table.
+					r := rec(b, seq, api.OpMomentCreate, fmt.Sprintf("bench-%d-%d", seq%32, seq/32), d)
 					r.Decoded = d // as the engine's creates carry it
 					batch = append(batch, r)
 				}
