@@ -464,13 +464,15 @@ func decodedCreate(r *oplog.Record) (MomentCreate, bool) {
 // table's rows depend on the other's, so this makes exactly the rows that
 // folding the ops one by one makes.
 func (t *tx) foldCreates(c *createRun) error {
+	// The id index learns of the rows before the transaction commits, as
+	// in fold.
+	t.m.ids.addRun(c)
 	for lo := 0; lo < len(c.recs); lo += maxCreateRows {
 		hi := min(lo+maxCreateRows, len(c.recs))
 		c.args = c.args[:0]
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
 			at := nanos(r.At)
-			t.m.ids.add(momentIDs, d.ID)
 			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
 				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
 		}
@@ -492,7 +494,6 @@ func (t *tx) foldCreates(c *createRun) error {
 			if r.RequestID == "" {
 				continue
 			}
-			t.m.ids.add(requestIDs, r.RequestID)
 			c.args = append(c.args, r.RequestID, RequestMoment, c.data[lo].ID, "", int64(r.Seq))
 			n++
 		}
