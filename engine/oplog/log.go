@@ -473,8 +473,12 @@ func (l *Log) commit(batch []*request) {
 
 	now := l.opts.Now()
 	l.buf = l.buf[:0]
-	var all []Record
-	var offs []int64
+	n := 0
+	for _, r := range live {
+		n += len(r.recs)
+	}
+	all := make([]Record, 0, n)
+	offs := make([]int64, 0, n)
 	for _, r := range live {
 		out := make([]Record, len(r.recs))
 		for i, rec := range r.recs {
