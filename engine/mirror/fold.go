@@ -60,6 +60,9 @@ type folder struct {
 	// first use until Close; every write goes through it.
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	// run is the runs of creates' buffers, kept from one fold to the next
+	// (folds are one at a time, under applyMu).
+	run createRun
 }
 
 // prepare takes the fold's connection and prepares its statements. The
@@ -161,7 +164,8 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 		}
 	}()
 	applied := last
-	var run createRun
+	run := &m.fold.run
+	defer run.reset()
 	for i := 0; i < len(batch); {
 		r := &batch[i]
 		if r.Seq <= applied {
@@ -172,7 +176,7 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 			return nil, fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
 		}
 		if n := run.gather(batch[i:]); n > 1 {
-			if err := t.foldCreates(&run); err != nil {
+			if err := t.foldCreates(run); err != nil {
 				return nil, fmt.Errorf("mirror %s: fold ops %d-%d (%s): %w", m.path, r.Seq, batch[i+n-1].Seq, r.Op, err)
 			}
 			applied = batch[i+n-1].Seq
@@ -405,6 +409,24 @@ type createRun struct {
 	args []any
 }
 
+// maxKeptRun bounds the buffers a createRun keeps between folds: those
+// grown by a larger fold (a catch-up folds thousands of ops at once) are
+// let go.
+const maxKeptRun = 1024
+
+// reset drops what the run refers to (the batch's records, their strings),
+// keeping its buffers unless they grew past maxKeptRun.
+func (c *createRun) reset() {
+	if cap(c.data) > maxKeptRun || cap(c.args) > 2*10*maxCreateRows {
+		*c = createRun{}
+		return
+	}
+	clear(c.recs[:cap(c.recs)])
+	clear(c.data[:cap(c.data)])
+	clear(c.args[:cap(c.args)])
+	c.recs, c.data, c.args = c.recs[:0], c.data[:0], c.args[:0]
+}
+
 // gather takes the run of plain creates with consecutive seqs that begins
 // batch, decoding each, and returns how many it took; fewer than two means
 // the first record is folded alone (fold reports a record it cannot
@@ -508,7 +530,6 @@ func (t *tx) foldCreates(c *createRun) error {
 			return err
 		}
 	}
-	clear(c.args)
 	return nil
 }
 
