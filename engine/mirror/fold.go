@@ -407,6 +407,9 @@ type createRun struct {
 	recs []*oplog.Record
 	data []MomentCreate
 	args []any
+	// shared holds, for each create, the arguments both of its rows take
+	// (moment id, request id, seq), made interfaces once.
+	shared []any
 }
 
 // maxKeptRun bounds the buffers a createRun keeps between folds: those
@@ -417,14 +420,15 @@ const maxKeptRun = 1024
 // reset drops what the run refers to (the batch's records, their strings),
 // keeping its buffers unless they grew past maxKeptRun.
 func (c *createRun) reset() {
-	if cap(c.data) > maxKeptRun || cap(c.args) > 2*10*maxCreateRows {
+	if cap(c.data) > maxKeptRun || cap(c.args) > 2*10*maxCreateRows || cap(c.shared) > 2*3*maxKeptRun {
 		*c = createRun{}
 		return
 	}
 	clear(c.recs[:cap(c.recs)])
 	clear(c.data[:cap(c.data)])
 	clear(c.args[:cap(c.args)])
-	c.recs, c.data, c.args = c.recs[:0], c.data[:0], c.args[:0]
+	clear(c.shared[:cap(c.shared)])
+	c.recs, c.data, c.args, c.shared = c.recs[:0], c.data[:0], c.args[:0], c.shared[:0]
 }
 
 // gather takes the run of plain creates with consecutive seqs that begins
@@ -489,14 +493,17 @@ func (t *tx) foldCreates(c *createRun) error {
 	// The id index learns of the rows before the transaction commits, as
 	// in fold.
 	t.m.ids.addRun(c)
+	c.shared = c.shared[:0]
 	for lo := 0; lo < len(c.recs); lo += maxCreateRows {
 		hi := min(lo+maxCreateRows, len(c.recs))
 		c.args = c.args[:0]
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
-			at := nanos(r.At)
-			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
-				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
+			// Each value is made an interface once, for both tables.
+			id, requestID, seq, at := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At))
+			c.shared = append(c.shared, id, requestID, seq)
+			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq)
 		}
 		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])
 		if err != nil {
@@ -512,11 +519,11 @@ func (t *tx) foldCreates(c *createRun) error {
 		c.args = c.args[:0]
 		n := 0
 		for ; lo < len(c.recs) && n < maxCreateRows; lo++ {
-			r := c.recs[lo]
-			if r.RequestID == "" {
+			if c.recs[lo].RequestID == "" {
 				continue
 			}
-			c.args = append(c.args, r.RequestID, RequestMoment, c.data[lo].ID, "", int64(r.Seq))
+			id, requestID, seq := c.shared[3*lo], c.shared[3*lo+1], c.shared[3*lo+2]
+			c.args = append(c.args, requestID, RequestMoment, id, "", seq)
 			n++
 		}
 		if n == 0 {
