@@ -134,21 +134,12 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 			return nil, false, err
 		}
 	}
-	create := &mirror.MomentCreate{
-		ID: id, Kind: req.Kind, Caption: req.Caption, CopyID: copyID, OriginalID: originalID,
-	}
-	if req.TakenAt != nil {
-		// The fold may run after CreateMoment returns: it gets a copy
-		// that the caller cannot change.
-		t := *req.TakenAt
-		create.TakenAt = &t
-	}
-	rec, err := record(api.OpMomentCreate, req.ClientRequestID, create)
+	rec, err := record(api.OpMomentCreate, req.ClientRequestID, mirror.MomentCreate{
+		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt, CopyID: copyID, OriginalID: originalID,
+	})
 	if err != nil {
 		return nil, false, err
 	}
-	// The fold takes the create as it is rather than decoding it again.
-	rec.Decoded = create
 	recs, err := e.appendCreate(ctx, id, rec)
 	if err != nil {
 		return nil, false, err

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine/oplog"
@@ -258,11 +257,9 @@ func (t *tx) fold(r *oplog.Record) error {
 	seq := int64(r.Seq)
 	switch r.Op {
 	case api.OpMomentCreate:
-		d, ok := decodedCreate(r)
-		if !ok {
-			if err := json.Unmarshal(r.Data, &d); err != nil {
-				return err
-			}
+		var d MomentCreate
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return err
 		}
 		// The id index learns of the row before the transaction commits, so
 		// that no reader can find the row in the table but not in the index.
@@ -442,47 +439,14 @@ func (c *createRun) gather(batch []oplog.Record) int {
 		if r.Op != api.OpMomentCreate || (i > 0 && r.Seq != batch[i-1].Seq+1) {
 			break
 		}
-		d, ok := decodedCreate(r)
-		if !ok {
-			if err := json.Unmarshal(r.Data, &d); err != nil {
-				break
-			}
-		}
-		if d.Recall != nil {
+		var d MomentCreate
+		if err := json.Unmarshal(r.Data, &d); err != nil || d.Recall != nil {
 			break
 		}
 		c.recs = append(c.recs, r)
 		c.data = append(c.data, d)
 	}
 	return len(c.recs)
-}
-
-// decodedCreate returns the moment.create r carries decoded (its Decoded,
-// set by the engine), when folding it makes exactly the rows that decoding
-// its Data does. encoding/json writes a string of valid UTF-8 so that it
-// decodes to itself, but one with invalid bytes comes back with U+FFFD in
-// their place; taken_at is encoded as its RFC 3339 text and stored as the
-// text of the time decoded from it (nullTime), which is the same text
-// unless the time's zone offset has seconds (an old local mean time),
-// which RFC 3339 cannot write.
-func decodedCreate(r *oplog.Record) (MomentCreate, bool) {
-	d, ok := r.Decoded.(*MomentCreate)
-	if !ok || d == nil {
-		return MomentCreate{}, false
-	}
-	for _, s := range [...]string{d.ID, d.Kind, d.Caption, d.CopyID, d.OriginalID} {
-		if !utf8.ValidString(s) {
-			return MomentCreate{}, false
-		}
-	}
-	if d.TakenAt != nil {
-		text := d.TakenAt.Format(time.RFC3339Nano)
-		back, err := time.Parse(time.RFC3339Nano, text)
-		if err != nil || back.Format(time.RFC3339Nano) != text {
-			return MomentCreate{}, false
-		}
-	}
-	return *d, true
 }
 
 // foldCreates folds a gathered run: the moments (and, by trigger, their

@@ -501,11 +501,10 @@ func (l *Log) commit(batch []*request) {
 			// the last says that more follow, so that a crash that cuts
 			// the write short leaves all of them or none.
 			l.buf = appendRecord(l.buf, &rec, i < len(r.recs)-1)
-			all = append(all, rec)
-			rec.Decoded = nil
 			out[i] = rec
 		}
 		r.recs = out
+		all = append(all, out...)
 	}
 
 	if err := l.write(end); err != nil {

@@ -17,12 +17,6 @@ type Record struct {
 	Op        string // e.g. "moment.create"
 	RequestID string // the client request id that caused the op, if any
 	Data      json.RawMessage
-	// Decoded, when a writer sets it, is what it encoded as Data, so that
-	// Options.Stage may fold it without decoding Data again. It is never
-	// written: Stage gets it with the records of the Append that carried
-	// it, and neither the records Append returns nor those read from the
-	// file have it.
-	Decoded any
 }
 
 // Limits of a record; see doc.go for the format.
