@@ -11,20 +11,24 @@ import (
 // side by side.
 type keyLock struct {
 	mu   sync.Mutex
-	held map[string]chan struct{}
+	held map[lockKey]chan struct{}
 }
 
-// lock takes keys (empty ones are ignored), waiting while any of them is
+// lockKey is a key of the table: an id in its namespace (keyOf), so that
+// making one joins no strings. The zero lockKey is no key.
+type lockKey struct{ space, id string }
+
+// lock takes keys (zero ones are ignored), waiting while any of them is
 // held by another write, and returns the function that releases them.
-func (k *keyLock) lock(ctx context.Context, keys ...string) (func(), error) {
+func (k *keyLock) lock(ctx context.Context, keys ...lockKey) (func(), error) {
 	for {
 		k.mu.Lock()
 		if k.held == nil {
-			k.held = make(map[string]chan struct{})
+			k.held = make(map[lockKey]chan struct{})
 		}
 		var busy chan struct{}
 		for _, key := range keys {
-			if ch, ok := k.held[key]; ok && key != "" {
+			if ch, ok := k.held[key]; ok && key != (lockKey{}) {
 				busy = ch
 				break
 			}
@@ -32,7 +36,7 @@ func (k *keyLock) lock(ctx context.Context, keys ...string) (func(), error) {
 		if busy == nil {
 			done := make(chan struct{})
 			for _, key := range keys {
-				if key != "" {
+				if key != (lockKey{}) {
 					k.held[key] = done
 				}
 			}
@@ -40,7 +44,7 @@ func (k *keyLock) lock(ctx context.Context, keys ...string) (func(), error) {
 			return func() {
 				k.mu.Lock()
 				for _, key := range keys {
-					if key != "" {
+					if key != (lockKey{}) {
 						delete(k.held, key)
 					}
 				}

@@ -193,16 +193,17 @@ var kindWords = map[string]string{
 }
 
 // Lock table keys, one namespace per kind of id.
-func reqKey(id string) string    { return keyOf("req:", id) }
-func momentKey(id string) string { return keyOf("moment:", id) }
-func mediaKey(id string) string  { return keyOf("media:", id) }
-func phraseKey(id string) string { return keyOf("phrase:", id) }
+func reqKey(id string) lockKey    { return keyOf("req:", id) }
+func momentKey(id string) lockKey { return keyOf("moment:", id) }
+func mediaKey(id string) lockKey  { return keyOf("media:", id) }
+func phraseKey(id string) lockKey { return keyOf("phrase:", id) }
 
-func keyOf(prefix, id string) string {
+// keyOf is the key of id in namespace space; no id is no key.
+func keyOf(space, id string) lockKey {
 	if id == "" {
-		return ""
+		return lockKey{}
 	}
-	return prefix + id
+	return lockKey{space, id}
 }
 
 // Moment returns moment id with its media and turns, deleted or not.

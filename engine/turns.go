@@ -15,7 +15,7 @@ const recallPhrases = 5
 
 // recallKey serializes quick recalls, so that two recalls started together
 // do not both take the same least recently recalled phrases.
-const recallKey = "recall"
+var recallKey = lockKey{space: "recall"}
 
 // StartTurn starts a practical turn on a moment. A repeat of the client
 // request id returns the turn it started (running or finished, created
@@ -133,7 +133,7 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 	seats := e.Seats()
 	n := max(len(seats), 1)
 	ids := make([]string, n)
-	keys := []string{reqKey(jobID)}
+	keys := []lockKey{reqKey(jobID)}
 	for i := range n {
 		ids[i] = mirror.JobTurnRequestID(jobID, i)
 		keys = append(keys, reqKey(ids[i]))

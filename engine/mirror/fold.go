@@ -59,6 +59,9 @@ type folder struct {
 	// first use until Close; every write goes through it.
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	// run is the runs of creates' buffers, kept from one fold to the next
+	// (folds are one at a time, under applyMu).
+	run createRun
 }
 
 // prepare takes the fold's connection and prepares its statements. The
@@ -160,7 +163,8 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 		}
 	}()
 	applied := last
-	var run createRun
+	run := &m.fold.run
+	defer run.reset()
 	for i := 0; i < len(batch); {
 		r := &batch[i]
 		if r.Seq <= applied {
@@ -171,7 +175,7 @@ func (m *DB) stage(ctx context.Context, batch []oplog.Record) (*Staged, error) {
 			return nil, fmt.Errorf("mirror %s: op seq %d does not follow the last one folded (%d); rebuild the mirror with `spark-engine rebuild`", m.path, r.Seq, applied)
 		}
 		if n := run.gather(batch[i:]); n > 1 {
-			if err := t.foldCreates(&run); err != nil {
+			if err := t.foldCreates(run); err != nil {
 				return nil, fmt.Errorf("mirror %s: fold ops %d-%d (%s): %w", m.path, r.Seq, batch[i+n-1].Seq, r.Op, err)
 			}
 			applied = batch[i+n-1].Seq
@@ -400,6 +404,28 @@ type createRun struct {
 	recs []*oplog.Record
 	data []MomentCreate
 	args []any
+	// shared holds, for each create, the arguments both of its rows take
+	// (moment id, request id, seq), made interfaces once.
+	shared []any
+}
+
+// maxKeptRun bounds the buffers a createRun keeps between folds: those
+// grown by a larger fold (a catch-up folds thousands of ops at once) are
+// let go.
+const maxKeptRun = 1024
+
+// reset drops what the run refers to (the batch's records, their strings),
+// keeping its buffers unless they grew past maxKeptRun.
+func (c *createRun) reset() {
+	if cap(c.data) > maxKeptRun || cap(c.args) > 2*10*maxCreateRows || cap(c.shared) > 2*3*maxKeptRun {
+		*c = createRun{}
+		return
+	}
+	clear(c.recs[:cap(c.recs)])
+	clear(c.data[:cap(c.data)])
+	clear(c.args[:cap(c.args)])
+	clear(c.shared[:cap(c.shared)])
+	c.recs, c.data, c.args, c.shared = c.recs[:0], c.data[:0], c.args[:0], c.shared[:0]
 }
 
 // gather takes the run of plain creates with consecutive seqs that begins
@@ -428,15 +454,20 @@ func (c *createRun) gather(batch []oplog.Record) int {
 // table's rows depend on the other's, so this makes exactly the rows that
 // folding the ops one by one makes.
 func (t *tx) foldCreates(c *createRun) error {
+	// The id index learns of the rows before the transaction commits, as
+	// in fold.
+	t.m.ids.addRun(c)
+	c.shared = c.shared[:0]
 	for lo := 0; lo < len(c.recs); lo += maxCreateRows {
 		hi := min(lo+maxCreateRows, len(c.recs))
 		c.args = c.args[:0]
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
-			at := nanos(r.At)
-			t.m.ids.add(momentIDs, d.ID)
-			c.args = append(c.args, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
-				nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), int64(r.Seq))
+			// Each value is made an interface once, for both tables.
+			id, requestID, seq, at := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At))
+			c.shared = append(c.shared, id, requestID, seq)
+			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq)
 		}
 		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])
 		if err != nil {
@@ -452,12 +483,11 @@ func (t *tx) foldCreates(c *createRun) error {
 		c.args = c.args[:0]
 		n := 0
 		for ; lo < len(c.recs) && n < maxCreateRows; lo++ {
-			r := c.recs[lo]
-			if r.RequestID == "" {
+			if c.recs[lo].RequestID == "" {
 				continue
 			}
-			t.m.ids.add(requestIDs, r.RequestID)
-			c.args = append(c.args, r.RequestID, RequestMoment, c.data[lo].ID, "", int64(r.Seq))
+			id, requestID, seq := c.shared[3*lo], c.shared[3*lo+1], c.shared[3*lo+2]
+			c.args = append(c.args, requestID, RequestMoment, id, "", seq)
 			n++
 		}
 		if n == 0 {
@@ -471,7 +501,6 @@ func (t *tx) foldCreates(c *createRun) error {
 			return err
 		}
 	}
-	clear(c.args)
 	return nil
 }
 

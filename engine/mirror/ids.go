@@ -50,6 +50,22 @@ func (s *idSet) add(set func(*idSet) map[uint64]struct{}, id string) {
 	s.mu.Unlock()
 }
 
+// addRun adds the moment ids and request ids of a run of creates under one
+// lock, as add does each.
+func (s *idSet) addRun(c *createRun) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range c.recs {
+		s.moments[s.hash(c.data[i].ID)] = struct{}{}
+		if r.RequestID != "" {
+			s.requests[s.hash(r.RequestID)] = struct{}{}
+		}
+	}
+}
+
 func requestIDs(s *idSet) map[uint64]struct{} { return s.requests }
 func momentIDs(s *idSet) map[uint64]struct{}  { return s.moments }
 

@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -87,5 +88,34 @@ func TestIDIndexHitIsConfirmed(t *testing.T) {
 	}
 	if _, err := m.Moment(ctx, momentA); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Moment(%s) = %v, want ErrNotFound", momentA, err)
+	}
+}
+
+// TestIDIndexLearnsRunsOfCreates: the creates of a run, folded by one
+// INSERT (as the engine's catch-up at Open folds them, with no Reserve
+// before), are in the id index: a repeat of any of them finds its moment.
+func TestIDIndexLearnsRunsOfCreates(t *testing.T) {
+	ctx := context.Background()
+	m, err := Open(ctx, filepath.Join(t.TempDir(), "mirror.db"), Options{IDIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var recs []oplog.Record
+	for n := range 5 {
+		id := fmt.Sprintf("01J00000000000000000000%03d", n)
+		recs = append(recs, rec(t, uint64(n+1), api.OpMomentCreate, fmt.Sprintf("run-%d", n), MomentCreate{ID: id, Kind: api.KindNote}))
+	}
+	if err := m.Apply(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	for n := range 5 {
+		id := fmt.Sprintf("01J00000000000000000000%03d", n)
+		if r, err := m.Request(ctx, fmt.Sprintf("run-%d", n)); err != nil || r.MomentID != id {
+			t.Errorf("Request(run-%d) = %+v, %v; want moment %s", n, r, err, id)
+		}
+		if _, err := m.Moment(ctx, id); err != nil {
+			t.Errorf("Moment(%s): %v", id, err)
+		}
 	}
 }

@@ -119,6 +119,11 @@ func dsn(path string, bulk, readOnly bool) string {
 		// NORMAL (no fsync per commit in WAL mode) is enough.
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "journal_mode(WAL)")
+		// The fold's statement journals (each INSERT of a run of creates
+		// keeps the pages it changes, to undo itself alone) stay in memory
+		// instead of spilling to a temporary file past 64 KiB: the scattered
+		// request ids of many clients touch a page each.
+		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Set("_txlock", "immediate")
 	}
 	// A file: URI with the path escaped (sqlitedsn): the plain form cuts

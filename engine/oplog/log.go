@@ -24,7 +24,9 @@ type Options struct {
 	// following it. The single committer goroutine calls it, in seq order,
 	// with each batch right after writing it, while the fsync runs on
 	// another goroutine; it prepares the fold without making any of it
-	// visible (an open SQLite transaction) and must not change the records.
+	// visible (an open SQLite transaction) and must not change the records,
+	// nor keep the batch once its Staged is committed or aborted (or once
+	// Stage has failed): the log reuses it.
 	// Once the fsync has succeeded the committer calls the Staged's Commit,
 	// and only then answers the writers; if the fsync failed it calls Abort
 	// instead. If Stage or Commit fails, the writers of the batch get its
@@ -101,8 +103,12 @@ const (
 )
 
 // maxFoldRecords bounds how many records the folder takes into one fold
-// when several batches wait for it.
-const maxFoldRecords = 16384
+// when several batches wait for it; maxKeptFold bounds the buffer of
+// records it keeps between folds.
+const (
+	maxFoldRecords = 16384
+	maxKeptFold    = 2 * foldEnough
+)
 
 // markEvery is how many records apart the sparse index's marks are.
 const markEvery = 4096
@@ -473,8 +479,12 @@ func (l *Log) commit(batch []*request) {
 
 	now := l.opts.Now()
 	l.buf = l.buf[:0]
-	var all []Record
-	var offs []int64
+	n := 0
+	for _, r := range live {
+		n += len(r.recs)
+	}
+	all := make([]Record, 0, n)
+	offs := make([]int64, 0, n)
 	for _, r := range live {
 		out := make([]Record, len(r.recs))
 		for i, rec := range r.recs {
@@ -628,7 +638,11 @@ func (l *Log) foldLoop() {
 	defer close(l.foldDone)
 	linger := time.NewTimer(foldLinger)
 	linger.Stop()
-	for b := range l.folds {
+	// b is the records of one fold, in a buffer kept from one fold to the
+	// next unless a large fold grew it past maxKeptFold.
+	var b []Record
+	for first := range l.folds {
+		b = append(b[:0], first...)
 		n := 1
 		linger.Reset(foldLinger)
 	gather:
@@ -666,6 +680,10 @@ func (l *Log) foldLoop() {
 				l.logger.Error("oplog: fold behind the log failed", "path", l.path, "err", err)
 				l.foldErr.Store(&err)
 			}
+		}
+		clear(b)
+		if cap(b) > maxKeptFold {
+			b = nil
 		}
 		l.inFold.Add(int64(-n))
 		l.folding.Add(-n)

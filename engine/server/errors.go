@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/api"
@@ -51,10 +53,25 @@ func writeError(w http.ResponseWriter, e *api.Error) {
 	writeJSON(w, status, api.ErrorBody{Error: &api.Error{Code: e.Code, Message: e.Message}})
 }
 
-// writeJSON encodes v as the answer with the given status.
+// answerBufs holds the buffers writeJSON encodes into, reused from one
+// answer to the next; one grown past maxPooledAnswer is let go.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledAnswer = 64 << 10
+
+// writeJSON encodes v as the answer with the given status: json.Marshal's
+// bytes and a newline.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := answerBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledAnswer {
+			answerBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	// An Encoder writes what json.Marshal returns, then a newline, and
+	// writes nothing when encoding fails.
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		// Only a programming error can get here: every answer is a plain
 		// struct of the api package.
 		slog.Error("encode answer", "err", err)
@@ -65,8 +82,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	b = append(b, '\n')
-	w.Write(b)
+	w.Write(buf.Bytes())
 }
 
 // statusFor is the status of a write's answer: whenNew (201 or 202, as the
