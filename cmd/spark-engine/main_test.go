@@ -414,7 +414,7 @@ func TestBench(t *testing.T) {
 		t.Fatalf("bench: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"raw write+fsync", "bare JSON handler, 16 clients", "bare JSON handler, 32 clients", "bare JSON + write+fsync, 1 client",
+		"raw write+fsync", "bare JSON handler, 16 clients", "bare JSON handler, 32 clients", "bare JSON + write+fsync, 1 client", "bare JSON + group fsync, 32 clients",
 		"creates over HTTP, 1 client", "creates over HTTP, 32 clients", "bare bulk insert, 1,000 ops",
 		"rebuild, 1,000 ops", "bare hashing handler, 1 MB PUT", "raw write+fsync, 1 MB file", "media PUT, 1 MB", "peak RSS", "p99",
 	} {
