@@ -13,11 +13,10 @@ import (
 	"github.com/gen2brain/heic"
 )
 
-// quadrantsTile returns the one HEVC image of testdata/quadrants.heic:
-// its parameter sets, its coded data and its size.
-func quadrantsTile(tb testing.TB) (hvcC, data []byte, w, h int) {
+// tileLayout reads the layout of the HEIC file b's primary image, and
+// returns it with a reader of b for its tiles' data.
+func tileLayout(tb testing.TB, b []byte) (heifLayout, bool, *bytes.Reader) {
 	tb.Helper()
-	b := readTestdata(tb, "quadrants.heic")
 	r := bytes.NewReader(b)
 	meta, err := readMetaBox(r)
 	if err != nil {
@@ -32,6 +31,14 @@ func quadrantsTile(tb testing.TB) (hvcC, data []byte, w, h int) {
 		tb.Fatal(err)
 	}
 	l, ok := heifTileLayout(m, info, r)
+	return l, ok, r
+}
+
+// quadrantsTile returns the one HEVC image of testdata/quadrants.heic:
+// its parameter sets, its coded data and its size.
+func quadrantsTile(tb testing.TB) (hvcC, data []byte, w, h int) {
+	tb.Helper()
+	l, ok, r := tileLayout(tb, readTestdata(tb, "quadrants.heic"))
 	if !ok || len(l.tiles) != 1 {
 		tb.Fatalf("quadrants.heic: layout %+v, %v; want one HEVC image", l, ok)
 	}
@@ -247,20 +254,7 @@ func TestDecodeHEIF_SharedPhotoTiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := bytes.NewReader(b)
-	meta, err := readMetaBox(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := parseHEIFMeta(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := m.primaryInfo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, ok := heifTileLayout(m, info, r)
+	l, ok, r := tileLayout(t, b)
 	if !ok || len(l.tiles) < 2 {
 		t.Fatalf("layout %+v, %v; want a grid of tiles", l, ok)
 	}

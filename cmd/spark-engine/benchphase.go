@@ -147,25 +147,7 @@ func phaseFsync(ctx context.Context, a phaseArgs) (phaseResult, error) {
 // and answers a moment's, with nothing behind it: the ceiling of a JSON
 // route over loopback.
 func phaseBareJSON(ctx context.Context, a phaseArgs) (phaseResult, error) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req api.CreateMomentRequest
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, api.MaxJSONBody)).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		created := true
-		now := time.Now().UTC()
-		m := api.Moment{ID: req.ID, Kind: req.Kind, Caption: req.Caption, CreatedAt: now, UpdatedAt: now, Turns: []api.Turn{}}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(api.MomentResponse{Moment: &m, Created: &created})
-	})
-	url, stop, err := serveLoopback(h)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	defer stop()
-	return createLoad(ctx, url+"/v1/moments", "", a)
+	return serveBareCreates(ctx, a, func(api.CreateMomentRequest) error { return nil })
 }
 
 // phaseBareDurable serves a bare handler that decodes a create's JSON,
@@ -184,17 +166,26 @@ func phaseBareDurable(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	defer f.Close()
 	g := newGroupFile(f)
 	defer g.close()
+	return serveBareCreates(ctx, a, func(req api.CreateMomentRequest) error {
+		line, err := json.Marshal(req)
+		if err != nil {
+			return err
+		}
+		return g.append(append(line, '\n'))
+	})
+}
+
+// serveBareCreates serves a bare net/http handler that decodes a create's
+// JSON, gives it to keep and answers a moment's JSON, and runs the creates'
+// load against it.
+func serveBareCreates(ctx context.Context, a phaseArgs, keep func(api.CreateMomentRequest) error) (phaseResult, error) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req api.CreateMomentRequest
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, api.MaxJSONBody)).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		line, err := json.Marshal(req)
-		if err == nil {
-			err = g.append(append(line, '\n'))
-		}
-		if err != nil {
+		if err := keep(req); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

@@ -109,11 +109,18 @@ func TestDecode_ReusesInstances(t *testing.T) {
 			t.Fatalf("decode %d differs from the first", i+2)
 		}
 	}
-	if n := p.started.Load(); n != 1 {
-		t.Errorf("%d instances started for decodes one at a time, want 1", n)
+	wantInstances(t, p, 1, 1, "decodes one at a time")
+}
+
+// wantInstances checks how many instances p has started and how many
+// live.
+func wantInstances(t *testing.T, p *Pool, started, live int, after string) {
+	t.Helper()
+	if n := p.started.Load(); n != int64(started) {
+		t.Errorf("%d instances started after %s, want %d", n, after, started)
 	}
-	if n := p.Live(); n != 1 {
-		t.Errorf("%d instances live, want 1", n)
+	if n := p.Live(); n != live {
+		t.Errorf("%d instances live after %s, want %d", n, after, live)
 	}
 }
 
@@ -204,9 +211,7 @@ func TestDecode_VisitError(t *testing.T) {
 	if _, err := decodeCopy(context.Background(), p, quadrants(t)); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.started.Load(); n != 1 {
-		t.Errorf("%d instances started, want 1: a visit's error leaves the instance sound", n)
-	}
+	wantInstances(t, p, 1, 1, "a visit's error (it leaves the instance sound)")
 }
 
 // TestDecode_WaitsUntilDone checks a decode waiting for the one instance
@@ -249,12 +254,7 @@ func TestDecode_RenewsGrownInstance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := p.started.Load(); n != 3 {
-		t.Errorf("%d instances started for 3 decodes past the memory cap, want 3", n)
-	}
-	if n := p.Live(); n != 0 {
-		t.Errorf("%d instances live, want 0", n)
-	}
+	wantInstances(t, p, 3, 0, "3 decodes past the memory cap")
 }
 
 // TestDecode_ClosesIdleInstances checks the instances are closed once
