@@ -121,26 +121,18 @@ func (a *App) counts(ctx context.Context) (counts, error) {
 		return counts{}, err
 	}
 	out := counts{waiting: Tally{Photos: c.Pending}, parked: Tally{Photos: c.Parked}}
-	w, err := ob.WriteCounts(ctx)
-	if err != nil || w.Pending+w.Parked == 0 {
-		return out, err
-	}
-	// Only some writes are unsent (the usual case is none): their kinds
-	// tell notes from other changes.
-	ws, err := ob.UnsentWrites(ctx)
+	byKind, err := ob.WriteCountsByKind(ctx)
 	if err != nil {
-		return out, err
+		return counts{}, err
 	}
-	for _, w := range ws {
-		t := &out.waiting
-		if w.State == outbox.Parked {
-			t = &out.parked
+	// A note is a note to Dad; every other write is a change.
+	for kind, n := range byKind {
+		waiting, parked := &out.waiting.Changes, &out.parked.Changes
+		if kind == outbox.WriteNote {
+			waiting, parked = &out.waiting.Notes, &out.parked.Notes
 		}
-		if w.Kind == outbox.WriteNote {
-			t.Notes++
-		} else {
-			t.Changes++
-		}
+		*waiting += n.Pending
+		*parked += n.Parked
 	}
 	return out, nil
 }

@@ -302,6 +302,30 @@ func (o *Outbox) WriteCounts(ctx context.Context) (Counts, error) {
 	return c, nil
 }
 
+// WriteCountsByKind counts the writes of each kind per state, as
+// WriteCounts counts them all; a kind with no write is absent.
+func (o *Outbox) WriteCountsByKind(ctx context.Context) (map[WriteKind]Counts, error) {
+	rows, err := o.db.QueryContext(ctx, `SELECT kind, count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'parked'),
+		count(*) FILTER (WHERE state = 'done') FROM writes GROUP BY kind`)
+	if err != nil {
+		return nil, fmt.Errorf("count outbox writes: %w", err)
+	}
+	defer rows.Close()
+	out := map[WriteKind]Counts{}
+	for rows.Next() {
+		var k WriteKind
+		var c Counts
+		if err := rows.Scan(&k, &c.Pending, &c.Parked, &c.Done); err != nil {
+			return nil, fmt.Errorf("count outbox writes: %w", err)
+		}
+		out[k] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count outbox writes: %w", err)
+	}
+	return out, nil
+}
+
 // RetryWrite puts a parked (or waiting) write back to pending and wakes
 // the drain.
 func (o *Outbox) RetryWrite(ctx context.Context, id string) error {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -527,5 +528,26 @@ func TestAddWrite_CaptionTooLong(t *testing.T) {
 	}
 	if _, err := o.AddWrite(ctx, NewNote(ulid.Make().String(), strings.Repeat("a", api.MaxCaptionBytes))); err != nil {
 		t.Errorf("AddWrite of a note of exactly %d bytes: %v", api.MaxCaptionBytes, err)
+	}
+}
+
+// TestWrites_CountsByKind: the writes are counted per kind and state, as
+// WriteCounts counts them all.
+func TestWrites_CountsByKind(t *testing.T) {
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	note := ulid.Make().String()
+	for _, w := range []Write{NewNote(note, "first"), NewNote(ulid.Make().String(), "second"), NewCaption(note, "a caption")} {
+		if _, err := o.AddWrite(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := o.WriteCountsByKind(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[WriteKind]Counts{WriteNote: {Pending: 2}, WriteCaption: {Pending: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WriteCountsByKind() = %v, want %v", got, want)
 	}
 }
