@@ -1,11 +1,11 @@
 import { backend, canceled, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
-import { h, clear, toast, plural } from './dom';
+import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
 import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { preview, firstLines } from './words';
+import { plural, preview, firstLines } from './words';
 import type { Screen } from './screen';
 
 type Go = (t: 'outbox' | 'moments' | 'settings') => void;

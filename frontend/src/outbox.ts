@@ -1,7 +1,7 @@
 import { backend, canceled, type Entry, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast, bytes, confirmDialog, plural, detailsOf } from './dom';
-import { parkedAdvice, soon, tallyWords, total, type Tally } from './words';
+import { h, clear, toast, bytes, confirmDialog, detailsOf } from './dom';
+import { parkedAdvice, plural, soon, tallyWords, total, type Tally } from './words';
 import type { Screen } from './screen';
 
 type Go = (t: 'settings') => void;

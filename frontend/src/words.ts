@@ -149,7 +149,10 @@ export interface Tally {
   changes: number;
 }
 
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+/** plural says a count with its noun: "1 photo", "2 photos". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
 
 /** total is how many a tally counts. */
 export function total(t: Tally): number {
@@ -161,9 +164,9 @@ export function total(t: Tally): number {
  * sentence that says what waits in the outbox names it with this. */
 export function tallyWords(t: Tally): string {
   const parts = [
-    t.photos ? count(t.photos, 'photo', 'photos') : '',
-    t.notes ? count(t.notes, 'note', 'notes') : '',
-    t.changes ? count(t.changes, 'change', 'changes') : '',
+    t.photos ? plural(t.photos, 'photo', 'photos') : '',
+    t.notes ? plural(t.notes, 'note', 'notes') : '',
+    t.changes ? plural(t.changes, 'change', 'changes') : '',
   ].filter(Boolean);
   const last = parts.pop() ?? '';
   return parts.length ? `${parts.join(', ')} and ${last}` : last;
