@@ -166,7 +166,7 @@ func heifTileLayout(m heifMeta, info Info, f io.ReadSeeker) (heifLayout, bool) {
 // into one picture. Any other form is decoded whole by libheif, which
 // applies irot and imir itself: the second result is then 1.
 func decodeHEIF(ctx context.Context, f io.ReadSeeker, info Info) (image.Image, int, error) {
-	if werr := warm(); werr != nil {
+	if werr := heifwasm.Compile(); werr != nil {
 		return nil, 0, fmt.Errorf("%w: the HEIC decoder cannot start (%v)", ErrUnsupported, werr)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

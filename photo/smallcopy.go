@@ -282,10 +282,6 @@ func (r *osReadSeeker) Seek(off int64, whence int) (int64, error) {
 	return n, err
 }
 
-// warm compiles the HEIC decoder's WebAssembly module once and returns why
-// it failed, if it did.
-func warm() error { return heifwasm.Compile() }
-
 // Warm starts the HEIC decoder's one-time compile (about a second) in the
 // background, so the first HEIC photo does not pay for it on the user's
 // path, and waits for it until ctx is done. Call it at start-up, in a
@@ -294,7 +290,7 @@ func warm() error { return heifwasm.Compile() }
 // not the compile has finished.
 func Warm(ctx context.Context) error {
 	done := make(chan error, 1)
-	go func() { done <- warm() }()
+	go func() { done <- heifwasm.Compile() }()
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -80,8 +80,8 @@ var ErrUnsupported = errors.New("heifwasm: not a YCbCr picture")
 // its picture.
 var ErrDecode = errors.New("heifwasm: the decoder could not read the picture")
 
-// Pool decodes HEIF files with up to a fixed number of module instances
-// at once (up to n of them when made by NewPool(n)). Its methods are safe for concurrent use.
+// Pool decodes HEIF files with up to n module instances at once (NewPool).
+// Its methods are safe for concurrent use.
 type Pool struct {
 	slots chan struct{}  // a token for each live instance: at most n
 	idle  chan *instance // live instances no decode uses
@@ -160,8 +160,8 @@ type instance struct {
 // and mirroring to the primary image: give it a file whose image has
 // none to keep them for later). The picture lives in the instance's
 // memory: it is valid only until visit returns, which must copy what it
-// keeps. Decode waits for a free instance while max decodes run, until
-// ctx is done.
+// keeps. Decode waits for a free instance while n decodes run, until ctx
+// is done.
 func (p *Pool) Decode(ctx context.Context, file []byte, visit func(*image.YCbCr) error) error {
 	if err := Compile(); err != nil {
 		return err
@@ -177,9 +177,11 @@ func (p *Pool) Decode(ctx context.Context, file []byte, visit func(*image.YCbCr)
 	return err
 }
 
-// acquire takes an idle instance, or starts one while fewer than max
+// acquire takes an idle instance, or starts one while fewer than n
 // live, or waits for one to be handed back.
 func (p *Pool) acquire(ctx context.Context) (*instance, error) {
+	// An idle instance first: the select below would as soon start a new
+	// one while a slot is free.
 	select {
 	case in := <-p.idle:
 		return in, nil
