@@ -415,9 +415,10 @@ type createRun struct {
 const maxKeptRun = 1024
 
 // reset drops what the run refers to (the batch's records, their strings),
-// keeping its buffers unless they grew past maxKeptRun.
+// keeping its buffers unless the run grew past maxKeptRun creates (recs,
+// data and shared grow with the run; args holds one INSERT's at most).
 func (c *createRun) reset() {
-	if cap(c.data) > maxKeptRun || cap(c.args) > 2*10*maxCreateRows || cap(c.shared) > 2*3*maxKeptRun {
+	if cap(c.recs) > maxKeptRun {
 		*c = createRun{}
 		return
 	}
