@@ -16,12 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$(go env GOPATH)/bin:$PATH"
 
-if [ "${1:-}" != "--no-build" ]; then
-  wails build -o spark-desktop -ldflags "-X github.com/sparkfamily/spark/version.Version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" >/tmp/spark-wails-build.log 2>&1 ||
-    { tail -30 /tmp/spark-wails-build.log; echo "FAIL: wails build"; exit 1; }
-fi
-bin=build/bin/spark-desktop
-[ -x "$bin" ] || { echo "FAIL: no $bin"; exit 1; }
+. e2e/window-lib.sh
+build_window "${1:-}"
 
 n=${REPLICA_MOMENTS:-10000}
 runs=3
@@ -66,12 +62,7 @@ kill -0 "$serve_pid" 2>/dev/null && { echo "FAIL: the family engine did not stop
 serve_pid=""
 curl -fsS "$url/v1/health" >/dev/null 2>&1 && { echo "FAIL: the family engine still answers"; exit 1; }
 
-disp=99
-while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-export DISPLAY=":$disp"
-for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+start_xvfb "$tmp/xvfb.log"
 
 # ms turns a Go duration as slog writes it (834ms, 3.115s) into milliseconds.
 ms() { case "$1" in *ms) echo "${1%ms}" ;; *s) awk -v v="${1%s}" 'BEGIN { printf "%.0f", v * 1000 }' ;; *) echo "?" ;; esac; }

@@ -16,12 +16,8 @@ export PATH="$(go env GOPATH)/bin:$PATH"
 out=build/screenshots
 mkdir -p "$out"
 
-if [ "${1:-}" != "--no-build" ]; then
-  wails build -o spark-desktop -ldflags "-X github.com/sparkfamily/spark/version.Version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" >/tmp/spark-wails-build.log 2>&1 ||
-    { tail -30 /tmp/spark-wails-build.log; echo "FAIL: wails build"; exit 1; }
-fi
-bin=build/bin/spark-desktop
-[ -x "$bin" ] || { echo "FAIL: no $bin"; exit 1; }
+. e2e/window-lib.sh
+build_window "${1:-}"
 
 tmp=$(mktemp -d)
 xvfb_pid=""
@@ -35,13 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free display number.
-disp=99
-while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-export DISPLAY=":$disp"
-for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+start_xvfb "$tmp/xvfb.log"
 
 export SPARK_DATA="$tmp/data"
 # A fake Pippa reads the photos, so the pictures show readings.

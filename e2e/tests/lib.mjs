@@ -118,6 +118,20 @@ export async function openOnFamily() {
   return { context, page, remote };
 }
 
+/** familyMoments is every live moment the family engine (remote, as
+ * openOnFamily returns it) serves, newest first, read page by page. */
+export async function familyMoments(remote) {
+  const all = [];
+  for (let before = ''; ; ) {
+    const r = await fetch(`${remote.url}/v1/moments?limit=200${before ? `&before=${before}` : ''}`, { headers: { Authorization: `Bearer ${remote.token}` } });
+    assert.equal(r.status, 200, `GET /v1/moments: ${r.status}`);
+    const page = await r.json();
+    all.push(...page.moments);
+    if (!page.next) return all;
+    before = page.next;
+  }
+}
+
 /** aimAtWords returns where a hand aims to select words in a reading's
  * text (a locator): inside the first word, and inside the last. */
 export async function aimAtWords(text, words) {

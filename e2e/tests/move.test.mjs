@@ -9,7 +9,7 @@
 // leaving the family engine as it was.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
+import { launch, familyMoments, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
 
 let context;
 let page;
@@ -69,15 +69,9 @@ async function get(path) {
   return r.json();
 }
 
-/** familyMoments is every live moment on the family engine, by id. */
-async function familyMoments() {
-  const all = new Map();
-  for (let before = ''; ; ) {
-    const p = await get(`/v1/moments?limit=200${before ? `&before=${before}` : ''}`);
-    for (const m of p.moments) all.set(m.id, m);
-    if (!p.next) return all;
-    before = p.next;
-  }
+/** familyByID is every live moment on the family engine, by id. */
+async function familyByID() {
+  return new Map((await familyMoments(remote)).map((m) => [m.id, m]));
 }
 
 /** localMoments is every moment the window shows from this computer's engine. */
@@ -102,7 +96,7 @@ test('moments kept on this computer are brought to the family engine from Settin
     const read = ms.filter((m) => m.kind === 'photo').every((m) => m.readings.some((r) => r.status === 'finished'));
     return read && ms;
   }, 'the three reach this computer’s engine and Pippa reads them');
-  const had = await familyMoments();
+  const had = await familyByID();
   phrasesBefore = new Set((await get('/v1/phrases')).phrases.map((p) => p.id));
   const lacking = mine.filter((m) => !had.has(m.id));
   assert.ok(lacking.length >= 3, `the family engine lacks at least the three new ones (${lacking.length})`);
@@ -148,7 +142,7 @@ test('moments kept on this computer are brought to the family engine from Settin
   assert.deepEqual(violations.map((v) => `${v.where}: ${v.id}`), [], 'no axe-core violations');
 
   // The family engine holds each of them, with its reading as given here.
-  const now = await familyMoments();
+  const now = await familyByID();
   const listed = new Set(lacking.map((m) => m.id));
   const others = [...now.values()].filter((m) => !had.has(m.id) && !listed.has(m.id));
   if (others.length) console.log(`# brought along too, not in the window's list when counted: ${others.map((m) => `${m.kind} ${m.id}`).join(', ')}`);
@@ -184,7 +178,7 @@ test('moments kept on this computer are brought to the family engine from Settin
     return !v.running;
   }, 'the second move ends');
   assert.equal((await get('/v1/health')).seq, seq, 'the second move sent nothing new');
-  assert.equal((await familyMoments()).size, now.size, 'and duplicated nothing');
+  assert.equal((await familyByID()).size, now.size, 'and duplicated nothing');
 });
 
 test('moments kept on the family engine are brought to this computer from Settings, once, the way back', async () => {
@@ -198,7 +192,7 @@ test('moments kept on the family engine are brought to this computer from Settin
   }
   const reading = 'A note about where the shed key is.';
   await send('POST', '/v1/import/turns', { id: ulid(), moment_id: added[0], mode: 'practical', status: 'finished', text: reading });
-  const family = await familyMoments();
+  const family = await familyByID();
   const familySeq = (await get('/v1/health')).seq;
 
   // Switch Settings back to this computer, as Dad does.
@@ -245,7 +239,7 @@ test('moments kept on the family engine are brought to this computer from Settin
   for (const id of lacking) assert.ok(byID.has(id), `this computer holds ${id}`);
   assert.deepEqual(byID.get(added[0]).readings.filter((r) => r.status === 'finished').map((r) => r.text), [reading], 'the reading came along as it is');
   assert.equal((await get('/v1/health')).seq, familySeq, 'nothing was written to the family engine');
-  assert.equal((await familyMoments()).size, family.size, 'nor taken from it');
+  assert.equal((await familyByID()).size, family.size, 'nor taken from it');
 
   // Bringing them again sends nothing: this computer's log does not grow.
   const { localURL } = await rpc('Settings/Get');

@@ -4,7 +4,7 @@
 // counts of app.Status).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openOnFamily, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
+import { openOnFamily, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
 
 let context;
 let page;
@@ -18,8 +18,7 @@ before(async () => {
   await choose(page, paths);
   await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the capture is delivered');
   await until(async () => {
-    const r = await fetch(`${remote.url}/v1/moments?limit=200`, { headers: { Authorization: `Bearer ${remote.token}` } });
-    const { moments } = await r.json();
+    const moments = await familyMoments(remote);
     return moments.length > 0 && moments.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
   }, 'Pippa reads the photo on the family engine');
   await tab(page, 'Moments');

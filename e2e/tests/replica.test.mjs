@@ -5,7 +5,7 @@
 // computer has, as of ...").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openOnFamily, launch, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
+import { openOnFamily, familyMoments, launch, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
 
 let context;
 let page;
@@ -34,32 +34,18 @@ async function statusBarOnOneFooting(page, where) {
   assert.ok(version.x >= items.x + items.width - 1, `${where}: the version is beside the bar's items, not under them`);
 }
 
-/** served is every live moment the family engine serves, newest first. */
-async function served() {
-  const all = [];
-  let before = '';
-  for (;;) {
-    const r = await fetch(`${remote.url}/v1/moments?limit=200${before ? `&before=${before}` : ''}`, { headers: { Authorization: `Bearer ${remote.token}` } });
-    assert.equal(r.status, 200);
-    const page = await r.json();
-    all.push(...page.moments);
-    if (!page.next) return all;
-    before = page.next;
-  }
-}
-
 test('the family engine stopped, the window opened again: every earlier moment and reading is there', async () => {
   // The family engine may hold moments of earlier tests: these three come
   // on top of them.
-  const had = (await served()).length;
+  const had = (await familyMoments(remote)).length;
   const { paths } = await harness('/test/generate', { n: 3 });
   await choose(page, paths);
   await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the captures are delivered');
   await until(async () => {
-    const ms = await served();
+    const ms = await familyMoments(remote);
     return ms.length >= had + 3 && ms.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
   }, 'Pippa reads every photo on the family engine');
-  const want = await served();
+  const want = await familyMoments(remote);
   // This computer's copy catches up by itself.
   await until(async () => {
     const s = await rpc('Sync/Status');
