@@ -1,4 +1,4 @@
-// Package faultproxy is, for tests, an HTTP proxy on 127.0.0.1 in front of
+// Package faultproxy is, for tests (and spark-bench's weak links), an HTTP proxy on 127.0.0.1 in front of
 // a real engine that injects the trouble a bad link or a struggling server
 // causes: request by request it forwards, answers an error itself, lets
 // the engine commit and then loses the reply, or resets the connection.
@@ -8,6 +8,7 @@ package faultproxy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,9 +16,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Kind is what the proxy does with one request.
@@ -55,6 +57,12 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	decide func(*http.Request) Fault
+
+	// cutAfter, when above 0, is the most bytes a client connection may
+	// send before it is reset (CutUploadsAfter); up counts the bytes every
+	// client connection sent (BytesUp).
+	cutAfter atomic.Int64
+	up       atomic.Int64
 }
 
 // New starts a proxy to the engine at engineURL, stopped when the test
@@ -62,18 +70,34 @@ type Proxy struct {
 // with it; nil forwards everything.
 func New(tb testing.TB, engineURL string, decide func(*http.Request) Fault) *Proxy {
 	tb.Helper()
-	u, err := url.Parse(engineURL)
+	p, err := Start(engineURL, decide)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &Proxy{tb: tb, target: u, decide: decide, tr: &http.Transport{MaxIdleConnsPerHost: 16}}
-	p.srv = httptest.NewServer(p)
-	tb.Cleanup(func() {
-		p.srv.CloseClientConnections()
-		p.srv.Close()
-		p.tr.CloseIdleConnections()
-	})
+	p.tb = tb
+	tb.Cleanup(p.Stop)
 	return p
+}
+
+// Start starts a proxy as New does, outside a test (spark-bench's links);
+// the caller stops it with Stop.
+func Start(engineURL string, decide func(*http.Request) Fault) (*Proxy, error) {
+	u, err := url.Parse(engineURL)
+	if err != nil {
+		return nil, fmt.Errorf("fault proxy: %w", err)
+	}
+	p := &Proxy{target: u, decide: decide, tr: &http.Transport{MaxIdleConnsPerHost: 16}}
+	p.srv = httptest.NewUnstartedServer(p)
+	p.srv.Listener = &cutListener{Listener: p.srv.Listener, p: p}
+	p.srv.Start()
+	return p, nil
+}
+
+// Stop closes the proxy and every connection through it.
+func (p *Proxy) Stop() {
+	p.srv.CloseClientConnections()
+	p.srv.Close()
+	p.tr.CloseIdleConnections()
 }
 
 // URL is the proxy's address.
@@ -81,6 +105,63 @@ func (p *Proxy) URL() string { return p.srv.URL }
 
 // Close stops the proxy's own listener.
 func (p *Proxy) Close() { p.srv.Close() }
+
+// CutUploadsAfter makes the proxy reset every client connection once it
+// has sent n bytes (headers and bodies, all its requests together), as a
+// weak link that drops: 0 stops cutting. Connections already open are
+// cut by the new n too.
+func (p *Proxy) CutUploadsAfter(n int64) { p.cutAfter.Store(n) }
+
+// BytesUp is how many bytes the clients have sent the proxy.
+func (p *Proxy) BytesUp() int64 { return p.up.Load() }
+
+// cutListener counts what each client connection sends and cuts it.
+type cutListener struct {
+	net.Listener
+	p *Proxy
+}
+
+func (l *cutListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &cutConn{Conn: c, p: l.p}, nil
+}
+
+type cutConn struct {
+	net.Conn
+	p    *Proxy
+	mu   sync.Mutex
+	sent int64
+}
+
+var errCut = errors.New("fault proxy: the connection was cut")
+
+func (c *cutConn) Read(b []byte) (int, error) {
+	c.mu.Lock()
+	limit, sent := c.p.cutAfter.Load(), c.sent
+	c.mu.Unlock()
+	if limit > 0 {
+		left := limit - sent
+		if left <= 0 {
+			if tc, ok := c.Conn.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			c.Conn.Close()
+			return 0, errCut
+		}
+		if int64(len(b)) > left {
+			b = b[:left]
+		}
+	}
+	n, err := c.Conn.Read(b)
+	c.mu.Lock()
+	c.sent += int64(n)
+	c.mu.Unlock()
+	c.p.up.Add(int64(n))
+	return n, err
+}
 
 // SetDecide replaces the decide function.
 func (p *Proxy) SetDecide(f func(*http.Request) Fault) {
@@ -164,8 +245,13 @@ func answer(w http.ResponseWriter, r *http.Request, f Fault) {
 func (p *Proxy) resetConn(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		p.tb.Errorf("fault proxy: hijack: %v", err)
+		if p.tb != nil {
+			p.tb.Errorf("fault proxy: hijack: %v", err)
+		}
 		return
+	}
+	if cc, ok := conn.(*cutConn); ok {
+		conn = cc.Conn
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetLinger(0)

@@ -1,4 +1,4 @@
-package sqlitedsn
+package sqlitedb
 
 import (
 	"context"

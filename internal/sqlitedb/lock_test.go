@@ -1,4 +1,4 @@
-package sqlitedsn_test
+package sqlitedb_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sparkfamily/spark/sqlitedsn"
-	"github.com/sparkfamily/spark/sqlitedsn/sqlitedsntest"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
+	"github.com/sparkfamily/spark/internal/sqlitedb/sqlitedbtest"
 )
 
 // TestLock_OddDirs takes the lock in every odd folder: a second Lock fails
@@ -18,7 +18,7 @@ import (
 // outboxes "a#1" and "a#2" shared one lock), and "%41" an error.
 func TestLock_OddDirs(t *testing.T) {
 	ctx := context.Background()
-	for _, d := range sqlitedsntest.OddDirs(t) {
+	for _, d := range sqlitedbtest.OddDirs(t) {
 		t.Run(d.Label, func(t *testing.T) {
 			base := t.TempDir()
 			dir := filepath.Join(base, d.Rel)
@@ -26,17 +26,17 @@ func TestLock_OddDirs(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "lock")
-			db, err := sqlitedsn.Lock(ctx, path)
+			db, err := sqlitedb.Lock(ctx, path)
 			if err != nil {
 				t.Fatalf("Lock: %v", err)
 			}
-			if _, err := sqlitedsn.Lock(ctx, path); !errors.Is(err, sqlitedsn.ErrHeld) {
+			if _, err := sqlitedb.Lock(ctx, path); !errors.Is(err, sqlitedb.ErrHeld) {
 				t.Errorf("a second Lock = %v, want ErrHeld", err)
 			}
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
-			db, err = sqlitedsn.Lock(ctx, path)
+			db, err = sqlitedb.Lock(ctx, path)
 			if err != nil {
 				t.Fatalf("Lock after Close: %v", err)
 			}
@@ -44,16 +44,16 @@ func TestLock_OddDirs(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
 				t.Errorf("the lock is not at its path: %v", err)
 			}
-			sqlitedsntest.CheckNoStray(t, base, d.Rel)
+			sqlitedbtest.CheckNoStray(t, base, d.Rel)
 		})
 	}
 }
 
 func TestCode(t *testing.T) {
-	if c := sqlitedsn.Code(errors.New("not SQLite")); c != 0 {
+	if c := sqlitedb.Code(errors.New("not SQLite")); c != 0 {
 		t.Errorf("Code(a plain error) = %d, want 0", c)
 	}
-	if c := sqlitedsn.Code(nil); c != 0 {
+	if c := sqlitedb.Code(nil); c != 0 {
 		t.Errorf("Code(nil) = %d, want 0", c)
 	}
 }

@@ -1,4 +1,4 @@
-// Package sqlitedsn builds the data source names Spark opens its SQLite
+// DSN builds the data source names Spark opens its SQLite
 // databases with (the outbox, its lock and the engine's mirror), so that a
 // path is data: a folder named with "#", "%", "?", spaces, letters outside
 // ASCII, a drive letter or backslashes reaches SQLite as the very same
@@ -12,7 +12,8 @@
 // cannot carry a path with "?", and SQLite reads a URI's "#" as the start of
 // a fragment: a folder "a#b" used to give "database is locked" and a stray
 // file "a".)
-package sqlitedsn
+
+package sqlitedb
 
 import (
 	"net/url"

@@ -1,6 +1,6 @@
-// Package sqlitedsntest has the odd data folder names that the tests of
+// Package sqlitedbtest has the odd data folder names that the tests of
 // "paths are data" share.
-package sqlitedsntest
+package sqlitedbtest
 
 import (
 	"os"

@@ -11,7 +11,7 @@ import (
 
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // Is reports whether err, or an error it wraps, means no space is left:
@@ -29,5 +29,5 @@ func Is(err error) bool {
 			}
 		}
 	}
-	return sqlitedsn.Code(err) == sqlite3.SQLITE_FULL
+	return sqlitedb.Code(err) == sqlite3.SQLITE_FULL
 }

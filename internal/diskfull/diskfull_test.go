@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sparkfamily/spark/diskfull"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/diskfull"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // TestIs: every OS's numbers for a full disk or quota, bare and wrapped as
@@ -64,7 +64,7 @@ func TestIs(t *testing.T) {
 // TestIs_SQLite: SQLite's SQLITE_FULL, from a real database held to one
 // page.
 func TestIs_SQLite(t *testing.T) {
-	db, err := sql.Open("sqlite", sqlitedsn.DSN(filepath.Join(t.TempDir(), "full.db"), nil))
+	db, err := sql.Open("sqlite", sqlitedb.DSN(filepath.Join(t.TempDir(), "full.db"), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestIs_SQLite(t *testing.T) {
 	ctx := context.Background()
 	_, err = db.ExecContext(ctx, "CREATE TABLE t (x); PRAGMA max_page_count = 2; INSERT INTO t VALUES (randomblob(100000))")
 	if err == nil || !diskfull.Is(fmt.Errorf("write: %w", err)) {
-		t.Fatalf("Is(%v) = false, want true (code %d)", err, sqlitedsn.Code(err))
+		t.Fatalf("Is(%v) = false, want true (code %d)", err, sqlitedb.Code(err))
 	}
 	if _, err := db.ExecContext(ctx, "SELECT * FROM nowhere"); err == nil || diskfull.Is(err) {
 		t.Errorf("Is(%v) = true for another SQLite error", err)

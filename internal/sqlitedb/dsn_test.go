@@ -1,4 +1,4 @@
-package sqlitedsn_test
+package sqlitedb_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/sparkfamily/spark/sqlitedsn"
-	"github.com/sparkfamily/spark/sqlitedsn/sqlitedsntest"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
+	"github.com/sparkfamily/spark/internal/sqlitedb/sqlitedbtest"
 )
 
 func TestDSN(t *testing.T) {
@@ -39,7 +39,7 @@ func TestDSN(t *testing.T) {
 			if tt.os == "windows" && runtime.GOOS != "windows" || tt.os == "!windows" && runtime.GOOS == "windows" {
 				t.Skipf("a %s path", strings.TrimPrefix(tt.os, "!"))
 			}
-			if got := sqlitedsn.DSN(tt.path, tt.params); got != tt.want {
+			if got := sqlitedb.DSN(tt.path, tt.params); got != tt.want {
 				t.Errorf("DSN(%q) = %q; want %q", tt.path, got, tt.want)
 			}
 		})
@@ -50,7 +50,7 @@ func TestDSN(t *testing.T) {
 // and checks that the file is exactly where the path says, with no stray
 // file at a path cut short.
 func TestDSN_Opens(t *testing.T) {
-	for _, d := range sqlitedsntest.OddDirs(t) {
+	for _, d := range sqlitedbtest.OddDirs(t) {
 		t.Run(d.Label, func(t *testing.T) {
 			base := t.TempDir()
 			dir := filepath.Join(base, d.Rel)
@@ -59,7 +59,7 @@ func TestDSN_Opens(t *testing.T) {
 			}
 			path := filepath.Join(dir, "test.db")
 			for i := range 2 {
-				db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_pragma": {"journal_mode(WAL)", "busy_timeout(1000)"}, "_txlock": {"immediate"}}))
+				db, err := sql.Open("sqlite", sqlitedb.DSN(path, url.Values{"_pragma": {"journal_mode(WAL)", "busy_timeout(1000)"}, "_txlock": {"immediate"}}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +80,7 @@ func TestDSN_Opens(t *testing.T) {
 			if _, err := os.Stat(path); err != nil {
 				t.Errorf("the database is not at its path: %v", err)
 			}
-			sqlitedsntest.CheckNoStray(t, base, d.Rel)
+			sqlitedbtest.CheckNoStray(t, base, d.Rel)
 		})
 	}
 }

@@ -1,0 +1,17 @@
+//go:build unix
+
+package benchkit
+
+import (
+	"syscall"
+	"time"
+)
+
+// CPUTime returns the user and system time this process has used.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
