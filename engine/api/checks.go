@@ -1,0 +1,56 @@
+package api
+
+import "time"
+
+// These are the engine's checks of a moment's, a medium's and a turn's
+// values, each rule with one message. The engine applies them to what a
+// request names; a client that copies an engine's log (the replica, a
+// push) applies them to each op it reads (mirror.CheckRecord), so that
+// what the engine itself would refuse never reaches this computer either.
+
+// CheckKind checks a moment kind.
+func CheckKind(kind string) error {
+	switch kind {
+	case KindPhoto, KindNote, KindRecall:
+		return nil
+	case "":
+		return Errorf(CodeBadKind, "kind is required: \"photo\", \"note\" or \"recall\"")
+	}
+	return Errorf(CodeBadKind, "kind %q is unknown; it must be \"photo\", \"note\" or \"recall\"", kind)
+}
+
+// CheckTakenAt checks a taken_at time: RFC 3339 allows years 0000 to 9999
+// only.
+func CheckTakenAt(t *time.Time) error {
+	if t != nil && (t.Year() < 0 || t.Year() > 9999) {
+		return Errorf(CodeBadTakenAt, "taken_at %s is out of RFC 3339's range (years 0000-9999)", t)
+	}
+	return nil
+}
+
+// CheckTurnID refuses what is not a turn id (request-id shaped).
+func CheckTurnID(id string) error {
+	if err := CheckRequestID(id); err != nil {
+		return Errorf(CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, MaxRequestIDLen)
+	}
+	return nil
+}
+
+// CheckRole checks a medium's role.
+func CheckRole(role string) error {
+	if role != RoleCopy && role != RoleOriginal {
+		return Errorf(CodeBadRole, "role must be \"copy\" or \"original\"; got %q", role)
+	}
+	return nil
+}
+
+// MaxContentTypeLen bounds a medium's stored Content-Type.
+const MaxContentTypeLen = 255
+
+// CheckContentType checks a medium's Content-Type as stored.
+func CheckContentType(ct string) error {
+	if len(ct) > MaxContentTypeLen {
+		return Errorf(CodeBadMediaRef, "the Content-Type is %d bytes long; at most %d are kept", len(ct), MaxContentTypeLen)
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Moment kinds.
+const (
+	KindPhoto  = "photo"
+	KindNote   = "note"
+	KindRecall = "recall"
+)
+
+// Media roles.
+const (
+	RoleCopy     = "copy"
+	RoleOriginal = "original"
+)
+
+// Turn modes. The contract's turn route takes only "practical"; "careful" is
+// the mode of high-quality job turns and "recall" of quick-recall turns.
+const (
+	ModePractical = "practical"
+	ModeCareful   = "careful"
+	ModeRecall    = "recall"
+)
+
+// Turn statuses.
+const (
+	TurnQueued   = "queued"
+	TurnRunning  = "running"
+	TurnFinished = "finished"
+	TurnFailed   = "failed"
+)
+
+// Op names in the log.
+const (
+	OpMomentCreate = "moment.create"
+	OpMomentEdit   = "moment.edit"
+	OpMomentDelete = "moment.delete"
+	OpMediaPut     = "media.put"
+	OpTurnStart    = "turn.start"
+	OpTurnFinish   = "turn.finish"
+	OpPhraseKeep   = "phrase.keep"
+	OpPhraseUnkeep = "phrase.unkeep"
+)
+
+// Limits of the contract.
+const (
+	MaxJSONBody      = 1 << 20 // 1 MiB
+	DefaultPageLimit = 50
+	MaxPageLimit     = 200
+	MaxOpsLimit      = 1000
+	// MaxPhraseLimit is the most phrases a page of GET /v1/phrases holds,
+	// and its default [extension].
+	MaxPhraseLimit = 1000
+)
+
+// Moment is a captured moment with its media and turns.
+type Moment struct {
+	ID        string     `json:"id"`
+	Kind      string     `json:"kind"`
+	Caption   string     `json:"caption"`
+	TakenAt   *time.Time `json:"taken_at"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	DeletedAt *time.Time `json:"deleted_at"`
+	Copy      *Media     `json:"copy"`
+	Original  *Media     `json:"original"`
+	Turns     []Turn     `json:"turns"`
+	// TurnsNext [extension] is set when the moment holds more turns than
+	// its answer carries (they are cut at about 256 KiB, or 200 turns):
+	// the after of GET /v1/moments/{id}/turns that pages on through the
+	// rest. Absent otherwise.
+	TurnsNext *string `json:"turns_next,omitempty"`
+}
+
+// Media is a stored file: a moment's small copy or its original.
+type Media struct {
+	ID          string `json:"id"`
+	MomentID    string `json:"moment_id"`
+	Role        string `json:"role"`
+	SHA256      string `json:"sha256"` // lower-case hex
+	Size        int64  `json:"size"`
+	ContentType string `json:"content_type"`
+}
+
+// Turn is one reading asked of Pippa through a brain seat.
+type Turn struct {
+	ID              string     `json:"id"`
+	MomentID        string     `json:"moment_id"`
+	Mode            string     `json:"mode"`
+	Seat            string     `json:"seat"`
+	Status          string     `json:"status"`
+	Text            string     `json:"text"`
+	Error           string     `json:"error"`
+	ClientRequestID string     `json:"client_request_id"`
+	StartedAt       *time.Time `json:"started_at"`
+	FinishedAt      *time.Time `json:"finished_at"`
+	// ErrorCode [extension] says why a failed turn failed: one of
+	// ReadFailCodes (readfail.go). Absent unless the turn failed, and from
+	// engines older than the code.
+	ErrorCode string `json:"error_code,omitempty"`
+}
+
+// Phrase is a kept phrase (an active mark).
+type Phrase struct {
+	ID             string     `json:"id"`
+	Text           string     `json:"text"`
+	MomentID       string     `json:"moment_id,omitempty"`
+	KeptAt         time.Time  `json:"kept_at"`
+	LastRecalledAt *time.Time `json:"last_recalled_at"`
+}
+
+// Op is one record of the log as served by GET /v1/ops.
+type Op struct {
+	Seq             uint64    `json:"seq"`
+	At              time.Time `json:"at"`
+	Op              string    `json:"op"`
+	ClientRequestID string    `json:"client_request_id,omitempty"`
+	// Author [extension] is the name of the token whose request wrote the
+	// op; left out for the engine's own ops and for those logged before
+	// authors were recorded.
+	Author string          `json:"author,omitempty"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// Request bodies.
+
+// CreateMomentRequest is the body of POST /v1/moments.
+type CreateMomentRequest struct {
+	ID              string     `json:"id,omitempty"`
+	ClientRequestID string     `json:"client_request_id,omitempty"`
+	Kind            string     `json:"kind"`
+	Caption         string     `json:"caption,omitempty"`
+	TakenAt         *time.Time `json:"taken_at,omitempty"`
+	CopyID          string     `json:"copy_id,omitempty"`
+	OriginalID      string     `json:"original_id,omitempty"`
+}
+
+// EditMomentRequest is the body of PATCH /v1/moments/{id}; nil fields are left alone.
+type EditMomentRequest struct {
+	Caption *string    `json:"caption,omitempty"`
+	TakenAt *time.Time `json:"taken_at,omitempty"`
+}
+
+// StartTurnRequest is the body of POST /v1/moments/{id}/turns.
+type StartTurnRequest struct {
+	ClientRequestID string `json:"client_request_id"`
+	Mode            string `json:"mode"`
+}
+
+// StartJobRequest is the body of POST /v1/moments/{id}/jobs.
+type StartJobRequest struct {
+	ID string `json:"id"`
+}
+
+// StartRecallRequest is the body of POST /v1/recalls.
+type StartRecallRequest struct {
+	ID string `json:"id"`
+}
+
+// KeepPhraseRequest is the body of POST /v1/phrases.
+type KeepPhraseRequest struct {
+	Text     string `json:"text"`
+	MomentID string `json:"moment_id,omitempty"`
+}
+
+// Responses.
+
+type MomentResponse struct {
+	Moment  *Moment `json:"moment"`
+	Created *bool   `json:"created,omitempty"`
+}
+
+type MomentsPage struct {
+	Moments []Moment `json:"moments"`
+	Next    *string  `json:"next"`
+}
+
+type DeleteResponse struct {
+	Deleted bool `json:"deleted"`
+}
+
+type MediaResponse struct {
+	Media   *Media `json:"media"`
+	Created bool   `json:"created"`
+}
+
+type TurnResponse struct {
+	Turn    *Turn `json:"turn"`
+	Created *bool `json:"created,omitempty"`
+}
+
+type JobResponse struct {
+	JobID   string `json:"job_id"`
+	Turns   []Turn `json:"turns"`
+	Created bool   `json:"created"`
+}
+
+type RecallResponse struct {
+	Moment  *Moment `json:"moment"`
+	Turn    *Turn   `json:"turn"`
+	Created bool    `json:"created"`
+}
+
+type PhraseResponse struct {
+	Phrase  *Phrase `json:"phrase"`
+	Created bool    `json:"created"`
+}
+
+type PhrasesResponse struct {
+	Phrases []Phrase `json:"phrases"`
+	// Next [extension] is the after of the following page; absent on the
+	// last one, so that an answer of one page is the contract's own.
+	Next *uint64 `json:"next,omitempty"`
+}
+
+// TurnsResponse [extension] is a page of a moment's turns:
+// GET /v1/moments/{id}/turns.
+type TurnsResponse struct {
+	Turns []Turn  `json:"turns"`
+	Next  *string `json:"next"`
+}
+
+type RemovedResponse struct {
+	Removed bool `json:"removed"`
+}
+
+type OpsPage struct {
+	Ops  []Op    `json:"ops"`
+	Next *uint64 `json:"next"`
+}
+
+// Health is the answer of GET /v1/health. OK is false while the engine
+// cannot write (a full disk, say); Reason then says why, in words for the
+// engine's operator. Reads are served either way.
+type Health struct {
+	OK      bool   `json:"ok"`
+	Version string `json:"version"`
+	Seq     uint64 `json:"seq"`
+	Reason  string `json:"reason,omitempty"`
+	// EngineID [extension] names the engine: a ULID kept in its data
+	// folder, new when the folder is. A replica stores it so that it never
+	// mixes two engines' logs. Older engines send none.
+	EngineID string `json:"engine_id,omitempty"`
+}

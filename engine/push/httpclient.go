@@ -1,0 +1,22 @@
+package push
+
+import (
+	"net/http"
+
+	"github.com/sparkfamily/spark/engine/client"
+)
+
+// HTTPClient is the HTTP client a push uses: client.NewHTTPClient's, with
+// its bounds (a body that stalls or drips fails; answers are capped; no
+// redirect elsewhere), a connection per worker kept open, and large write
+// buffers, since a push streams whole originals one after the other.
+func HTTPClient(workers int) *http.Client {
+	if workers <= 0 {
+		workers = defaultWorkers
+	}
+	return client.NewHTTPClient(client.HTTPOptions{
+		IdleConnsPerHost: workers + 1,
+		WriteBufferSize:  256 << 10,
+		ReadBufferSize:   64 << 10,
+	})
+}
