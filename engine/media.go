@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 )
@@ -19,10 +19,12 @@ type PutMedia struct {
 	ID, MomentID, Role, ContentType string
 	Body                            io.Reader
 	Digest                          []byte
+	// Size is the length the client declared (Content-Length), negative
+	// when it declared none. An upload declared past the engine's limit is
+	// refused before its body is read; the body is bounded as it is read
+	// whatever is declared.
+	Size int64
 }
-
-// maxContentTypeLen bounds the stored Content-Type.
-const maxContentTypeLen = 255
 
 // PutMedia stores an upload as media id of a moment. The bytes are staged
 // (streamed to a temp file while hashed, fsync'ed) before anything is
@@ -42,8 +44,8 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	if p.Role != api.RoleCopy && p.Role != api.RoleOriginal {
-		return nil, false, api.Errorf(api.CodeBadRole, "role must be \"copy\" or \"original\"; got %q", p.Role)
+	if err := api.CheckRole(p.Role); err != nil {
+		return nil, false, err
 	}
 	if p.Digest != nil && len(p.Digest) != 32 {
 		return nil, false, api.Errorf(api.CodeBadDigest, "the Content-Digest sha-256 has %d bytes; a SHA-256 has 32", len(p.Digest))
@@ -52,8 +54,11 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 	if contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	if len(contentType) > maxContentTypeLen {
-		return nil, false, api.Errorf(api.CodeBadMediaRef, "the Content-Type is %d bytes long; at most %d are kept", len(contentType), maxContentTypeLen)
+	if err := api.CheckContentType(contentType); err != nil {
+		return nil, false, err
+	}
+	if p.Size > e.cfg.MaxMediaSize {
+		return nil, false, api.Errorf(api.CodeMediaTooLarge, "the file is %d bytes long, larger than this engine's limit of %d bytes; nothing was read", p.Size, e.cfg.MaxMediaSize)
 	}
 	// Fail fast, before reading the body, on what the body cannot change.
 	if err := e.checkMediaTarget(ctx, id, momentID, p.Role); err != nil {
@@ -84,6 +89,25 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 			staged.SHA256, hex.EncodeToString(p.Digest))
 	}
 
+	md, created, err := e.keepMedia(ctx, mediaPut{id: id, momentID: momentID, role: p.Role, contentType: contentType, sha256: staged.SHA256, size: staged.Size}, staged.Commit)
+	committed = created
+	return md, created, err
+}
+
+// mediaPut is a media file whose bytes are staged and checked, to be kept.
+type mediaPut struct {
+	id, momentID, role, contentType, sha256 string
+	size                                    int64
+}
+
+// keepMedia decides, holding the media id, what becomes of staged bytes
+// (PutMedia's whole upload, or a resumable upload's complete one): same id
+// and same bytes return the stored record (created false); same id and
+// other bytes are a media_conflict and the stored bytes stay as they were;
+// otherwise commit moves the bytes to their content address and only then
+// is media.put logged.
+func (e *Engine) keepMedia(ctx context.Context, m mediaPut, commit func() error) (*api.Media, bool, error) {
+	id, momentID := m.id, m.momentID
 	unlock, err := e.keys.lock(ctx, mediaKey(id), momentKey(momentID))
 	if err != nil {
 		return nil, false, err
@@ -92,7 +116,7 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 	old, err := e.mirror.Media(ctx, id)
 	switch {
 	case err == nil:
-		if old.SHA256 != staged.SHA256 {
+		if old.SHA256 != m.sha256 {
 			return nil, false, api.Errorf(api.CodeMediaConflict, "media %s is already stored with other bytes (SHA-256 %s, %d bytes); a new file needs a new media id",
 				id, old.SHA256, old.Size)
 		}
@@ -100,21 +124,20 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 	case !isNotFound(err):
 		return nil, false, err
 	}
-	if err := e.checkMediaTarget(ctx, id, momentID, p.Role); err != nil {
+	if err := e.checkMediaTarget(ctx, id, momentID, m.role); err != nil {
 		return nil, false, err
 	}
-	if err := staged.Commit(); err != nil {
+	if err := commit(); err != nil {
 		return nil, false, e.writeFailed(nil, fmt.Errorf("engine: store media %s: %w", id, err))
 	}
-	committed = true
 	rec, err := record(api.OpMediaPut, "", mirror.MediaPut{
-		ID: id, MomentID: momentID, Role: p.Role, SHA256: staged.SHA256, Size: staged.Size, ContentType: contentType,
+		ID: id, MomentID: momentID, Role: m.role, SHA256: m.sha256, Size: m.size, ContentType: m.contentType,
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, true, err
 	}
 	if err := e.appendOps(ctx, rec); err != nil {
-		return nil, false, err
+		return nil, true, err
 	}
 	md, err := e.mirror.Media(ctx, id)
 	return md, true, err
@@ -124,6 +147,9 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 // its file of that role: the id is not reserved by or stored for another
 // moment or role, and the moment names no other file for the role.
 func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string) error {
+	if err := e.awaitFold(ctx); err != nil {
+		return err
+	}
 	refs, err := e.mirror.MomentRefs(ctx, momentID)
 	if isNotFound(err) {
 		return api.Errorf(api.CodeUnknownMoment, "no moment has the id %s; create the moment before uploading its files", momentID)

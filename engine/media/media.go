@@ -20,14 +20,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/vfs"
+	"github.com/sparkfamily/spark/internal/blobstage"
 )
 
 // Errors returned by the Store.
@@ -91,7 +92,7 @@ func OpenWith(dir string, opts Options) (*Store, error) {
 	if s.readOnly {
 		return s, nil
 	}
-	for _, d := range []string{s.blobs, s.tmp} {
+	for _, d := range []string{s.blobs, s.tmp, filepath.Join(dir, UploadsDir)} {
 		// The parent of each new directory is synced, so that a blob
 		// committed later cannot vanish with a directory a power cut lost.
 		if err := vfs.MkdirAll(s.fs, d, 0o700); err != nil {
@@ -144,51 +145,19 @@ func (s *Store) Stage(ctx context.Context, r io.Reader, limit int64) (st *Staged
 			s.fs.Remove(f.Name())
 		}
 	}()
-	h := sha256.New()
-	src := &ctxReader{ctx: ctx, r: r}
-	var lr io.Reader = src
-	if limit > 0 {
-		lr = io.LimitReader(src, limit+1)
+	if limit <= 0 {
+		limit = -1
 	}
-	n, err := copyHashed(f, h, lr)
-	if err != nil {
-		return nil, fmt.Errorf("media: stage: %w", err)
-	}
-	if limit > 0 && n > limit {
+	d, err := blobstage.Stage(ctx, f, r, limit)
+	if errors.Is(err, blobstage.ErrTooLarge) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
 	}
-	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("media: stage: fsync %s: %w", f.Name(), err)
+	if err != nil {
+		return nil, fmt.Errorf("media: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("media: stage: close %s: %w", f.Name(), err)
-	}
-	st = &Staged{Size: n, s: s, temp: f.Name()}
-	h.Sum(st.Sum[:0])
+	st = &Staged{Size: d.Size(), Sum: d.Sum(), s: s, temp: f.Name()}
 	st.SHA256 = hex.EncodeToString(st.Sum[:])
 	return st, nil
-}
-
-// copyHashed copies r to f and h, telling read errors from write errors.
-func copyHashed(f vfs.File, h hash.Hash, r io.Reader) (int64, error) {
-	buf := make([]byte, bufSize)
-	var n int64
-	for {
-		m, rerr := r.Read(buf)
-		if m > 0 {
-			h.Write(buf[:m])
-			if _, err := f.Write(buf[:m]); err != nil {
-				return n, fmt.Errorf("write %s: %w", f.Name(), err)
-			}
-			n += int64(m)
-		}
-		if rerr == io.EOF {
-			return n, nil
-		}
-		if rerr != nil {
-			return n, fmt.Errorf("read the upload after %d bytes: %w", n, rerr)
-		}
-	}
 }
 
 // ctxReader stops a stream when its context ends.
@@ -220,7 +189,7 @@ func (st *Staged) Commit() error {
 	if err := st.s.mkdirs(dir); err != nil {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
-	if err := fsys.Rename(st.temp, final); err != nil {
+	if err := blobstage.Place(fsys, st.temp, final); err != nil {
 		// A concurrent Commit of the same bytes may have won (Windows
 		// refuses to rename over a file in use); the blob is there.
 		if _, serr := fsys.Stat(final); serr == nil {
@@ -229,9 +198,6 @@ func (st *Staged) Commit() error {
 		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
 	}
 	st.temp = ""
-	if err := fsys.SyncDir(dir); err != nil {
-		return fmt.Errorf("media: commit %s: %w", st.SHA256, err)
-	}
 	return nil
 }
 
@@ -275,24 +241,10 @@ func (s *Store) path(sum string) string {
 // Path returns the file name of the blob with that SHA-256 (which need not
 // exist), or ErrBadHash.
 func (s *Store) Path(sha256hex string) (string, error) {
-	if !ValidHash(sha256hex) {
+	if !api.ValidSHA256(sha256hex) {
 		return "", fmt.Errorf("%w: %q", ErrBadHash, sha256hex)
 	}
 	return s.path(sha256hex), nil
-}
-
-// ValidHash reports whether s is 64 lower-case hex characters.
-func ValidHash(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Open opens the blob with that SHA-256 for reading.
@@ -364,7 +316,7 @@ func (s *Store) Walk(ctx context.Context, fn func(sha256hex string, size int64) 
 			return nil
 		}
 		name := d.Name()
-		if !ValidHash(name) || s.path(name) != p {
+		if !api.ValidSHA256(name) || s.path(name) != p {
 			return fmt.Errorf("media: walk: %s is not a blob of this store (a blob is named by its SHA-256 under sha256/ab/cd/)", p)
 		}
 		fi, err := d.Info()

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -67,7 +67,12 @@ func TestPutMedia(t *testing.T) {
 			wantError(t, http.StatusBadRequest, api.CodeDigestMismatch)
 	})
 	t.Run("UnknownMoment", func(t *testing.T) {
-		call(t, e, "PUT", mediaPath(newID(), newID(), "copy"), data).wantError(t, http.StatusNotFound, api.CodeUnknownMoment)
+		// The engine refuses it before reading the body. A client that
+		// sends the body at once may meet the connection closed under it
+		// (Windows resets it, and the answer is lost with it: seen under
+		// Wine), so this one waits for the answer first, as
+		// Expect: 100-continue asks.
+		call(t, e, "PUT", mediaPath(newID(), newID(), "copy"), data, "Expect", "100-continue").wantError(t, http.StatusNotFound, api.CodeUnknownMoment)
 	})
 	if n := e.OpCount(t, api.OpMediaPut); n != 1 {
 		t.Fatalf("%d media.put ops, want 1", n)
