@@ -1,6 +1,9 @@
 // Package engine is Spark's engine as a Go service: it takes the contract's
 // writes, logs them, folds them into the mirror, answers reads from the
-// mirror and runs Pippa's turns. engine/server puts it on HTTP.
+// mirror and runs Pippa's turns. engine/server puts it on HTTP and
+// engine/host composes and serves it; engine/api holds the contract's
+// types, engine/client speaks it and engine/push copies one engine into
+// another (README's "Where each part lives").
 //
 // # The data directory
 //

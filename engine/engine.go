@@ -16,14 +16,14 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/dirlock"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/vfs"
+	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
 // Defaults of Config.
@@ -83,6 +83,16 @@ type Config struct {
 	OnBatch func(records int, fsync time.Duration)
 	// OnTurn, if set, is told each turn's final status (finished or failed).
 	OnTurn func(status string)
+	// TurnBurst and TurnEvery bound the new readings each token starts:
+	// TurnBurst at once, then one each TurnEvery (0: DefaultTurnBurst,
+	// DefaultTurnEvery). TurnsPerDay, when above 0, is the most each token
+	// starts in a day (UTC). See turnlimit.go.
+	TurnBurst   int
+	TurnEvery   time.Duration
+	TurnsPerDay int
+	// SearchBudget is how long one search may take (0:
+	// mirror.DefaultSearchBudget).
+	SearchBudget time.Duration
 	// FS is the file system the op log and the media store are written
 	// through; nil is the operating system's. Tests run the engine on a
 	// simulated disk that can lose power (engine/vfs/crashfs).
@@ -118,20 +128,15 @@ type Engine struct {
 	health writeHealth
 
 	run *runner
+	// turnLimit bounds the new readings each token starts (turnlimit.go).
+	turnLimit *turnLimit
 
 	// ident is the engine's id (identity.go).
 	ident identity
 
-	// creating counts the creates on their way to the log; from
-	// pipelineFrom of them at once a create is answered at its fsync
-	// (appendCreate).
-	creating     atomic.Int64
-	pipelineFrom int64
+	// uploads are the resumable uploads in progress (uploads.go).
+	uploads uploadLocks
 }
-
-// pipelineFrom is how many creates at once make the log answer them at
-// their fsync and fold them behind (appendCreate).
-const pipelineFrom = 2
 
 // Open opens (or creates) the engine's data directory, catches the mirror up
 // with the log, and starts the turn workers, which ask again every turn left
@@ -175,8 +180,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		dir:     cfg.Dir,
 		logger:  cfg.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0),
-
-		pipelineFrom: pipelineFrom,
 	}
 	var err error
 	if e.lock, err = LockDir(cfg.Dir, "running the engine"); err != nil {
@@ -192,7 +195,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 
-	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true}); err != nil {
+	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true, SearchBudget: cfg.SearchBudget}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	// A read that waits for the fold asks the log's folder for it now.
@@ -206,6 +209,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.media, err = media.OpenWith(filepath.Join(e.dir, MediaDir), media.Options{Logger: e.logger, FS: cfg.FS}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	e.sweepUploads() // uploads with no progress for 24 hours (uploads.go)
 	if e.tokens, err = auth.Open(filepath.Join(e.dir, TokensFile)); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -213,6 +217,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	e.turnLimit = newTurnLimit(cfg.TurnBurst, cfg.TurnEvery, cfg.TurnsPerDay, cfg.Now)
 	e.run = newRunner(e)
 	e.run.setSeats(e.effectiveSeats(fileSeats), fileSeats)
 	open, err := e.mirror.OpenTurns(ctx)
@@ -334,9 +339,18 @@ func (f stagedFold) Abort() { f.s.Abort() }
 // foldFailed marks the engine broken after a failed fold: the log refuses
 // writes from then on, until the engine reopens it and the mirror folds the
 // missing ops from it (health.go), or a restart does.
+//
+// The engine turns unhealthy at once, not at the next write: a fold of
+// creates answered at their fsync fails with no writer waiting, and until
+// the mirror holds them health must say so, writes are refused and so are
+// the reads that must see them (awaitFold).
 func (e *Engine) foldFailed(err error) error {
 	err = fmt.Errorf("%w; the mirror folds the missing ops from the log once it can be written", err)
 	e.broken.Store(&err)
+	// The failure is recorded before the waiters wake: Health, woken here,
+	// reads it at once, and must not answer ok in between.
+	e.writeFailed(e.opLog(), err)
+	e.folded.wake()
 	return err
 }
 
@@ -353,6 +367,7 @@ func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]opl
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
+	authored(ctx, recs)
 	l := e.opLog()
 	out, err := l.Append(ctx, recs...)
 	if err != nil {
@@ -363,37 +378,37 @@ func (e *Engine) appendRecords(ctx context.Context, recs ...oplog.Record) ([]opl
 
 // appendCreate writes a moment.create whose ids the caller has checked
 // free, holding their keys: it is answered once the op is durable in the
-// log, and the mirror folds it behind the log (oplog.Log.AppendDurable).
-// The id index learns of the create's ids first, so that a repeat finds
-// them, and every read of the mirror waits for the fold to reach the seq
-// answered (mirror.DB.Published), so that no reader, the writer included,
-// sees the mirror from before it. A crash before the fold loses nothing:
-// Open folds from the log what the mirror misses.
-//
-// A lone create, while the mirror holds everything the log does, is
-// folded before its answer instead (Append): it costs one fold, the
-// writer's next read waits for nothing, and a mirror that cannot be
-// written refuses it (503, health not ok) rather than acknowledging an op
-// that no reader sees until the engine recovers. From pipelineFrom creates
-// at once, or while the folder still folds earlier ones, creates are
-// answered at their fsync.
+// log, and the mirror folds it behind the log (oplog.Log.AppendDurable),
+// a lone create as well as many at once. The id index learns of the
+// create's ids first, so that a repeat finds them, and every read of the
+// mirror waits for the fold to reach the seq answered (mirror.DB.Published
+// and awaitFold), so that no reader, the writer included, sees the mirror
+// from before it. A crash before the fold loses nothing: Open folds from
+// the log what the mirror misses. A fold that fails after the answer
+// loses nothing either: the engine turns unhealthy at once (foldFailed),
+// refuses writes and the reads that must see the op with 503, and folds
+// it from the log once the mirror can be written again (health.go).
 func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Record) ([]oplog.Record, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
+	rec.Author = actorOf(ctx).Name
 	e.mirror.Reserve(rec.RequestID, momentID)
-	n := e.creating.Add(1)
-	defer e.creating.Add(-1)
 	l := e.opLog()
-	appendFn := l.Append
-	if n >= e.pipelineFrom || l.Folding() {
-		appendFn = l.AppendDurable
-	}
-	out, err := appendFn(ctx, rec)
+	out, err := l.AppendDurable(ctx, rec)
 	if err != nil {
 		return nil, e.appendFailed(ctx, l, rec.Op, err)
 	}
 	return out, nil
+}
+
+// authored names, in each of recs, the token whose request writes them
+// (none for the engine's own writes).
+func authored(ctx context.Context, recs []oplog.Record) {
+	name := actorOf(ctx).Name
+	for i := range recs {
+		recs[i].Author = name
+	}
 }
 
 // record makes a log record of op with data as its JSON.

@@ -12,7 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
 )
 
 // TestFileModes: mirror.db and its WAL used to be created 0644 though they
@@ -28,7 +29,7 @@ func TestFileModes(t *testing.T) {
 	e := openEngine(t, dir)
 	m := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the gas bill"})
 	mustPut(t, e, newULID(), m.ID, api.RoleCopy, smallJPEG(t, 1))
-	if _, err := e.Tokens().Add("phone"); err != nil {
+	if _, err := e.Tokens().Add("phone", auth.ScopeDevice); err != nil {
 		t.Fatal(err)
 	}
 	checkModes(t, dir)
@@ -98,7 +99,7 @@ func TestFileModes_OlderEngineFiles(t *testing.T) {
 	e := openEngine(t, dir)
 	m := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the gas bill"})
 	mustPut(t, e, newULID(), m.ID, api.RoleCopy, smallJPEG(t, 1))
-	if _, err := e.Tokens().Add("phone"); err != nil {
+	if _, err := e.Tokens().Add("phone", auth.ScopeDevice); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // maxFoldWait bounds how long a read waits for the mirror to fold what the
@@ -36,9 +38,20 @@ func (f *foldMark) set(seq uint64) {
 	}
 }
 
-// wait waits until the mirror holds every op up to seq, ctx is done, or
-// maxFoldWait has passed.
-func (f *foldMark) wait(ctx context.Context, seq uint64) {
+// wake wakes the waiters without a new seq: a fold failed, and they
+// need not wait for one that will not come.
+func (f *foldMark) wake() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ch != nil {
+		close(f.ch)
+		f.ch = make(chan struct{})
+	}
+}
+
+// wait waits until the mirror holds every op up to seq, ctx is done,
+// maxFoldWait has passed or stop reports true (checked at each wake).
+func (f *foldMark) wait(ctx context.Context, seq uint64, stop func() bool) {
 	timer := time.NewTimer(maxFoldWait)
 	defer timer.Stop()
 	for {
@@ -48,7 +61,7 @@ func (f *foldMark) wait(ctx context.Context, seq uint64) {
 		}
 		done, ch := f.seq >= seq, f.ch
 		f.mu.Unlock()
-		if done {
+		if done || stop() {
 			return
 		}
 		select {
@@ -61,16 +74,38 @@ func (f *foldMark) wait(ctx context.Context, seq uint64) {
 	}
 }
 
-// awaitFold makes a read of the mirror see every op the log shows now.
-func (e *Engine) awaitFold(ctx context.Context) {
-	if e.broken.Load() != nil {
-		return // the fold failed: nothing more will come until a reopen
-	}
+// awaitFold makes a read of the mirror see every op the log shows now: it
+// waits for their fold. While the mirror cannot be written and lacks some
+// of them (creates answered at their fsync whose fold failed), the read is
+// refused with 503 rather than answered without them; it is answered again
+// once the mirror has caught up (health.go). A read whose wait ran out for
+// another reason (maxFoldWait) answers from the mirror as it is.
+func (e *Engine) awaitFold(ctx context.Context) error {
 	l := e.opLog()
-	if seq := l.LastSeq(); !e.folded.reached(seq) {
-		l.FoldNow() // the folder may be gathering more: fold now
-		e.folded.wait(ctx, seq)
+	seq := l.LastSeq()
+	if e.folded.reached(seq) {
+		return nil
 	}
+	if e.broken.Load() == nil {
+		l.FoldNow() // the folder may be gathering more: fold now
+		e.folded.wait(ctx, seq, func() bool { return e.broken.Load() != nil })
+		if e.folded.reached(seq) {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if e.broken.Load() == nil {
+		return nil
+	}
+	if f := e.currentFailure(); f != nil {
+		e.kickProbe()
+		return unavailable(f)
+	}
+	ae := api.Errorf(api.CodeUnavailable, "the engine cannot write its mirror and it lacks ops already written to its log; try again later")
+	ae.RetryAfter = writeRetryAfter
+	return ae
 }
 
 // reached reports whether the mirror holds every op up to seq.

@@ -13,7 +13,7 @@ func TestFoldMark(t *testing.T) {
 	f.set(3)
 	done := make(chan struct{})
 	go func() {
-		f.wait(context.Background(), 5)
+		f.wait(context.Background(), 5, func() bool { return false })
 		close(done)
 	}()
 	f.set(4)
@@ -31,7 +31,7 @@ func TestFoldMark(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	f.wait(ctx, 100)
+	f.wait(ctx, 100, func() bool { return false })
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("a cancelled wait took %v", d)
 	}

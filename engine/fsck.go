@@ -14,10 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // maxFsckDiffs bounds the differences fsck prints per table.
@@ -35,7 +36,9 @@ const maxFsckDiffs = 10
 // without touching the store's temp files. Its only writes are to a
 // temporary folder in dir ("fsck-PID-TIME-*"), which it removes, saying so
 // if it cannot; the next fsck removes what an earlier one (killed, or
-// refused the removal) left there (sweepFsckDirs). (SQLite may leave its empty -wal and -shm files beside a mirror
+// refused the removal) left there (sweepFsckDirs). It also removes the
+// resumable uploads with no progress for 24 hours (sweepUploadsFsck), as
+// the engine itself does. (SQLite may leave its empty -wal and -shm files beside a mirror
 // it opened read-only.)
 func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	problems := 0
@@ -49,6 +52,7 @@ func Fsck(ctx context.Context, dir string, w io.Writer) (ok bool, err error) {
 	}
 	now := time.Now()
 	sweepFsckDirs(dir, now, w)
+	sweepUploadsFsck(dir, now, w) // uploads.go
 	tmpDir, err := os.MkdirTemp(dir, fmt.Sprintf("%s%d-%d-", fsckPrefix, os.Getpid(), now.Unix()))
 	if err != nil {
 		return false, fmt.Errorf("fsck: %w", err)
@@ -239,11 +243,7 @@ func snapshotMirror(ctx context.Context, path, to string) error {
 	if err != nil {
 		return err
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&_pragma=busy_timeout(10000)"}
-	if filepath.VolumeName(abs) != "" {
-		u.Path = "/" + u.Path // file:///C:/...
-	}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", sqlitedb.DSN(abs, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(10000)"}}))
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // fsckData is a closed engine's data folder, good for fsck.
@@ -152,5 +153,25 @@ func TestFsck_SweepsStaleFolders(t *testing.T) {
 		if !strings.Contains(got, name) {
 			t.Errorf("%s (recent, or not a folder) was removed", name)
 		}
+	}
+}
+
+// TestFsck_FolderNamedLikeAURI: fsck opens the mirror of a data folder
+// whose name holds "#", "?" (not on Windows) and "%" as the engine does (sqlitedb), not as
+// a URI that ends at the "#" or the "?".
+func TestFsck_FolderNamedLikeAURI(t *testing.T) {
+	name := "Dad's #1 ?a=b 100%"
+	if runtime.GOOS == "windows" {
+		name = "Dad's #1 a=b 100%" // Windows allows no "?" in a name
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	e := openEngine(t, dir)
+	mustCreate(t, e, api.CreateMomentRequest{})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if ok, err := Fsck(ctxT(t), dir, &out); !ok || err != nil {
+		t.Fatalf("Fsck of %s = %v, %v\n%s", dir, ok, err, out.String())
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/diskfull"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/diskfull"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // The engine's write health.
@@ -26,7 +26,10 @@ import (
 // GET /v1/health answers ok false with the reason, and every write is
 // refused up front with 503 unavailable and a Retry-After, which clients
 // treat as passing trouble. Reads go on being served from the mirror and
-// the log as they are. Meanwhile a prober tries a small test write in the
+// the log as they are, except those that must see an op the log has
+// answered and the mirror lacks (a create answered at its fsync whose
+// fold failed): those get 503 too until the mirror has caught up
+// (awaitFold). Meanwhile a prober tries a small test write in the
 // data folder every few seconds (and at once, at most every half second,
 // when a write or a health check comes in); once one succeeds, the log is
 // reopened if it had stopped taking writes (which reads it again from disk,
@@ -77,8 +80,11 @@ func (e *Engine) opLog() *oplog.Log {
 }
 
 // Health reports whether the engine takes writes (and why not), its
-// version and the seq of the last op.
+// version and the seq of the last op. It first waits for the fold of what
+// the log already answered, so that a fold failing behind an answered
+// create is told, not a moment later.
 func (e *Engine) Health(ctx context.Context) api.Health {
+	_ = e.awaitFold(ctx) // its failure is told below
 	h := api.Health{OK: true, Version: version.Version, Seq: e.opLog().LastSeq()}
 	h.EngineID, _ = e.ID() // [extension]; "" if the folder cannot hold it
 	if f := e.currentFailure(); f != nil {

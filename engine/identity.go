@@ -10,8 +10,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // IdentityFile names the file in the data directory that holds the engine's

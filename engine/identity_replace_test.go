@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
-	"github.com/sparkfamily/spark/atomicfile/atomicfiletest"
+	"github.com/sparkfamily/spark/internal/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile/atomicfiletest"
 )
 
 // TestIdentity_ReadWhileReplaced reads the engine id while another process

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/dirlock"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
 // TestOpen_OneEnginePerFolder: a second engine (or a rebuild) on the

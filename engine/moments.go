@@ -5,33 +5,13 @@ import (
 	"errors"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 )
 
 // This file and the other write paths hold the engine's checks of what a
 // request names, each rule with one message: the HTTP handlers only parse
 // the wire (JSON, path, query) and leave every check to the engine.
-
-// checkKind checks a moment kind.
-func checkKind(kind string) error {
-	switch kind {
-	case api.KindPhoto, api.KindNote, api.KindRecall:
-		return nil
-	case "":
-		return api.Errorf(api.CodeBadKind, "kind is required: \"photo\", \"note\" or \"recall\"")
-	}
-	return api.Errorf(api.CodeBadKind, "kind %q is unknown; it must be \"photo\", \"note\" or \"recall\"", kind)
-}
-
-// checkTakenAt checks a taken_at time: RFC 3339 allows years 0000 to 9999
-// only.
-func checkTakenAt(t *time.Time) error {
-	if t != nil && (t.Year() < 0 || t.Year() > 9999) {
-		return api.Errorf(api.CodeBadTakenAt, "taken_at %s is out of RFC 3339's range (years 0000-9999)", t)
-	}
-	return nil
-}
 
 // checkLimit checks a page size: 1 to max.
 func checkLimit(limit, max int) error {
@@ -78,10 +58,10 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 			return nil, false, err
 		}
 	}
-	if err := checkKind(req.Kind); err != nil {
+	if err := api.CheckKind(req.Kind); err != nil {
 		return nil, false, err
 	}
-	if err := checkTakenAt(req.TakenAt); err != nil {
+	if err := api.CheckTakenAt(req.TakenAt); err != nil {
 		return nil, false, err
 	}
 	if err := api.CheckCaption(req.Caption); err != nil {
@@ -212,7 +192,9 @@ func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.awaitFold(ctx)
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, err
+	}
 	mo, err := e.mirror.Moment(ctx, id)
 	if isNotFound(err) {
 		return nil, notFound("moment", id)
@@ -251,7 +233,9 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 	if err != nil {
 		return nil, err
 	}
-	e.awaitFold(ctx)
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, err
+	}
 	given := 0
 	for {
 		moments, more, err := e.mirror.Moments(ctx, min(momentChunk, limit-given), before)
@@ -261,6 +245,10 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 		for i := range moments {
 			mo := e.overlayMoment(&moments[i])
 			err := fn(mo)
+			if errors.Is(err, ErrPageOver) && given > 0 {
+				// before is the last moment given: the page ends there.
+				return &before, nil
+			}
 			if err != nil && !errors.Is(err, ErrPageFull) {
 				return nil, err
 			}
@@ -298,8 +286,12 @@ func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.M
 	var moments []api.Moment
 	size := 0
 	next, err := e.EachMoment(ctx, limit, before, func(mo *api.Moment) error {
+		n := momentSize(mo)
+		if len(moments) > 0 && size+n > PageBytes {
+			return ErrPageOver
+		}
 		moments = append(moments, *mo)
-		if size += momentSize(mo); size >= PageBytes {
+		if size += n; size >= PageBytes {
 			return ErrPageFull
 		}
 		return nil
@@ -320,7 +312,7 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTakenAt(req.TakenAt); err != nil {
+	if err := api.CheckTakenAt(req.TakenAt); err != nil {
 		return nil, err
 	}
 	if req.Caption != nil {
@@ -335,6 +327,9 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	defer unlock()
 	mo, err := e.Moment(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.mayChangeMoment(ctx, id); err != nil {
 		return nil, err
 	}
 	if mo.DeletedAt != nil {
@@ -360,6 +355,26 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	return e.Moment(ctx, id)
 }
 
+// mayChangeMoment refuses, with forbidden, a change to moment id (held
+// under its key) by a token that may not change it: a device token that
+// did not create it.
+func (e *Engine) mayChangeMoment(ctx context.Context, id string) error {
+	if err := e.awaitFold(ctx); err != nil {
+		return err
+	}
+	refs, err := e.mirror.MomentRefs(ctx, id)
+	if isNotFound(err) {
+		return notFound("moment", id)
+	}
+	if err != nil {
+		return err
+	}
+	if !actorOf(ctx).mayChange(refs.Owner) {
+		return notYours("moment", id)
+	}
+	return nil
+}
+
 // sameTime reports whether a reader would see the same taken_at: the same
 // instant written with the same offset.
 func sameTime(a, b time.Time) bool {
@@ -378,12 +393,18 @@ func (e *Engine) DeleteMoment(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	defer unlock()
+	if err := e.awaitFold(ctx); err != nil {
+		return false, err
+	}
 	refs, err := e.mirror.MomentRefs(ctx, id)
 	if isNotFound(err) {
 		return false, notFound("moment", id)
 	}
 	if err != nil {
 		return false, err
+	}
+	if !actorOf(ctx).mayChange(refs.Owner) {
+		return false, notYours("moment", id)
 	}
 	if refs.Deleted {
 		return false, nil

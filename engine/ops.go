@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
@@ -12,16 +12,22 @@ import (
 const DefaultOpsLimit = 100
 
 // PageBytes is the byte budget of a page of ops or moments: a page stops
-// after the item that brings it to this size, so that memory stays flat
-// whatever the corpus holds, even below its limit (which is a maximum).
-// A page always holds at least one item, so it is at most PageBytes plus
-// one item.
+// before the item that would take it past this size, so that memory stays
+// flat whatever the corpus holds, even below its limit (which is a
+// maximum). A page always holds at least one item, so it is within
+// PageBytes or is one item alone (every item is bounded: an op by the JSON
+// body limit, a moment by its turns' budget).
 const PageBytes = 1 << 20
 
 // ErrPageFull is what the callback of EachOp or EachMoment returns once the
 // page it builds has reached its byte budget; the item it was given is part
 // of the page.
 var ErrPageFull = errors.New("engine: the page is full")
+
+// ErrPageOver is what the callback of EachOp or EachMoment returns for an
+// item that does not fit in the page it builds (never the first): the item
+// is not part of the page, and the next page starts with it.
+var ErrPageOver = errors.New("engine: the item does not fit in the page")
 
 // errPageFull stops a Scan once a page is full.
 var errPageFull = errors.New("page full")
@@ -47,7 +53,11 @@ func (e *Engine) EachOp(ctx context.Context, after uint64, limit int, fn func(ap
 			more = true
 			return errPageFull
 		}
-		err := fn(api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Data: r.Data})
+		err := fn(api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Author: r.Author, Data: r.Data})
+		if errors.Is(err, ErrPageOver) && given > 0 {
+			more = true
+			return errPageFull
+		}
 		if err != nil && !errors.Is(err, ErrPageFull) {
 			return err
 		}
@@ -71,8 +81,12 @@ func (e *Engine) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *u
 	ops := make([]api.Op, 0, min(max(limit, 1), 64))
 	size := 0
 	next, err := e.EachOp(ctx, after, limit, func(op api.Op) error {
+		n := len(op.Data) + opOverhead
+		if len(ops) > 0 && size+n > PageBytes {
+			return ErrPageOver
+		}
 		ops = append(ops, op)
-		if size += len(op.Data) + opOverhead; size >= PageBytes {
+		if size += n; size >= PageBytes {
 			return ErrPageFull
 		}
 		return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 )
 
@@ -55,7 +55,9 @@ func (e *Engine) KeepPhrase(ctx context.Context, req api.KeepPhraseRequest) (*ap
 
 // Phrases returns the active marks, oldest first.
 func (e *Engine) Phrases(ctx context.Context) ([]api.Phrase, error) {
-	e.awaitFold(ctx)
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, err
+	}
 	return e.mirror.Phrases(ctx)
 }
 

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 	"github.com/sparkfamily/spark/engine/pippa"

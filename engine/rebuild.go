@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // sqliteSuffixes are the files SQLite keeps beside a database in WAL mode.

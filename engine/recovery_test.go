@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
@@ -130,10 +130,7 @@ func TestOpen_FanOutCutShort(t *testing.T) {
 // there and folds as it did, fsck passes, and new fan-outs are written as
 // groups after the old records.
 func TestOpen_DataOfMain(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "v1-main"))); err != nil {
-		t.Fatal(err)
-	}
+	dir := copyFixture(t, "v1-main")
 	e := openEngine(t, dir)
 	wantOps(t, e, map[string]int{api.OpMomentCreate: 3, api.OpMediaPut: 1, api.OpTurnStart: 4, api.OpTurnFinish: 4, api.OpPhraseKeep: 3})
 	moments, _, err := e.Moments(ctxT(t), 10, "")

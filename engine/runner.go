@@ -8,15 +8,42 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/pippa"
-	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/internal/retry"
 )
 
-// maxImageBytes bounds the small copy a turn sends to a seat; a small copy
-// is a JPEG of at most 1600 pixels a side, far below it.
-const maxImageBytes = 32 << 20
+// maxImageBytes bounds the small copy a turn sends to a seat.
+const maxImageBytes = api.MaxReadImageBytes
+
+// errPhotoTooLarge is the failure of a turn whose moment's small copy is
+// past maxImageBytes.
+var errPhotoTooLarge = errors.New("it is larger than a small copy can be; upload a small copy (at most 1600 pixels a side)")
+
+// seatFailure is a seat's failure to read a turn once the runner gave up
+// on it, with the code that says why (api.ReadFailCodes).
+type seatFailure struct {
+	code string
+	err  error
+}
+
+func (f *seatFailure) Error() string { return f.err.Error() }
+func (f *seatFailure) Unwrap() error { return f.err }
+
+// failCode says why a turn failed with err (api.ReadFailCodes), by the
+// error's type: what the seat did (seatFailure), a small copy too large
+// to show, or anything else.
+func failCode(err error) string {
+	var f *seatFailure
+	switch {
+	case errors.As(err, &f):
+		return f.code
+	case errors.Is(err, errPhotoTooLarge):
+		return api.ReadPhotoTooLarge
+	}
+	return api.ReadFailed
+}
 
 // maxRetryAfter bounds how long a seat's Retry-After holds a worker
 // before it asks again.
@@ -221,11 +248,12 @@ func (r *runner) run(id string, seats []seatRef) {
 	if err != nil {
 		// The error is kept in the log for good: no secret of the seat
 		// may be in it.
-		fin.Status, fin.Error = api.TurnFailed, seat.cfg.Redact(err.Error())
-		e.logger.Warn("engine: turn failed", "turn", id, "seat", seat.cfg.Name, "err", fin.Error)
+		fin.Status, fin.Error, fin.ErrorCode = api.TurnFailed, seat.cfg.Redact(err.Error()), failCode(err)
+		e.logger.Warn("engine: turn failed", "turn", id, "seat", seat.cfg.Name, "code", fin.ErrorCode, "err", fin.Error)
 	} else {
 		fin.Status, fin.Text = api.TurnFinished, text
 	}
+	clipFinish(&fin)
 	rec, err := record(api.OpTurnFinish, "", fin)
 	if err == nil {
 		actx, cancel := context.WithTimeout(context.Background(), finishTimeout)
@@ -245,7 +273,8 @@ func (r *runner) run(id string, seats []seatRef) {
 // exponential back-off (retry.Backoff: after the n-th failure a random
 // wait below RetryBackoff·2^(n-1), capped at maxRetryBackoff) that waits at
 // least the seat's Retry-After (up to maxRetryAfter); its error is a
-// message for the person reading the turn.
+// *seatFailure: a message for whoever looks after the seat, and the code
+// of why (pippa.FailCode; pippa_unreachable once the attempts are spent).
 func (r *runner) ask(ctx context.Context, s seatRef, req pippa.Request) (string, error) {
 	cfg := r.e.cfg
 	b := retry.Backoff{Base: cfg.RetryBackoff, Cap: maxRetryBackoff, Rand: r.rand}
@@ -258,10 +287,12 @@ func (r *runner) ask(ctx context.Context, s seatRef, req pippa.Request) (string,
 			return "", ctx.Err()
 		}
 		if !pippa.IsTransient(err) {
-			return "", fmt.Errorf("Pippa's seat %q (%s) refused the request: %v; check the seat's URL, model and key", s.cfg.Name, s.cfg.URL, err)
+			return "", &seatFailure{code: pippa.FailCode(err),
+				err: fmt.Errorf("Pippa's seat %q (%s) refused the request: %w; check the seat's URL, model and key", s.cfg.Name, s.cfg.URL, err)}
 		}
 		if attempt >= cfg.RetryAttempts {
-			return "", fmt.Errorf("Pippa's seat %q (%s) did not answer after %d attempts: %v; check that the model server is running and reachable, then ask again", s.cfg.Name, s.cfg.URL, attempt, err)
+			return "", &seatFailure{code: pippa.FailCode(err),
+				err: fmt.Errorf("Pippa's seat %q (%s) did not answer after %d attempts: %w; check that the model server is running and reachable, then ask again", s.cfg.Name, s.cfg.URL, attempt, err)}
 		}
 		var after time.Duration
 		var he *pippa.HTTPError
@@ -314,7 +345,7 @@ func (e *Engine) readBlob(sha string) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > maxImageBytes {
-		return nil, errors.New("it is larger than a small copy can be; upload a small copy (at most 1600 pixels a side)")
+		return nil, errPhotoTooLarge
 	}
 	return b, nil
 }

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Full-text search [extension]: GET /v1/search (engine/server/search.go),
@@ -22,7 +22,9 @@ func (e *Engine) Search(ctx context.Context, q string, limit int) (*api.SearchRe
 	if err := checkLimit(limit, api.MaxPageLimit); err != nil {
 		return nil, err
 	}
-	e.awaitFold(ctx)
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, err
+	}
 	return e.mirror.SearchMomentsWithin(ctx, q, limit, PageBytes, momentSize, func(ctx context.Context, id string) (*api.Moment, error) {
 		mo, err := e.Moment(ctx, id)
 		if api.ErrorCode(err) == api.CodeNotFound {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // searchWords make the benchmark's captions differ as the window test's

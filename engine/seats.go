@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sparkfamily/spark/atomicfile"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // ErrBadSeat is returned by SetSeats for a seat that cannot be asked (no

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
@@ -31,7 +31,7 @@ func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTu
 	if req.Mode != api.ModePractical {
 		return nil, false, api.Errorf(api.CodeBadMode, "mode must be %q; got %q (careful readings are started as a job: POST /v1/moments/{id}/jobs)", api.ModePractical, req.Mode)
 	}
-	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID))
+	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID), momentKey(momentID))
 	if err != nil {
 		return nil, false, err
 	}
@@ -40,10 +40,16 @@ func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTu
 		if err != nil {
 			return nil, false, err
 		}
+		if err := answers(ctx, r, req.ClientRequestID, ""); err != nil {
+			return nil, false, err
+		}
 		t, err := e.Turn(ctx, r.TurnID)
 		return t, false, err
 	}
 	if err := e.momentExists(ctx, momentID); err != nil {
+		return nil, false, err
+	}
+	if err := e.roomForTurns(ctx, momentID, 1); err != nil {
 		return nil, false, err
 	}
 	id := e.newID()
@@ -51,7 +57,7 @@ func (e *Engine) StartTurn(ctx context.Context, momentID string, req api.StartTu
 	if err != nil {
 		return nil, false, err
 	}
-	if err := e.appendOps(ctx, rec); err != nil {
+	if err := e.appendTurns(ctx, 1, rec); err != nil {
 		return nil, false, err
 	}
 	e.run.enqueue(id)
@@ -75,6 +81,21 @@ func (e *Engine) request(ctx context.Context, id, kind string) (mirror.Request, 
 	return r, true, nil
 }
 
+// answers refuses, with request_id_reused, to answer a repeat of request
+// id (a turn's request id, a job or a recall id) with what r, its earlier
+// use, produced when that was another token's write, or a write on
+// another moment than momentID (when given): the repeat would be handed
+// someone else's turns.
+func answers(ctx context.Context, r mirror.Request, id, momentID string) error {
+	if !actorOf(ctx).mayAnswer(r.Owner) {
+		return api.Errorf(api.CodeRequestIDReused, "the id %q was already used by another device's %s; every write needs its own id", id, kindWords[r.Kind])
+	}
+	if momentID != "" && r.MomentID != momentID {
+		return api.Errorf(api.CodeRequestIDReused, "the id %q was already used for a %s on moment %s, not %s; every write needs its own id", id, kindWords[r.Kind], r.MomentID, momentID)
+	}
+	return nil
+}
+
 func (e *Engine) momentExists(ctx context.Context, id string) error {
 	_, err := e.mirror.MomentRefs(ctx, id)
 	if isNotFound(err) {
@@ -83,20 +104,14 @@ func (e *Engine) momentExists(ctx context.Context, id string) error {
 	return err
 }
 
-// checkTurnID refuses what is not a turn id (request-id shaped).
-func checkTurnID(id string) error {
-	if err := api.CheckRequestID(id); err != nil {
-		return api.Errorf(api.CodeBadID, "%q is not a turn id: a turn id has 1 to %d characters of A-Z a-z 0-9 . _ : -", id, api.MaxRequestIDLen)
-	}
-	return nil
-}
-
 // Turn returns turn id.
 func (e *Engine) Turn(ctx context.Context, id string) (*api.Turn, error) {
-	if err := checkTurnID(id); err != nil {
+	if err := api.CheckTurnID(id); err != nil {
 		return nil, err
 	}
-	e.awaitFold(ctx)
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, err
+	}
 	t, err := e.mirror.Turn(ctx, id)
 	if isNotFound(err) {
 		return nil, notFound("turn", id)
@@ -133,7 +148,7 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 	seats := e.Seats()
 	n := max(len(seats), 1)
 	ids := make([]string, n)
-	keys := []lockKey{reqKey(jobID)}
+	keys := []lockKey{reqKey(jobID), momentKey(momentID)}
 	for i := range n {
 		ids[i] = mirror.JobTurnRequestID(jobID, i)
 		keys = append(keys, reqKey(ids[i]))
@@ -143,8 +158,11 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 		return nil, false, err
 	}
 	defer unlock()
-	if _, found, err := e.request(ctx, jobID, mirror.RequestJob); err != nil || found {
+	if r, found, err := e.request(ctx, jobID, mirror.RequestJob); err != nil || found {
 		if err != nil {
+			return nil, false, err
+		}
+		if err := answers(ctx, r, jobID, ""); err != nil {
 			return nil, false, err
 		}
 		turns, err := e.jobTurns(ctx, jobID)
@@ -158,17 +176,20 @@ func (e *Engine) StartJob(ctx context.Context, momentID, jobID string) ([]api.Tu
 	if err := e.momentExists(ctx, momentID); err != nil {
 		return nil, false, err
 	}
+	if err := e.roomForTurns(ctx, momentID, n); err != nil {
+		return nil, false, err
+	}
 	recs := make([]oplog.Record, n)
 	for i := range n {
 		start := mirror.TurnStart{ID: ids[i], MomentID: momentID, Mode: api.ModeCareful, Job: jobID, JobIndex: i}
 		if i < len(seats) {
-			start.Seat = seats[i].Name
+			start.Seat = clipSeat(seats[i].Name)
 		}
 		if recs[i], err = record(api.OpTurnStart, ids[i], start); err != nil {
 			return nil, false, err
 		}
 	}
-	if err := e.appendOps(ctx, recs...); err != nil {
+	if err := e.appendTurns(ctx, len(recs), recs...); err != nil {
 		return nil, false, err
 	}
 	e.run.enqueue(ids...)
@@ -222,6 +243,9 @@ func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment,
 		if err != nil {
 			return nil, nil, false, err
 		}
+		if err := answers(ctx, r, recallID, ""); err != nil {
+			return nil, nil, false, err
+		}
 		mo, err := e.Moment(ctx, r.MomentID)
 		if err != nil {
 			return nil, nil, false, err
@@ -256,7 +280,7 @@ func (e *Engine) StartRecall(ctx context.Context, recallID string) (*api.Moment,
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if err := e.appendOps(ctx, create, start); err != nil {
+	if err := e.appendTurns(ctx, 1, create, start); err != nil {
 		return nil, nil, false, err
 	}
 	e.run.enqueue(turnID)

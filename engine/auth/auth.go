@@ -2,10 +2,15 @@
 //
 // A token is minted once by Add ("spk_" and 32 random bytes in base64url)
 // and shown to the person who asked for it; the store keeps only its
-// SHA-256 with a name and a creation time, in a JSON file (DATA/tokens.json,
-// mode 0600) that is always rewritten atomically:
+// SHA-256 with a name, a scope and a creation time, in a JSON file
+// (DATA/tokens.json, mode 0600) that is always rewritten atomically:
 //
-//	{"version": 1, "tokens": [{"name": "phone", "sha256": "<hex>", "created_at": "<RFC 3339>"}]}
+//	{"version": 2, "tokens": [{"name": "phone", "sha256": "<hex>", "scope": "device", "created_at": "<RFC 3339>"}]}
+//
+// A token's scope says what it may do (see Scope). Version 1 of the file,
+// written before scopes existed, had no scope: its tokens are read as
+// admin, so that every client that worked before keeps working, and the
+// next change of the file writes them down as version 2.
 //
 // `spark-engine token add` may change the file while `spark-engine serve`
 // runs; Check notices within a second. Every change (Add, Revoke) holds a
@@ -35,8 +40,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sparkfamily/spark/atomicfile"
-	"github.com/sparkfamily/spark/dirlock"
+	"github.com/sparkfamily/spark/internal/atomicfile"
+	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
 // TokenPrefix starts every token, so that a token is recognizable in a
@@ -61,11 +66,38 @@ const lockWait = 30 * time.Second
 var (
 	ErrDuplicate = errors.New("auth: a token with that name exists")
 	ErrBadName   = errors.New("auth: bad token name")
+	ErrBadScope  = errors.New("auth: bad token scope")
 )
+
+// Scope is what a token may do.
+type Scope string
+
+const (
+	// ScopeDevice is a family member's computer: it captures and reads,
+	// edits and deletes the moments it created, keeps phrases, asks for
+	// readings, and imports finished readings onto the moments it created.
+	ScopeDevice Scope = "device"
+	// ScopeAdmin may do everything, to anyone's moments.
+	ScopeAdmin Scope = "admin"
+)
+
+// ParseScope checks a scope's name.
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case ScopeDevice, ScopeAdmin:
+		return Scope(s), nil
+	}
+	return "", fmt.Errorf("%w: %q; use %q or %q", ErrBadScope, s, ScopeDevice, ScopeAdmin)
+}
+
+// fileVersion is the version of the file this package writes; version 1
+// (no scopes) is read too.
+const fileVersion = 2
 
 // Token describes a stored token (never the token itself).
 type Token struct {
 	Name      string
+	Scope     Scope
 	CreatedAt time.Time
 }
 
@@ -73,6 +105,7 @@ type Token struct {
 type entry struct {
 	Name      string    `json:"name"`
 	SHA256    string    `json:"sha256"`
+	Scope     Scope     `json:"scope"`
 	CreatedAt time.Time `json:"created_at"`
 
 	sum []byte // SHA256 decoded, for Check
@@ -123,11 +156,17 @@ func (s *Store) load() error {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("auth: %s is not a token file: %w; move it away and add the tokens again", s.path, err)
 	}
-	if f.Version != 1 {
-		return fmt.Errorf("auth: %s has version %d; this engine reads version 1", s.path, f.Version)
+	if f.Version != 1 && f.Version != fileVersion {
+		return fmt.Errorf("auth: %s has version %d; this engine reads versions 1 and %d", s.path, f.Version, fileVersion)
 	}
 	for i := range f.Tokens {
 		e := &f.Tokens[i]
+		if f.Version == 1 {
+			// Stored before scopes: every token could do everything.
+			e.Scope = ScopeAdmin
+		} else if _, err := ParseScope(string(e.Scope)); err != nil {
+			return fmt.Errorf("auth: %s: the token %q has the scope %q; revoke it and add it again", s.path, e.Name, e.Scope)
+		}
 		sum, err := hex.DecodeString(e.SHA256)
 		if err != nil || len(sum) != sha256.Size {
 			return fmt.Errorf("auth: %s: the token %q has a bad sha256; revoke it and add it again", s.path, e.Name)
@@ -147,12 +186,18 @@ func (s *Store) changed() bool {
 	return s.fi == nil || !os.SameFile(s.fi, fi) || fi.Size() != s.fi.Size() || !fi.ModTime().Equal(s.fi.ModTime())
 }
 
-// Check reports whose token it is. It compares the token's hash with every
+// Check reports whose token it is (see Lookup).
+func (s *Store) Check(token string) (name string, ok bool) {
+	t, ok := s.Lookup(token)
+	return t.Name, ok
+}
+
+// Lookup reports whose token it is and its scope. It compares the token's hash with every
 // stored hash in constant time, and re-reads the file, at most once a
 // second, when another process has changed it.
-func (s *Store) Check(token string) (name string, ok bool) {
+func (s *Store) Lookup(token string) (t Token, ok bool) {
 	if token == "" || len(token) > maxTokenLen {
-		return "", false
+		return Token{}, false
 	}
 	sum := sha256.Sum256([]byte(token))
 	s.mu.Lock()
@@ -167,10 +212,10 @@ func (s *Store) Check(token string) (name string, ok bool) {
 	}
 	for _, e := range s.entries {
 		if subtle.ConstantTimeCompare(sum[:], e.sum) == 1 {
-			name, ok = e.Name, true
+			t, ok = Token{Name: e.Name, Scope: e.Scope, CreatedAt: e.CreatedAt}, true
 		}
 	}
-	return name, ok
+	return t, ok
 }
 
 // CheckName checks a token name: 1 to 64 bytes of printable characters,
@@ -194,10 +239,13 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Add mints a token for name, stores its hash and returns the token, which
-// is never stored and cannot be shown again.
-func (s *Store) Add(name string) (string, error) {
+// Add mints a token for name with scope, stores its hash and returns the
+// token, which is never stored and cannot be shown again.
+func (s *Store) Add(name string, scope Scope) (string, error) {
 	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	if _, err := ParseScope(string(scope)); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
@@ -222,7 +270,7 @@ func (s *Store) Add(name string) (string, error) {
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	sum := sha256.Sum256([]byte(token))
 	entries := append(slices.Clone(s.entries), entry{
-		Name: name, SHA256: hex.EncodeToString(sum[:]), CreatedAt: s.now().UTC().Truncate(time.Second), sum: sum[:],
+		Name: name, SHA256: hex.EncodeToString(sum[:]), Scope: scope, CreatedAt: s.now().UTC().Truncate(time.Second), sum: sum[:],
 	})
 	if err := s.write(entries); err != nil {
 		return "", err
@@ -239,7 +287,7 @@ func (s *Store) List() ([]Token, error) {
 	}
 	out := make([]Token, 0, len(s.entries))
 	for _, e := range s.entries {
-		out = append(out, Token{Name: e.Name, CreatedAt: e.CreatedAt})
+		out = append(out, Token{Name: e.Name, Scope: e.Scope, CreatedAt: e.CreatedAt})
 	}
 	slices.SortStableFunc(out, func(a, b Token) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
@@ -286,7 +334,7 @@ func (s *Store) write(entries []entry) error {
 	if entries == nil {
 		entries = []entry{}
 	}
-	b, err := json.MarshalIndent(file{Version: 1, Tokens: entries}, "", "  ")
+	b, err := json.MarshalIndent(file{Version: fileVersion, Tokens: entries}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("auth: encode tokens: %w", err)
 	}

@@ -25,7 +25,7 @@ func openStore(tb testing.TB, path string) *Store {
 
 func addToken(tb testing.TB, s *Store, name string) string {
 	tb.Helper()
-	tok, err := s.Add(name)
+	tok, err := s.Add(name, ScopeDevice)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestStore_AddCheckRevoke(t *testing.T) {
 		t.Fatal("the token file holds a token in clear")
 	}
 	var f file
-	if err := json.Unmarshal(raw, &f); err != nil || f.Version != 1 || len(f.Tokens) != 2 || len(f.Tokens[0].SHA256) != 64 {
+	if err := json.Unmarshal(raw, &f); err != nil || f.Version != fileVersion || len(f.Tokens) != 2 || len(f.Tokens[0].SHA256) != 64 {
 		t.Fatalf("token file %s: %v", raw, err)
 	}
 	if runtime.GOOS != "windows" {
@@ -128,14 +128,14 @@ func TestStore_AddErrors(t *testing.T) {
 		{"bad\xff", ErrBadName},
 	}
 	for _, tt := range tests {
-		if _, err := s.Add(tt.name); !errors.Is(err, tt.want) {
+		if _, err := s.Add(tt.name, ScopeDevice); !errors.Is(err, tt.want) {
 			t.Errorf("Add(%q) = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if _, err := s.Add(strings.Repeat("n", MaxNameLen)); err != nil {
+	if _, err := s.Add(strings.Repeat("n", MaxNameLen), ScopeDevice); err != nil {
 		t.Errorf("Add of a %d-byte name = %v", MaxNameLen, err)
 	}
-	if _, err := s.Add("téléphone de papa"); err != nil {
+	if _, err := s.Add("téléphone de papa", ScopeDevice); err != nil {
 		t.Errorf("Add of a Unicode name = %v", err)
 	}
 }
@@ -181,7 +181,7 @@ func TestOpen_Errors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, content, want string }{
 		{"NotJSON", "hello", "not a token file"},
-		{"Version", `{"version":2,"tokens":[]}`, "version 2"},
+		{"Version", `{"version":3,"tokens":[]}`, "version 3"},
 		{"BadHash", `{"version":1,"tokens":[{"name":"x","sha256":"zz"}]}`, "bad sha256"},
 	}
 	for _, tt := range tests {
@@ -193,7 +193,7 @@ func TestOpen_Errors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := openStore(t, filepath.Join(dir, "missing", "tokens.json")).Add("x"); err == nil {
+	if _, err := openStore(t, filepath.Join(dir, "missing", "tokens.json")).Add("x", ScopeDevice); err == nil {
 		t.Error("Add in a missing directory succeeded")
 	}
 }
@@ -213,7 +213,7 @@ func TestStore_ConcurrentCheck(t *testing.T) {
 				}
 			}
 			if i == 0 {
-				if _, err := s.Add("other"); err != nil {
+				if _, err := s.Add("other", ScopeDevice); err != nil {
 					t.Error(err)
 				}
 			}

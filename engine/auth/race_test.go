@@ -20,7 +20,7 @@ func TestStore_ConcurrentWriters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Add(authtest.Victim); err != nil {
+		if _, err := s.Add(authtest.Victim, auth.ScopeDevice); err != nil {
 			t.Fatal(err)
 		}
 		tokens, err := authtest.Race(20, func(i int) (string, error) {
@@ -28,7 +28,7 @@ func TestStore_ConcurrentWriters(t *testing.T) {
 			if err != nil {
 				return "", err
 			}
-			return s.Add(authtest.Name(i))
+			return s.Add(authtest.Name(i), auth.ScopeDevice)
 		}, func() error {
 			s, err := auth.Open(path)
 			if err != nil {

@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
-	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/engine/server"
 )
 
@@ -38,7 +39,7 @@ type Engine struct {
 	// Metrics are the server's collectors.
 	Metrics *server.Metrics
 
-	served *served.Engine
+	served *host.Engine
 	hc     *http.Client
 	closed bool
 }
@@ -111,7 +112,7 @@ func Start(tb testing.TB, opts ...Option) *Engine {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	se, err := served.Start(ctx, served.Config{
+	se, err := host.Start(ctx, host.Config{
 		Engine: cfg,
 		Addr:   "127.0.0.1:0",
 		Server: server.Options{LoopbackHostsOnly: c.loopback},
@@ -126,12 +127,25 @@ func Start(tb testing.TB, opts ...Option) *Engine {
 	if _, err := se.Engine.Tokens().Revoke(tokenName); err != nil {
 		tb.Fatalf("enginetest: replace the token: %v", err)
 	}
-	token, err := se.Engine.Tokens().Add(tokenName)
+	// An admin token, as every token stored before scopes became: the
+	// tests that exercise a device's limits add one with AddToken.
+	token, err := se.Engine.Tokens().Add(tokenName, auth.ScopeAdmin)
 	if err != nil {
 		tb.Fatalf("enginetest: add a token: %v", err)
 	}
 	e.Token = token
 	return e
+}
+
+// AddToken adds a token named name with scope to the engine's store and
+// returns it, for a test that acts as a second client.
+func (e *Engine) AddToken(tb testing.TB, name string, scope auth.Scope) string {
+	tb.Helper()
+	tok, err := e.Engine.Tokens().Add(name, scope)
+	if err != nil {
+		tb.Fatalf("enginetest: add the token %q: %v", name, err)
+	}
+	return tok
 }
 
 // Close stops the server (in-flight requests finish) and closes the engine.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
@@ -19,8 +19,8 @@ import (
 // starts a goroutine per transaction and hands the driver a cancelable
 // context (modernc then starts a goroutine per statement to watch it).
 const (
-	sqlMomentInsert = `INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq)
-		VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	sqlMomentInsert = `INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq, owner)
+		VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlMomentEdit = `UPDATE moments SET
 		caption = CASE WHEN ?1 THEN ?2 ELSE caption END,
 		taken_at = CASE WHEN ?3 THEN ?4 ELSE taken_at END,
@@ -31,14 +31,14 @@ const (
 	sqlMomentOriginal = `UPDATE moments SET original_id = ?1 WHERE id = ?2 AND original_id IS NULL`
 	sqlTurnInsert     = `INSERT INTO turns (id, moment_id, mode, seat, status, text, error, request_id, job_id, job_index, recall_id, started_at, finished_at, seq)
 		VALUES (?, ?, ?, ?, 'queued', '', '', ?, ?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`
-	sqlTurnFinish = `UPDATE turns SET status = ?1, seat = CASE WHEN ?2 <> '' THEN ?2 ELSE seat END, text = ?3, error = ?4, finished_at = ?5
+	sqlTurnFinish = `UPDATE turns SET status = ?1, seat = CASE WHEN ?2 <> '' THEN ?2 ELSE seat END, text = ?3, error = ?4, finished_at = ?5, error_code = ?7
 		WHERE id = ?6 AND finished_at IS NULL`
 	sqlJobInsert      = `INSERT INTO jobs (id, moment_id, created_at, seq) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlRecallInsert   = `INSERT INTO recalls (id, moment_id, turn_id, phrases, created_at, seq) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlPhraseRecalled = `UPDATE phrases SET last_recalled_at = ?1 WHERE id = ?2`
 	sqlPhraseKeep     = `INSERT INTO phrases (id, text, moment_id, kept_at, last_recalled_at, seq) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`
 	sqlPhraseUnkeep   = `DELETE FROM phrases WHERE id = ?`
-	sqlRequestInsert  = `INSERT INTO requests (id, kind, moment_id, turn_id, seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	sqlRequestInsert  = `INSERT INTO requests (id, kind, moment_id, turn_id, seq, owner) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLastSeq        = `UPDATE meta SET value = ? WHERE key = 'last_seq'`
 	sqlBegin          = `BEGIN IMMEDIATE`
 	sqlCommit         = `COMMIT`
@@ -265,7 +265,7 @@ func (t *tx) fold(r *oplog.Record) error {
 		// that no reader can find the row in the table but not in the index.
 		t.m.ids.add(momentIDs, d.ID)
 		if _, err := t.exec(sqlMomentInsert, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
-			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq); err != nil {
+			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq, r.Author); err != nil {
 			return err
 		}
 		kind, turn := RequestMoment, ""
@@ -284,7 +284,7 @@ func (t *tx) fold(r *oplog.Record) error {
 				}
 			}
 		}
-		return t.request(r.RequestID, r.Seq, kind, d.ID, turn)
+		return t.request(r, r.RequestID, kind, d.ID, turn)
 	case api.OpMomentEdit:
 		var d MomentEdit
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -342,24 +342,24 @@ func (t *tx) fold(r *oplog.Record) error {
 				return err
 			}
 			// The job id answers for the job (its first turn wins).
-			if err := t.request(d.Job, r.Seq, RequestJob, d.MomentID, d.ID); err != nil {
+			if err := t.request(r, d.Job, RequestJob, d.MomentID, d.ID); err != nil {
 				return err
 			}
-			return t.request(reqID, r.Seq, RequestJobTurn, d.MomentID, d.ID)
+			return t.request(r, reqID, RequestJobTurn, d.MomentID, d.ID)
 		case d.Recall != "":
 			// The recall id was remembered by the recall's moment.create.
-			if err := t.request(d.Recall, r.Seq, RequestRecall, d.MomentID, d.ID); err != nil {
+			if err := t.request(r, d.Recall, RequestRecall, d.MomentID, d.ID); err != nil {
 				return err
 			}
-			return t.request(reqID, r.Seq, RequestRecallTurn, d.MomentID, d.ID)
+			return t.request(r, reqID, RequestRecallTurn, d.MomentID, d.ID)
 		}
-		return t.request(reqID, r.Seq, RequestTurn, d.MomentID, d.ID)
+		return t.request(r, reqID, RequestTurn, d.MomentID, d.ID)
 	case api.OpTurnFinish:
 		var d TurnFinish
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
-		_, err := t.exec(sqlTurnFinish, d.Status, d.Seat, d.Text, d.Error, at, d.ID)
+		_, err := t.exec(sqlTurnFinish, d.Status, d.Seat, d.Text, d.Error, at, d.ID, FailCode(d.Status, d.ErrorCode, d.Error))
 		return err
 	case api.OpPhraseKeep:
 		var d PhraseKeep
@@ -380,19 +380,19 @@ func (t *tx) fold(r *oplog.Record) error {
 	}
 }
 
-// request remembers what request id id produced, at seq; the first
-// producer wins.
-func (t *tx) request(id string, seq uint64, kind, momentID, turnID string) error {
+// request remembers what request id id produced, by op r (its seq and
+// author); the first producer wins.
+func (t *tx) request(r *oplog.Record, id, kind, momentID, turnID string) error {
 	if id == "" {
 		return nil
 	}
 	t.m.ids.add(requestIDs, id)
-	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(seq))
+	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(r.Seq), r.Author)
 	return err
 }
 
 // maxCreateRows is how many moments one INSERT of a run of creates holds
-// (10 parameters each, far below SQLite's limit).
+// (11 parameters each, far below SQLite's limit).
 const maxCreateRows = 64
 
 // createRun is a run of consecutive plain moment.create ops (no recall),
@@ -405,7 +405,7 @@ type createRun struct {
 	data []MomentCreate
 	args []any
 	// shared holds, for each create, the arguments both of its rows take
-	// (moment id, request id, seq), made interfaces once.
+	// (moment id, request id, seq, owner), made interfaces once.
 	shared []any
 }
 
@@ -465,10 +465,10 @@ func (t *tx) foldCreates(c *createRun) error {
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
 			// Each value is made an interface once, for both tables.
-			id, requestID, seq, at := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At))
-			c.shared = append(c.shared, id, requestID, seq)
+			id, requestID, seq, at, owner := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At)), any(r.Author)
+			c.shared = append(c.shared, id, requestID, seq, owner)
 			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
-				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq)
+				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq, owner)
 		}
 		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])
 		if err != nil {
@@ -487,8 +487,8 @@ func (t *tx) foldCreates(c *createRun) error {
 			if c.recs[lo].RequestID == "" {
 				continue
 			}
-			id, requestID, seq := c.shared[3*lo], c.shared[3*lo+1], c.shared[3*lo+2]
-			c.args = append(c.args, requestID, RequestMoment, id, "", seq)
+			id, requestID, seq, owner := c.shared[4*lo], c.shared[4*lo+1], c.shared[4*lo+2], c.shared[4*lo+3]
+			c.args = append(c.args, requestID, RequestMoment, id, "", seq, owner)
 			n++
 		}
 		if n == 0 {
@@ -522,9 +522,9 @@ func (m *DB) rowsStmt(ctx context.Context, q string) (*sql.Stmt, error) {
 // momentRowsSQL[n] inserts n moments, as sqlMomentInsert does one;
 // requestRowsSQL[n] inserts n request ids, as sqlRequestInsert does one.
 var (
-	momentRowsSQL = rowsSQL("INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq) VALUES ",
-		"(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)")
-	requestRowsSQL = rowsSQL("INSERT INTO requests (id, kind, moment_id, turn_id, seq) VALUES ", "(?, ?, ?, ?, ?)")
+	momentRowsSQL = rowsSQL("INSERT INTO moments (id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, request_id, seq, owner) VALUES ",
+		"(?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)")
+	requestRowsSQL = rowsSQL("INSERT INTO requests (id, kind, moment_id, turn_id, seq, owner) VALUES ", "(?, ?, ?, ?, ?, ?)")
 )
 
 func rowsSQL(insert, row string) []string {

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -10,10 +11,11 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // SchemaVersion is the version of the schema (schema.sql, then
@@ -22,8 +24,10 @@ import (
 // migrations) or refused and rebuilt rather than misread.
 //
 // Version 2 gave the turns of jobs and quick recalls their derived request
-// ids (requestids.sql); version 3 added full-text search (search.sql).
-const SchemaVersion = 3
+// ids (requestids.sql); version 3 added full-text search (search.sql);
+// version 4 the owners of moments and request ids (owners.sql); version 5
+// the codes of why failed readings failed (errorcodes.sql).
+const SchemaVersion = 5
 
 //go:embed schema.sql
 var schema string
@@ -34,12 +38,21 @@ var requestIDsMigration string
 //go:embed search.sql
 var searchSchema string
 
-// migrations[v] brings a mirror of version v to version v+1, in the same
-// transaction that stores the new version. A mirror older than the first
-// migration is refused (StaleError) and rebuilt from the log.
-var migrations = map[int]string{
-	1: requestIDsMigration, // the derived request ids of job and recall turns
-	2: searchSchema,        // full-text search, indexing the rows already there
+//go:embed owners.sql
+var ownersSchema string
+
+//go:embed errorcodes.sql
+var errorCodesSchema string
+
+// migrations bring a mirror of an older version up to SchemaVersion with
+// sqlitedb.Migrate, each in the transaction that stores its version. A
+// mirror older than the first migration is refused (StaleError) and
+// rebuilt from the log.
+var migrations = []sqlitedb.Migration{
+	{Version: 2, SQL: requestIDsMigration},                    // the derived request ids of job and recall turns
+	{Version: 3, SQL: searchSchema},                           // full-text search, indexing the rows already there
+	{Version: 4, SQL: ownersSchema},                           // owners of moments and request ids
+	{Version: 5, SQL: errorCodesSchema, Go: deriveErrorCodes}, // why failed readings failed, derived for those logged before
 }
 
 // ErrStale matches (errors.Is) the error Open returns for a mirror written
@@ -76,6 +89,9 @@ type Options struct {
 	// that its ids are new). It costs a scan of both tables at Open and
 	// about 20 bytes of memory per id.
 	IDIndex bool
+	// SearchBudget is how long one search may take, waiting for its turn
+	// included (0: DefaultSearchBudget).
+	SearchBudget time.Duration
 }
 
 // DB is an open mirror. Writes go through Apply only, on one connection;
@@ -96,6 +112,11 @@ type DB struct {
 	ids *idSet
 	// behind is how far the log's answers are ahead of the fold.
 	behind behind
+	// searches holds a slot for each search running (maxSearches), so that
+	// searches leave the other read connections to the other reads;
+	// searchBudget bounds each.
+	searches     chan struct{}
+	searchBudget time.Duration
 }
 
 func dsn(path string, bulk, readOnly bool) string {
@@ -126,9 +147,9 @@ func dsn(path string, bulk, readOnly bool) string {
 		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Set("_txlock", "immediate")
 	}
-	// A file: URI with the path escaped (sqlitedsn): the plain form cuts
+	// A file: URI with the path escaped (sqlitedb): the plain form cuts
 	// the path at its first "?".
-	return sqlitedsn.DSN(path, q)
+	return sqlitedb.DSN(path, q)
 }
 
 // Open opens the mirror at path, creating it with the current schema when
@@ -147,7 +168,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	m := &DB{path: path, w: w}
+	m := &DB{path: path, w: w, searches: make(chan struct{}, maxSearches), searchBudget: cmp.Or(opts.SearchBudget, DefaultSearchBudget)}
 	if err := m.init(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -201,6 +222,12 @@ func (m *DB) init(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, searchSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
+	if _, err := tx.ExecContext(ctx, ownersSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, errorCodesSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
@@ -214,32 +241,19 @@ func (m *DB) init(ctx context.Context) error {
 }
 
 // migrate brings a mirror of an older version up to SchemaVersion, one
-// migration after another, each in its own transaction; a version with no
-// migration (or a newer one) is a *StaleError.
+// migration after another, each in its own transaction (sqlitedb.Migrate);
+// a version with no migration (or a newer one) is a *StaleError.
 func (m *DB) migrate(ctx context.Context, version int) error {
 	if version <= 0 || version > SchemaVersion {
 		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
 	}
-	for v := version; v < SchemaVersion; v++ {
-		up, ok := migrations[v]
-		if !ok {
-			return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
-		}
-		tx, err := m.w.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, up); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrate mirror %s to version %d: %w; rebuild it with `spark-engine rebuild --data %s`", m.path, v+1, err, filepath.Dir(m.path))
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrate mirror %s to version %d: %w", m.path, v+1, err)
-		}
+	_, err := sqlitedb.Migrate(ctx, m.w, migrations)
+	var ve *sqlitedb.VersionError
+	switch {
+	case errors.As(err, &ve):
+		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+	case err != nil:
+		return fmt.Errorf("migrate mirror %s: %w; rebuild it with `spark-engine rebuild --data %s`", m.path, err, filepath.Dir(m.path))
 	}
 	return nil
 }

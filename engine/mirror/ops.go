@@ -93,6 +93,10 @@ type TurnFinish struct {
 	Seat   string `json:"seat,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// ErrorCode is why a failed turn failed (api.ReadFailCodes). Records
+	// logged before it have none: the fold gives them the code their
+	// Error's words give (FailCode).
+	ErrorCode string `json:"error_code,omitempty"`
 }
 
 // PhraseKeep is the data of a phrase.keep op.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Request is what a client request id (or recall or job id) produced.
@@ -17,6 +17,7 @@ type Request struct {
 	Kind     string // RequestMoment, RequestTurn, RequestRecall, RequestJob, RequestJobTurn or RequestRecallTurn
 	MomentID string
 	TurnID   string // the turn of a turn request; a recall's turn; a job's first turn
+	Owner    string // the author of the op that first used it ("" when it has none)
 }
 
 // Refs are the facts about a moment that the engine's write checks need.
@@ -24,6 +25,7 @@ type Refs struct {
 	Deleted    bool
 	CopyID     string // reserved by the create or set by the first copy put
 	OriginalID string
+	Owner      string // the author of its moment.create ("" when it has none)
 }
 
 // Turn is a turn with what the fold knows beyond the wire's fields.
@@ -123,8 +125,8 @@ func (m *DB) Request(ctx context.Context, id string) (Request, error) {
 		return Request{}, ErrNotFound
 	}
 	r := Request{ID: id}
-	err := m.queryRow(ctx, "SELECT kind, moment_id, turn_id FROM requests WHERE id = ?", id).
-		Scan(&r.Kind, &r.MomentID, &r.TurnID)
+	err := m.queryRow(ctx, "SELECT kind, moment_id, turn_id, owner FROM requests WHERE id = ?", id).
+		Scan(&r.Kind, &r.MomentID, &r.TurnID, &r.Owner)
 	if err != nil {
 		return Request{}, m.wrap("read request", err)
 	}
@@ -139,12 +141,13 @@ func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
 	}
 	var deleted sql.NullInt64
 	var copyID, originalID sql.NullString
-	err := m.queryRow(ctx, "SELECT deleted_at, copy_id, original_id FROM moments WHERE id = ?", id).
-		Scan(&deleted, &copyID, &originalID)
+	var owner string
+	err := m.queryRow(ctx, "SELECT deleted_at, copy_id, original_id, owner FROM moments WHERE id = ?", id).
+		Scan(&deleted, &copyID, &originalID, &owner)
 	if err != nil {
 		return Refs{}, m.wrap("read moment", err)
 	}
-	return Refs{Deleted: deleted.Valid, CopyID: copyID.String, OriginalID: originalID.String}, nil
+	return Refs{Deleted: deleted.Valid, CopyID: copyID.String, OriginalID: originalID.String, Owner: owner}, nil
 }
 
 // MediaOwner returns the moment and role that name media id id as their copy
@@ -210,15 +213,77 @@ func (m *DB) fill(ctx context.Context, mo *api.Moment, copyID, originalID string
 			return err
 		}
 	}
-	turns, err := m.queryTurns(ctx, "WHERE moment_id = ? ORDER BY seq", mo.ID)
+	mo.Turns, mo.TurnsNext, err = m.MomentTurns(ctx, mo.ID, "", MomentTurnsLimit, MomentTurnBytes)
+	return err
+}
+
+// A moment read from the mirror carries its first turns only, the oldest,
+// up to MomentTurnsLimit of them and about MomentTurnBytes: a moment is
+// never read (or answered) whole, however many readings it holds. When
+// more follow, its TurnsNext is the cursor for MomentTurns.
+const (
+	MomentTurnsLimit = 200
+	MomentTurnBytes  = 256 << 10
+)
+
+// turnOverhead is about what a turn's JSON adds to its texts.
+const turnOverhead = 256
+
+// TurnSize is about how many bytes of JSON t takes, for byte budgets.
+func TurnSize(t *api.Turn) int {
+	return turnOverhead + len(t.Text) + len(t.Error) + len(t.Seat) + len(t.ErrorCode)
+}
+
+// ErrBadCursor is returned by MomentTurns for an after that is not a turn
+// of the moment.
+var ErrBadCursor = errors.New("mirror: the cursor names no turn of this moment")
+
+// MomentTurns returns the turns of moment momentID, oldest first, that
+// follow turn after ("" from the first): at most limit, and no more than
+// fit in budget by their TurnSize, except that the first is always given
+// (so a page is within its budget, or is one turn alone: only logs written
+// before the caps hold a turn larger than a budget). next is the id of the last
+// turn given when more follow, nil otherwise. Rows are read one at a time,
+// so memory stays within the budget whatever the moment holds.
+func (m *DB) MomentTurns(ctx context.Context, momentID, after string, limit, budget int) (turns []api.Turn, next *string, err error) {
+	afterSeq := int64(-1)
+	if after != "" {
+		err := m.queryRow(ctx, "SELECT seq FROM turns WHERE id = ? AND moment_id = ?", after, momentID).Scan(&afterSeq)
+		if err != nil {
+			if err = m.wrap("read turns", err); errors.Is(err, ErrNotFound) {
+				return nil, nil, ErrBadCursor
+			}
+			return nil, nil, err
+		}
+	}
+	rows, err := m.query(ctx, "SELECT "+turnCols+" FROM turns WHERE moment_id = ? AND seq > ? ORDER BY seq LIMIT ?", momentID, afterSeq, limit+1)
 	if err != nil {
-		return err
+		return nil, nil, m.wrap("read turns", err)
 	}
-	mo.Turns = make([]api.Turn, len(turns))
-	for i := range turns {
-		mo.Turns[i] = turns[i].Turn
+	defer rows.Close()
+	turns = []api.Turn{}
+	size := 0
+	for rows.Next() {
+		if len(turns) == limit {
+			id := turns[len(turns)-1].ID
+			return turns, &id, nil
+		}
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, nil, m.wrap("read turns", err)
+		}
+		n := TurnSize(&t.Turn)
+		if len(turns) > 0 && size+n > budget {
+			id := turns[len(turns)-1].ID
+			return turns, &id, nil
+		}
+		turns = append(turns, t.Turn)
+		size += n
 	}
-	return nil
+	if err := rows.Err(); err != nil {
+		return nil, nil, m.wrap("read turns", err)
+	}
+	return turns, nil, nil
 }
 
 // Moments returns up to limit live moments, newest (highest id) first, with
@@ -276,7 +341,7 @@ func (m *DB) Media(ctx context.Context, id string) (*api.Media, error) {
 	return &md, nil
 }
 
-const turnCols = "id, moment_id, mode, seat, status, text, error, request_id, job_id, job_index, recall_id, started_at, finished_at"
+const turnCols = "id, moment_id, mode, seat, status, text, error, request_id, job_id, job_index, recall_id, started_at, finished_at, error_code"
 
 func (m *DB) queryTurns(ctx context.Context, where string, args ...any) ([]Turn, error) {
 	rows, err := m.query(ctx, "SELECT "+turnCols+" FROM turns "+where, args...)
@@ -286,22 +351,31 @@ func (m *DB) queryTurns(ctx context.Context, where string, args ...any) ([]Turn,
 	defer rows.Close()
 	var turns []Turn
 	for rows.Next() {
-		var t Turn
-		var started int64
-		var finished sql.NullInt64
-		if err := rows.Scan(&t.ID, &t.MomentID, &t.Mode, &t.Seat, &t.Status, &t.Text, &t.Error,
-			&t.ClientRequestID, &t.Job, &t.JobIndex, &t.Recall, &started, &finished); err != nil {
+		t, err := scanTurn(rows)
+		if err != nil {
 			return nil, m.wrap("read turns", err)
 		}
-		s := timeOf(started)
-		t.StartedAt = &s
-		t.FinishedAt = timePtr(finished)
 		turns = append(turns, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, m.wrap("read turns", err)
 	}
 	return turns, nil
+}
+
+// scanTurn reads a row of turnCols.
+func scanTurn(s scanner) (Turn, error) {
+	var t Turn
+	var started int64
+	var finished sql.NullInt64
+	if err := s.Scan(&t.ID, &t.MomentID, &t.Mode, &t.Seat, &t.Status, &t.Text, &t.Error,
+		&t.ClientRequestID, &t.Job, &t.JobIndex, &t.Recall, &started, &finished, &t.ErrorCode); err != nil {
+		return Turn{}, err
+	}
+	st := timeOf(started)
+	t.StartedAt = &st
+	t.FinishedAt = timePtr(finished)
+	return t, nil
 }
 
 // Turn returns turn id, or ErrNotFound.
@@ -429,4 +503,44 @@ func (m *DB) EachMedia(ctx context.Context, fn func(api.Media) error) error {
 		return m.wrap("list media", err)
 	}
 	return nil
+}
+
+// TurnCount returns how many turns moment id holds (0 for an unknown one).
+func (m *DB) TurnCount(ctx context.Context, momentID string) (int, error) {
+	var n int
+	if err := m.queryRow(ctx, "SELECT count(*) FROM turns WHERE moment_id = ?", momentID).Scan(&n); err != nil {
+		return 0, m.wrap("count turns", err)
+	}
+	return n, nil
+}
+
+// PhrasesAfter returns up to limit active marks kept after the mark whose
+// seq is after (0 from the first), oldest first; next is the seq of the
+// last one given when more follow, nil otherwise.
+func (m *DB) PhrasesAfter(ctx context.Context, after uint64, limit int) (phrases []api.Phrase, next *uint64, err error) {
+	rows, err := m.query(ctx, "SELECT "+phraseCols+", seq FROM phrases WHERE seq > ? ORDER BY seq LIMIT ?", int64(after), limit+1)
+	if err != nil {
+		return nil, nil, m.wrap("read phrases", err)
+	}
+	defer rows.Close()
+	phrases = []api.Phrase{}
+	var last uint64
+	for rows.Next() {
+		if len(phrases) == limit {
+			return phrases, &last, nil
+		}
+		var p api.Phrase
+		var kept int64
+		var recalled sql.NullInt64
+		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled, &last); err != nil {
+			return nil, nil, m.wrap("read phrases", err)
+		}
+		p.KeptAt = timeOf(kept)
+		p.LastRecalledAt = timePtr(recalled)
+		phrases = append(phrases, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, m.wrap("read phrases", err)
+	}
+	return phrases, nil, nil
 }

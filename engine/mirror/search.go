@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Sources of a search hit: what the matching text is.
@@ -51,13 +52,58 @@ func Query(q string) string {
 	return strings.Join(words, " ")
 }
 
-// queryWords returns the words of q that count, as Query reads them.
+// maxQueryWords is how many words of a query count; the rest are left out.
+const maxQueryWords = 16
+
+// queryWords returns the words of q that count, as Query reads them, in
+// the order typed. Each word is a prefix that every hit must hold, and
+// each costs a pass over the index's entries for it, so a word that adds
+// nothing is left out (issue 25, item 6):
+//   - a word typed twice, case and accents aside ("Door door"), counts once;
+//   - a word that begins another word of the query ("gar garden") is left
+//     out, since every text holding the longer one holds it too;
+//   - of the one-letter words, the costliest prefixes (each matches nearly
+//     every text), only the first counts.
 func queryWords(q string) []string {
 	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-	if len(words) > 16 {
-		words = words[:16]
+	folded := make([]string, len(words))
+	for i, w := range words {
+		folded[i] = foldWord(w)
 	}
-	return words
+	out := words[:0]
+	oneLetter := false
+	for i, w := range words {
+		f := folded[i]
+		if utf8.RuneCountInString(f) < 2 {
+			if oneLetter {
+				continue
+			}
+			oneLetter = true
+		}
+		if beginsAnother(f, folded, i) {
+			continue
+		}
+		out = append(out, w)
+		if len(out) == maxQueryWords {
+			break
+		}
+	}
+	return out
+}
+
+// beginsAnother reports whether f, the folded word at i, begins another
+// word of folded, or equals one typed before it (the first of equal words
+// is kept).
+func beginsAnother(f string, folded []string, i int) bool {
+	for j, g := range folded {
+		if j == i {
+			continue
+		}
+		if f == g && j < i || f != g && strings.HasPrefix(g, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // rankedAtMost is how many matching texts Search still orders by
@@ -71,15 +117,61 @@ const rankedAtMost = 2000
 // first match.
 const snippetWords = 40
 
+// DefaultSearchBudget is how long one search may take, its wait for a
+// slot included, before it is given up with api.CodeSearchTooBroad: the
+// words typed match so much that answering would hold the engine's reads.
+const DefaultSearchBudget = 10 * time.Second
+
+// maxSearches is how many searches run at once: half of the read
+// connections, so that reading a moment or a page never waits behind
+// searches.
+const maxSearches = 2
+
+// errSearchTooBroad is a search given up at its budget, in words for the
+// person who typed it.
+func errSearchTooBroad() error {
+	return api.Errorf(api.CodeSearchTooBroad, "That search matches too much to answer quickly. Add another word, or a few more letters of one.")
+}
+
+// searching waits for a search slot and bounds the search by the budget;
+// done gives the slot back and turns an error of the search into
+// errSearchTooBroad once the budget, not the caller, ended it.
+func (m *DB) searching(ctx context.Context) (context.Context, func(error) error, error) {
+	sctx, cancel := context.WithTimeout(ctx, m.searchBudget)
+	select {
+	case m.searches <- struct{}{}:
+	case <-sctx.Done():
+		cancel()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, errSearchTooBroad()
+	}
+	done := func(err error) error {
+		<-m.searches
+		over := sctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if err != nil && over {
+			return errSearchTooBroad()
+		}
+		return err
+	}
+	return sctx, done, nil
+}
+
 // Search returns up to limit texts matching q (as Query reads it), from
 // live moments and kept phrases: best first (FTS5's bm25 rank) when at
 // most rankedAtMost texts match, newest first when more do.
 func (m *DB) Search(ctx context.Context, q string, limit int) ([]SearchHit, error) {
+	ctx, done, err := m.searching(ctx)
+	if err != nil {
+		return nil, err
+	}
 	hits := []SearchHit{}
-	err := m.searchEach(ctx, q, limit, func(h SearchHit) bool {
+	err = done(m.searchEach(ctx, q, limit, func(h SearchHit) bool {
 		hits = append(hits, h)
 		return true
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -329,13 +421,26 @@ func (m *DB) SearchMoments(ctx context.Context, q string, limit int,
 }
 
 // SearchMomentsWithin is SearchMoments within a byte budget (0: none):
-// once the moments found take budget bytes of JSON (as size reckons a
-// moment's), it stops at the next
-// moment found and sets More; the texts after it (less relevant) are not
+// it stops before a moment found that would take the moments past budget
+// bytes of JSON (as size reckons a moment's), and sets More; the texts after it (less relevant) are not
 // read, so the phrases and matches among them are left out too. It always
 // holds the first moment found, so that an answer is never empty for want
 // of room.
 func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget int, size func(*api.Moment) int,
+	moment func(context.Context, string) (*api.Moment, error)) (*api.SearchResults, error) {
+	ctx, done, err := m.searching(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.searchMoments(ctx, q, limit, budget, size, moment)
+	if err = done(err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// searchMoments is SearchMomentsWithin once it has its slot.
+func (m *DB) searchMoments(ctx context.Context, q string, limit, budget int, size func(*api.Moment) int,
 	moment func(context.Context, string) (*api.Moment, error)) (*api.SearchResults, error) {
 	out := &api.SearchResults{Results: []api.SearchResult{}, Phrases: []api.SearchMatch{}}
 	taken := 0 // JSON bytes of the moments taken
@@ -367,7 +472,13 @@ func (m *DB) SearchMomentsWithin(ctx context.Context, q string, limit, budget in
 				continue
 			}
 			if budget > 0 {
-				taken += size(mo)
+				n := size(mo)
+				if len(out.Results) > 0 && taken+n > budget {
+					// It would take the answer past its budget.
+					out.More = true
+					return out, nil
+				}
+				taken += n
 			}
 			i = len(out.Results)
 			at[h.MomentID] = i

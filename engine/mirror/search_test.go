@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
 
@@ -196,5 +197,110 @@ func TestMakeSnippet(t *testing.T) {
 		if got := makeSnippet(tt.text, foldedWords(tt.q), 10); got != tt.want {
 			t.Errorf("makeSnippet(%q, %q) = %q; want %q", tt.text, tt.q, got, tt.want)
 		}
+	}
+}
+
+// TestQuery_LeavesOutWordsThatAddNothing: a word typed twice, one that
+// begins another word, and one-letter words past the first cost a pass over
+// the index each and change no hit (issue 25, item 6).
+func TestQuery_LeavesOutWordsThatAddNothing(t *testing.T) {
+	for in, want := range map[string]string{
+		"door Door DOOR":                 `"door"*`,
+		"café cafe":                      `"café"*`,
+		"gar garden":                     `"garden"*`,
+		"garden gar":                     `"garden"*`,
+		"a b c d e f g h":                `"a"*`,
+		"x red y":                        `"x"* "red"*`,
+		strings.Repeat("word ", 40):      `"word"*`,
+		"one two three four five six s7": `"one"* "two"* "three"* "four"* "five"* "six"* "s7"*`,
+	} {
+		if got := Query(in); got != want {
+			t.Errorf("Query(%q) = %q; want %q", in, got, want)
+		}
+	}
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("w%02d", i))
+	}
+	if got := strings.Count(Query(strings.Join(many, " ")), "*"); got != maxQueryWords {
+		t.Errorf("%d words count of 40, want %d", got, maxQueryWords)
+	}
+}
+
+// bigCorpus folds n notes whose captions are about 8 KB of words each.
+func bigCorpus(t *testing.T, m *DB, n int) {
+	t.Helper()
+	words := strings.Fields("apple banana cherry damson elder fig grape hazel iris juniper kale lemon mango nettle olive pear quince rhubarb sage thyme")
+	var recs []oplog.Record
+	for i := range n {
+		var b strings.Builder
+		for k := 0; b.Len() < 8<<10; k++ {
+			b.WriteString(words[(i*7+k*k)%len(words)])
+			fmt.Fprintf(&b, "%d ", (i+k)%97)
+		}
+		recs = append(recs, rec(t, uint64(i+1), api.OpMomentCreate, fmt.Sprintf("r%d", i),
+			MomentCreate{ID: fmt.Sprintf("01J%023d", i), Kind: api.KindNote, Caption: b.String()}))
+	}
+	if err := m.Apply(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearch_Budget: a search that matches so much that it would hold the
+// reads is given up at its budget with search_too_broad, well before its
+// own end (SQLite is interrupted, not waited for), and the mirror answers
+// the next search as before (issue 25, item 6).
+func TestSearch_Budget(t *testing.T) {
+	ctx := context.Background()
+	m := openDB(t, filepath.Join(t.TempDir(), "mirror.db"))
+	bigCorpus(t, m, 3000)
+	found := func(context.Context, string) (*api.Moment, error) { return &api.Moment{}, nil }
+	m.searchBudget = time.Hour // the whole search, however slow the machine (-race)
+	start := time.Now()
+	if _, err := m.SearchMoments(ctx, "a", 100, found); err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+
+	m.searchBudget = whole / 10
+	start = time.Now()
+	_, err := m.SearchMoments(ctx, "a", 100, found)
+	took := time.Since(start)
+	if api.ErrorCode(err) != api.CodeSearchTooBroad {
+		t.Fatalf("a search past its budget of %v (%v in whole): %v; want %s", m.searchBudget, whole, err, api.CodeSearchTooBroad)
+	}
+	t.Logf("search: %v in whole; given up after %v with a budget of %v", whole, took, m.searchBudget)
+	if took > whole*3/4 {
+		t.Errorf("given up after %v, with a budget of %v: the search ran to its end (%v) instead of being interrupted", took, m.searchBudget, whole)
+	}
+	m.searchBudget = DefaultSearchBudget
+	if hits, err := m.Search(ctx, "cherry", 5); err != nil || len(hits) == 0 {
+		t.Fatalf("a search after one given up: %d hits, %v", len(hits), err)
+	}
+}
+
+// TestSearch_LeavesReadsTheirConnections: while maxSearches searches run,
+// another waits for a slot (and gives up at its budget), and reads of
+// moments go on.
+func TestSearch_LeavesReadsTheirConnections(t *testing.T) {
+	ctx := context.Background()
+	m, err := Open(ctx, filepath.Join(t.TempDir(), "mirror.db"), Options{SearchBudget: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	bigCorpus(t, m, 10)
+	for range maxSearches {
+		m.searches <- struct{}{} // searches running
+	}
+	if _, err := m.Search(ctx, "apple", 5); api.ErrorCode(err) != api.CodeSearchTooBroad {
+		t.Fatalf("a search while %d run: %v; want it to wait, then %s", maxSearches, err, api.CodeSearchTooBroad)
+	}
+	if _, err := m.Moment(ctx, fmt.Sprintf("01J%023d", 3)); err != nil {
+		t.Fatalf("a read while searches run: %v", err)
+	}
+	<-m.searches
+	if hits, err := m.Search(ctx, "apple", 5); err != nil || len(hits) == 0 {
+		t.Fatalf("a search once a slot is free: %d hits, %v", len(hits), err)
 	}
 }

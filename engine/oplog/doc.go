@@ -35,8 +35,10 @@ header followed by a payload:
 	4 bytes  magic 0xF5 'S' 'O' 'P'. 0xF5 never occurs in UTF-8 text, so a
 	         JSON payload cannot contain something that looks like a header.
 	4 bytes  the length word: the payload length N (at most MaxRecordSize)
-	         in its low 25 bits, and in its top bit the "more" flag, set on
-	         every record of a group but the last. Bits 25 to 30 are zero.
+	         in its low 25 bits, in its top bit the "more" flag, set on
+	         every record of a group but the last, and in bit 30 the
+	         "author" flag, set on a record that names its author. Bits 25
+	         to 29 are zero.
 	4 bytes  CRC-32C (Castagnoli) of the first 8 header bytes followed by
 	         the N payload bytes.
 
@@ -49,7 +51,16 @@ header followed by a payload:
 	op       the op name, bytes of A-Z a-z 0-9 . _ : - (e.g. "moment.create")
 	1 byte   length of the client request id, 0 to 255
 	rid      the client request id (valid UTF-8), empty when the op has none
+	         only with the author flag:
+	1 byte   length of the author, 1 to 64
+	author   the name of the token whose request wrote the op (valid UTF-8)
 	rest     data: the op's JSON document, or nothing
+
+Authors. A record without an author (the engine's own ops, and every op
+logged before authors were recorded) never sets the author flag and is
+written byte for byte as before, so logs written before then open as they
+are, their ops without an author. (An engine older than authors refuses a
+record with the flag as damaged: it never misreads it.)
 
 A group is the records of one Append (a recall's moment and its turn, a
 job's turns): all of them survive a crash, or none. Logs written before

@@ -25,6 +25,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	good, _ := encodeAll(seqRecs(1, 2)...)
 	f.Add(good)
 	f.Add(good[:len(good)-1])
+	f.Add(appendRecord(nil, &Record{Seq: 1, At: fixedNow, Op: "moment.create", RequestID: "r1", Author: "Dad's laptop", Data: []byte(`{"caption":"x"}`)}, false))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, more, n, err := decodeRecord(b)
 		if err == nil {
@@ -94,6 +95,20 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		}
 		if diff := cmp.Diff(r, got); diff != "" {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
+		}
+		// The same record with an author (the request id's bytes, when
+		// they make one).
+		r.Author = rid
+		if rid == "" || validate(&r) != nil {
+			return
+		}
+		b = appendRecord(nil, &r, more)
+		got, gotMore, n, err = decodeRecord(b)
+		if err != nil || n != len(b) || gotMore != more {
+			t.Fatalf("decodeRecord of an encoded record with an author = %d, %v, %v", n, gotMore, err)
+		}
+		if diff := cmp.Diff(r, got); diff != "" {
+			t.Fatalf("round trip with an author (-want +got):\n%s", diff)
 		}
 	})
 }

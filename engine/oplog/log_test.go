@@ -3,6 +3,7 @@ package oplog
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -119,6 +120,34 @@ func TestLog_AppendScanReopen(t *testing.T) {
 	n, last, err := Verify(context.Background(), path)
 	if err != nil || n != 4 || last != 4 {
 		t.Errorf("Verify = %d, %d, %v; want 4, 4, nil", n, last, err)
+	}
+}
+
+// TestLog_Author: a record's author is logged and read back, after a
+// reopen too; a record without one is written as before authors existed.
+func TestLog_Author(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ops.log")
+	l := openLog(t, path, testOptions(t))
+	withAuthor := rec("moment.create", "req-1", `{"id":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}`)
+	withAuthor.Author = "Dad's laptop"
+	if _, err := l.Append(context.Background(), withAuthor, rec("moment.edit", "", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	long := rec("a", "", "")
+	long.Author = strings.Repeat("x", MaxAuthorLen+1)
+	if _, err := l.Append(context.Background(), long); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Append with a %d-byte author: %v; want ErrInvalid", len(long.Author), err)
+	}
+	l.Close()
+	l2 := openLog(t, path, testOptions(t))
+	got := scanAll(t, l2, 0)
+	if len(got) != 2 || got[0].Author != "Dad's laptop" || got[1].Author != "" {
+		t.Fatalf("records read back: %+v", got)
+	}
+	plain := rec("moment.edit", "", `{}`)
+	plain.Seq, plain.At = 2, got[1].At
+	if b := appendRecord(nil, &plain, false); !bytes.Equal(b, appendRecord(nil, &got[1], false)) || binary.BigEndian.Uint32(b[4:8])&flagAuthor != 0 {
+		t.Error("a record without an author is not encoded as before")
 	}
 }
 

@@ -16,7 +16,11 @@ type Record struct {
 	At        time.Time
 	Op        string // e.g. "moment.create"
 	RequestID string // the client request id that caused the op, if any
-	Data      json.RawMessage
+	// Author is the name of the token whose request wrote the op; empty
+	// for the engine's own ops and for every op logged before authors
+	// were recorded.
+	Author string
+	Data   json.RawMessage
 }
 
 // Limits of a record; see doc.go for the format.
@@ -24,6 +28,7 @@ const (
 	MaxRecordSize   = 16 << 20 // payload bytes
 	MaxOpLen        = 64
 	MaxRequestIDLen = 255
+	MaxAuthorLen    = 64 // a token name's limit (engine/auth)
 
 	headerSize     = 12
 	payloadFixed   = 8 + 8 + 1 + 1 // seq, at, op length, request id length
@@ -37,6 +42,11 @@ const (
 	// Logs written before groups existed never set it, so each of their
 	// records is a group of one.
 	flagMore = 1 << 31
+	// flagAuthor marks a record whose payload holds an author after its
+	// request id. Records without an author never set it and are written
+	// exactly as before authors existed, so logs written before then open
+	// as they are.
+	flagAuthor = 1 << 30
 )
 
 var magic = [4]byte{0xF5, 'S', 'O', 'P'}
@@ -104,7 +114,13 @@ func validate(r *Record) error {
 	if !utf8.ValidString(r.RequestID) {
 		return fmt.Errorf("%w: the request id %q is not valid UTF-8", ErrInvalid, r.RequestID)
 	}
-	if n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data); n > MaxRecordSize {
+	if len(r.Author) > MaxAuthorLen {
+		return fmt.Errorf("%w: the author has %d bytes, at most %d fit", ErrInvalid, len(r.Author), MaxAuthorLen)
+	}
+	if !utf8.ValidString(r.Author) {
+		return fmt.Errorf("%w: the author %q is not valid UTF-8", ErrInvalid, r.Author)
+	}
+	if n := payloadSize(r); n > MaxRecordSize {
 		return fmt.Errorf("%w: op %s is %d bytes, at most %d fit in a record", ErrInvalid, r.Op, n, MaxRecordSize)
 	}
 	if len(r.Data) > 0 && !json.Valid(r.Data) {
@@ -113,14 +129,25 @@ func validate(r *Record) error {
 	return nil
 }
 
+// payloadSize is the length of r's payload.
+func payloadSize(r *Record) int {
+	n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data)
+	if r.Author != "" {
+		n += 1 + len(r.Author)
+	}
+	return n
+}
+
 // appendRecord appends the encoding of r to b; more marks a record that is
 // not the last of its group. r must have passed validate.
 func appendRecord(b []byte, r *Record, more bool) []byte {
 	start := len(b)
-	n := payloadFixed + len(r.Op) + len(r.RequestID) + len(r.Data)
-	word := uint32(n)
+	word := uint32(payloadSize(r))
 	if more {
 		word |= flagMore
+	}
+	if r.Author != "" {
+		word |= flagAuthor
 	}
 	b = append(b, magic[:]...)
 	b = binary.BigEndian.AppendUint32(b, word)
@@ -131,6 +158,10 @@ func appendRecord(b []byte, r *Record, more bool) []byte {
 	b = append(b, r.Op...)
 	b = append(b, byte(len(r.RequestID)))
 	b = append(b, r.RequestID...)
+	if r.Author != "" {
+		b = append(b, byte(len(r.Author)))
+		b = append(b, r.Author...)
+	}
 	b = append(b, r.Data...)
 	crc := crc32.Update(0, castagnoli, b[start:start+8])
 	crc = crc32.Update(crc, castagnoli, b[start+headerSize:])
@@ -145,7 +176,7 @@ func checkHeader(h []byte) (n int, more bool, reason string) {
 		return 0, false, fmt.Sprintf("bad magic % x", h[:4])
 	}
 	word := binary.BigEndian.Uint32(h[4:8])
-	if word&^(lengthMask|flagMore) != 0 {
+	if word&^(lengthMask|flagMore|flagAuthor) != 0 {
 		return 0, false, fmt.Sprintf("unknown flags in the length word %08x", word)
 	}
 	size := word & lengthMask
@@ -179,7 +210,19 @@ func decodePayload(h, p []byte) (Record, string) {
 		return Record{}, fmt.Sprintf("request id length %d overruns the payload", ridLen)
 	}
 	r.RequestID = string(rest[1 : 1+ridLen])
-	if data := rest[1+ridLen:]; len(data) > 0 {
+	rest = rest[1+ridLen:]
+	if binary.BigEndian.Uint32(h[4:8])&flagAuthor != 0 {
+		if len(rest) == 0 {
+			return Record{}, "the author's length overruns the payload"
+		}
+		n := int(rest[0])
+		if n == 0 || 1+n > len(rest) {
+			return Record{}, fmt.Sprintf("author length %d is empty or overruns the payload", n)
+		}
+		r.Author = string(rest[1 : 1+n])
+		rest = rest[1+n:]
+	}
+	if data := rest; len(data) > 0 {
 		r.Data = append(json.RawMessage(nil), data...)
 	}
 	if err := validate(&r); err != nil {

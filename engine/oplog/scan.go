@@ -236,11 +236,11 @@ func scanFile(ctx context.Context, path string, f io.ReaderAt, size int64) (*fil
 // wholeUnderDamagedWord reports whether the bytes at off hold a record
 // written whole, with seq prevSeq+1, whose length word alone was damaged
 // since: with another length (the one its own bytes show: where its JSON
-// data ends) and either group flag in the length word, its checksum
-// matches. It returns the payload length and group flag that match. A
+// data ends), either group flag and either author flag in the length
+// word, its checksum matches. It returns the payload length and group flag that match. A
 // write cut short cannot pass that test: its record's true bytes are not
 // all there, and the checksum covers the length word. It reads at most
-// MaxRecordSize bytes and decodes the data once.
+// MaxRecordSize bytes and decodes the data at most twice.
 func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n int, more bool, ok bool, err error) {
 	if size-off < headerSize+minPayloadSize {
 		return 0, false, false, nil
@@ -265,43 +265,52 @@ func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n in
 	if _, err := f.ReadAt(p, off+headerSize); err != nil && err != io.EOF {
 		return 0, false, false, fmt.Errorf("read at offset %d: %w", off+headerSize, err)
 	}
-	// Where the data starts: after the op and the request id.
-	d := 16
-	d += 1 + int(p[d])
-	if d >= avail {
-		return 0, false, false, nil
-	}
-	d += 1 + int(p[d])
-	if d > avail {
-		return 0, false, false, nil
-	}
-	// The data is empty, or one JSON value and the white space after it.
-	cands := []int{d}
-	if d < avail {
-		dec := json.NewDecoder(bytes.NewReader(p[d:]))
-		var v json.RawMessage
-		if dec.Decode(&v) == nil {
-			e := d + int(dec.InputOffset())
-			cands = append(cands, e)
-			for ; e < avail && isJSONSpace(p[e]); e++ {
-				cands = append(cands, e+1)
-			}
-		}
-	}
 	stored := binary.BigEndian.Uint32(h[4:8])
-	for _, l := range cands {
-		if l < minPayloadSize {
+	for _, author := range []uint32{0, flagAuthor} {
+		// Where the data starts: after the op, the request id and, when
+		// the record has one, the author.
+		d := 16
+		d += 1 + int(p[d])
+		if d >= avail {
 			continue
 		}
-		for _, flag := range []uint32{0, flagMore} {
-			word := uint32(l) | flag
-			if word == stored {
-				continue // the header as it is: already failed
+		d += 1 + int(p[d])
+		if author != 0 {
+			if d >= avail {
+				continue
 			}
-			h2 := h
-			binary.BigEndian.PutUint32(h2[4:8], word)
-			if rec, reason := decodePayload(h2[:], p[:l]); reason == "" && rec.Seq == prevSeq+1 {
-				return l, flag != 0, true, nil
+			d += 1 + int(p[d])
+		}
+		if d > avail {
+			continue
+		}
+		// The data is empty, or one JSON value and the white space after it.
+		cands := []int{d}
+		if d < avail {
+			dec := json.NewDecoder(bytes.NewReader(p[d:]))
+			var v json.RawMessage
+			if dec.Decode(&v) == nil {
+				e := d + int(dec.InputOffset())
+				cands = append(cands, e)
+				for ; e < avail && isJSONSpace(p[e]); e++ {
+					cands = append(cands, e+1)
+				}
+			}
+		}
+		for _, l := range cands {
+			if l < minPayloadSize {
+				continue
+			}
+			for _, flag := range []uint32{0, flagMore} {
+				word := uint32(l) | flag | author
+				if word == stored {
+					continue // the header as it is: already failed
+				}
+				h2 := h
+				binary.BigEndian.PutUint32(h2[4:8], word)
+				if rec, reason := decodePayload(h2[:], p[:l]); reason == "" && rec.Seq == prevSeq+1 {
+					return l, flag != 0, true, nil
+				}
 			}
 		}
 	}

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/retry"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/retry"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // Errors of a seat, besides *HTTPError and network errors.
@@ -73,6 +74,25 @@ func IsTransient(err error) bool {
 	}
 	var te *transportError
 	return errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// FailCode says why a seat's error failed a reading, as a code of
+// api.ReadFailCodes, by the error's type: a transient error (IsTransient)
+// is a seat that could not be reached or did not answer; an *HTTPError
+// otherwise a refusal; ErrBadAnswer and ErrEmptyAnswer an answer with
+// nothing to read; anything else (a request Spark could not make)
+// api.ReadFailed.
+func FailCode(err error) string {
+	var he *HTTPError
+	switch {
+	case IsTransient(err):
+		return api.ReadPippaUnreachable
+	case errors.Is(err, ErrBadAnswer) || errors.Is(err, ErrEmptyAnswer):
+		return api.ReadPippaAnswerUnreadable
+	case errors.As(err, &he):
+		return api.ReadPippaRefused
+	}
+	return api.ReadFailed
 }
 
 // transportError marks a failure to reach the seat or to read its whole

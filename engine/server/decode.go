@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // decodeJSON reads r's body, at most api.MaxJSONBody bytes, into v. Unknown
@@ -116,6 +116,20 @@ func queryLimit(r *http.Request) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return 0, api.Errorf(api.CodeBadLimit, "limit must be a whole number from 1, or left out for the default; got %q", v)
+	}
+	return n, nil
+}
+
+// queryAfter reads ?after=, the cursor of a page walked by seq (the "next"
+// of the page before); none is 0, from the start.
+func queryAfter(r *http.Request) (uint64, error) {
+	v := r.URL.Query().Get("after")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, api.Errorf(api.CodeBadID, "after must be a whole number from 0, as given in \"next\"; got %q", v)
 	}
 	return n, nil
 }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -60,14 +60,15 @@ func limitFileSize(t *testing.T, max int64) (lift func()) {
 // TestDiskFull_FileSizeLimit runs the disk-full story without mounting
 // anything: a file size limit on this process makes the engine's writes
 // fail the way a full disk does. Two cases: the log's own write fails
-// (nothing of the op is kept), and the log's write succeeds but the
-// mirror's fails (the op is in the log though its writer got 503; the
-// mirror folds it on recovery, and the writer's retry finds it).
+// (nothing of the op is kept, its writer gets 503), and the log's write
+// succeeds but the mirror's fails (the op is acknowledged at its fsync;
+// reads that must see it get 503 until the mirror folds it on recovery,
+// and the writer's retry finds it).
 func TestDiskFull_FileSizeLimit(t *testing.T) {
 	t.Run("LogWriteFails", func(t *testing.T) {
 		e := enginetest.Start(t, enginetest.WithoutSeat())
 		var lift func()
-		diskFullScenario(t, e, func() {
+		diskFullScenario(t, e, refused, func() {
 			lift = limitFileSize(t, fileSize(t, e, "ops.log"))
 		}, func() { lift() }, "file too large")
 	})
@@ -76,6 +77,9 @@ func TestDiskFull_FileSizeLimit(t *testing.T) {
 		// write alone heals the engine.
 		e := enginetest.Start(t, enginetest.WithoutSeat())
 		m := createMoment(t, e, api.CreateMomentRequest{Kind: api.KindPhoto})
+		// A read waits for the create's fold (it was answered at its
+		// fsync), so that only the upload's write fails.
+		call(t, e, "GET", "/v1/moments/"+m.ID, nil).want(t, http.StatusOK, nil)
 		var largest int64
 		for _, f := range []string{"ops.log", "mirror.db", "mirror.db-wal", "mirror.db-shm"} {
 			largest = max(largest, fileSize(t, e, f))
@@ -103,7 +107,7 @@ func TestDiskFull_FileSizeLimit(t *testing.T) {
 	t.Run("MirrorWriteFails", func(t *testing.T) {
 		e := enginetest.Start(t, enginetest.WithoutSeat())
 		var lift func()
-		diskFullScenario(t, e, func() {
+		diskFullScenario(t, e, acknowledged, func() {
 			log := fileSize(t, e, "ops.log")
 			wal := fileSize(t, e, "mirror.db-wal")
 			limit := log + 8<<10
@@ -111,7 +115,7 @@ func TestDiskFull_FileSizeLimit(t *testing.T) {
 				t.Skipf("the mirror's WAL (%d bytes) is not larger than the log (%d) by enough to fail it alone", wal, log)
 			}
 			lift = limitFileSize(t, limit)
-		}, func() { lift() }, "")
+		}, func() { lift() }, "mirror")
 	})
 }
 
@@ -123,7 +127,7 @@ func TestDiskFull_Tmpfs(t *testing.T) {
 	dir := mountTmpfs(t, 4<<20)
 	e := enginetest.Start(t, enginetest.WithoutSeat(), enginetest.WithDir(dir))
 	filler := filepath.Join(dir, "filler")
-	diskFullScenario(t, e, func() {
+	diskFullScenario(t, e, either, func() {
 		f, err := os.Create(filler)
 		if err != nil {
 			t.Fatal(err)

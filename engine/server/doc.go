@@ -1,6 +1,6 @@
-// Package server serves the Spark engine's v1 HTTP contract
-// (../shared/contract/ENGINE_HTTP.md, documented with this project's
-// additions in docs/API.md) over any Service, normally *engine.Engine.
+// Package server serves the Spark engine's v1 HTTP contract (docs/API.md,
+// which documents the shared contract together with this project's
+// extensions) over any Service, normally *engine.Engine.
 //
 // Each handler has the same shape: parse the wire (the JSON body, the path,
 // the query, a raw taken_at, the Content-Digest header), call the service,

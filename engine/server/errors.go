@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Error writes err as the contract's JSON error answer. An *api.Error keeps
@@ -36,14 +36,14 @@ func bodyTimeout() *api.Error {
 	return api.Errorf(api.CodeRequestTimeout, "the request's body did not arrive in time; the connection is too slow or was interrupted: send the request again")
 }
 
-// writeError writes e with the status of its code; a 503 carries e's
-// RetryAfter (5 s when it has none) as Retry-After.
+// writeError writes e with the status of its code; a 503 or 429 carries
+// e's RetryAfter (5 s when it has none) as Retry-After.
 func writeError(w http.ResponseWriter, e *api.Error) {
 	status := api.HTTPStatus(e.Code)
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="spark"`)
 	}
-	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+	if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && w.Header().Get("Retry-After") == "" {
 		secs := 5
 		if e.RetryAfter > 0 {
 			secs = int((e.RetryAfter + time.Second - 1) / time.Second)

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +51,10 @@ type HTTPOptions struct {
 	// Logger receives the server's own errors and the cap's warnings; nil
 	// is slog.Default().
 	Logger *slog.Logger
+	// MaxMediaSize is the engine's media limit (engine.Config.MaxMediaSize;
+	// 0 is engine.DefaultMaxMediaSize): an upload's deadline counts its
+	// Content-Length up to it, never more.
+	MaxMediaSize int64
 
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
@@ -106,6 +109,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.MaxMediaSize <= 0 {
+		o.MaxMediaSize = engine.DefaultMaxMediaSize
+	}
 	return o
 }
 
@@ -130,16 +136,21 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// support them (none that net/http serves over TCP) returns one.
 	rc.SetWriteDeadline(now.Add(g.o.AnswerTimeout))
 	if r.ContentLength != 0 { // a declared length, or -1: chunked
-		d := g.o.JSONBodyTimeout
-		if r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, "/v1/media/") {
-			n := r.ContentLength
-			if n < 0 {
-				n = engine.DefaultMaxMediaSize
-			}
-			d = g.o.MediaBodyTimeout + atRate(n)
-		}
-		rc.SetReadDeadline(now.Add(d))
 		gw.body = &guardBody{ReadCloser: r.Body}
+		if isMediaBody(r) {
+			// The deadline counts the declared length up to the media
+			// limit only (a longer upload is refused with 413 anyway), and
+			// the body must keep coming: past the first MediaBodyTimeout,
+			// at MinTransferRate on average (guardBody.Read).
+			n := r.ContentLength
+			if n < 0 || n > g.o.MaxMediaSize {
+				n = g.o.MaxMediaSize
+			}
+			gw.body.pace = &pace{rc: rc, start: now, grace: g.o.MediaBodyTimeout, end: now.Add(g.o.MediaBodyTimeout + atRate(n)), answer: g.o.AnswerTimeout}
+			rc.SetReadDeadline(gw.body.pace.deadline())
+		} else {
+			rc.SetReadDeadline(now.Add(g.o.JSONBodyTimeout))
+		}
 		r = r.WithContext(r.Context())
 		r.Body = gw.body
 	}
@@ -158,6 +169,8 @@ func extendAnswer(w http.ResponseWriter, size int64) {
 type guardBody struct {
 	io.ReadCloser
 	eof bool
+	// pace, for a media upload, moves the read deadline as bytes come.
+	pace *pace
 }
 
 func (b *guardBody) Read(p []byte) (int, error) {
@@ -165,7 +178,45 @@ func (b *guardBody) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		b.eof = true
 	}
+	if b.pace != nil {
+		switch {
+		case err != nil:
+			// The body is over (whole, cut off or failed): the answer gets
+			// its own time from now, however long the body took.
+			b.pace.rc.SetWriteDeadline(time.Now().Add(b.pace.answer))
+		case n > 0:
+			b.pace.got += int64(n)
+			b.pace.rc.SetReadDeadline(b.pace.deadline())
+		}
+	}
 	return n, err
+}
+
+// pace is the read deadline of a media upload: the body must have come
+// whole by end (its declared length, capped at the media limit, at
+// MinTransferRate, after grace), and at any time t it must have come at
+// MinTransferRate since start+grace, with paceSlack to spare. An upload
+// trickling a byte every few seconds is thus cut off (408) soon after
+// grace, rather than holding a temp file and a connection until end.
+type pace struct {
+	rc         *http.ResponseController
+	start, end time.Time
+	grace      time.Duration
+	got        int64
+	// answer is the time the answer gets once the body is over.
+	answer time.Duration
+}
+
+// paceSlack is how far ahead of the pace the body may fall behind: a
+// second and more of a slow link's bytes in flight.
+const paceSlack = 64 << 10
+
+func (p *pace) deadline() time.Time {
+	d := p.start.Add(p.grace + time.Duration(float64(p.got+paceSlack)/MinTransferRate*float64(time.Second)))
+	if d.After(p.end) {
+		return p.end
+	}
+	return d
 }
 
 // guardWriter closes the connection of an answer sent before the request's
@@ -180,6 +231,12 @@ type guardWriter struct {
 }
 
 func (w *guardWriter) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		// An interim answer (104 of a resumable upload): the body is
+		// still to be read.
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
 	if !w.wrote {
 		w.wrote = true
 		if w.body != nil && !w.body.eof {

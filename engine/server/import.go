@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // TurnImporter imports a reading finished by another engine [extension].

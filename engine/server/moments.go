@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // createBody is the body of POST /v1/moments, with taken_at kept raw so that
@@ -41,6 +41,23 @@ func (s *server) getMoment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, api.MomentResponse{Moment: m})
+}
+
+// momentTurns is GET /v1/moments/{id}/turns [extension]: a page of the
+// moment's turns, oldest first, after the turn ?after= (the moment's
+// turns_next, or a page's next).
+func (s *server) momentTurns(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryLimit(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	turns, next, err := s.svc.MomentTurns(r.Context(), r.PathValue("id"), r.URL.Query().Get("after"), limit)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.TurnsResponse{Turns: turns, Next: next})
 }
 
 func (s *server) listMoments(w http.ResponseWriter, r *http.Request) {

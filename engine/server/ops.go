@@ -2,20 +2,15 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
-	var after uint64
-	if v := r.URL.Query().Get("after"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			s.Error(w, r, api.Errorf(api.CodeBadID, "after must be a seq, a whole number from 0 (as given in \"next\"); got %q", v))
-			return
-		}
-		after = n
+	after, err := queryAfter(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
 	}
 	limit, err := queryLimit(r)
 	if err != nil {

@@ -25,12 +25,17 @@ func newPageWriter(w http.ResponseWriter, key string) *pageWriter {
 	return &pageWriter{w: w, key: key}
 }
 
-// add writes one item; it returns engine.ErrPageFull once the page holds
-// PageBytes, and the write's error if the client went away.
+// add writes one item; it returns engine.ErrPageOver, writing nothing,
+// for an item that would take the page past PageBytes (never the first),
+// engine.ErrPageFull once the page holds PageBytes, and the write's error
+// if the client went away.
 func (p *pageWriter) add(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if p.items > 0 && p.bytes+len(b)+1 > engine.PageBytes {
+		return engine.ErrPageOver
 	}
 	if p.items == 0 {
 		p.start()

@@ -6,9 +6,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -42,7 +43,11 @@ func allocated(f func()) uint64 {
 // corpus, and walking the pages by their cursors still gives every op and
 // every moment once, in order.
 func TestPageBudget(t *testing.T) {
-	e := enginetest.Start(t, enginetest.WithoutSeat())
+	// The searches here match all n moments, each with thousands of hits:
+	// under -race on a busy CI machine one took past the default budget
+	// of 10 s and was given up (search_too_broad). The budget is what
+	// mirror.TestSearch_Budget checks; here it is the page's bytes.
+	e := enginetest.Start(t, enginetest.WithoutSeat(), enginetest.WithConfig(func(c *engine.Config) { c.SearchBudget = 5 * time.Minute }))
 	const n = 300 // about 19 MiB of captions: 19 pages' worth
 	ids := bigCorpus(t, e, n)
 

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
@@ -20,16 +20,26 @@ func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, statusFor(created, http.StatusCreated), api.PhraseResponse{Phrase: p, Created: created})
 }
 
+// listPhrases is GET /v1/phrases: the active marks, oldest first, a page
+// at a time [extension] (?after= the next of the page before, ?limit= up to
+// api.MaxPhraseLimit, its default).
 func (s *server) listPhrases(w http.ResponseWriter, r *http.Request) {
-	phrases, err := s.svc.Phrases(r.Context())
+	after, err := queryAfter(r)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	if phrases == nil {
-		phrases = []api.Phrase{}
+	limit, err := queryLimit(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
 	}
-	writeJSON(w, http.StatusOK, api.PhrasesResponse{Phrases: phrases})
+	phrases, next, err := s.svc.PhrasePage(r.Context(), after, limit)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.PhrasesResponse{Phrases: phrases, Next: next})
 }
 
 func (s *server) removePhrase(w http.ResponseWriter, r *http.Request) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // Searcher is the engine's full-text search [extension]. It is not part of

@@ -12,8 +12,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
 )
 
 // Service is the subset of *engine.Engine that the HTTP face uses: one method
@@ -34,7 +35,10 @@ type Service interface {
 	StartJob(ctx context.Context, momentID, jobID string) ([]api.Turn, bool, error)
 	StartRecall(ctx context.Context, recallID string) (*api.Moment, *api.Turn, bool, error)
 	KeepPhrase(ctx context.Context, req api.KeepPhraseRequest) (*api.Phrase, bool, error)
-	Phrases(ctx context.Context) ([]api.Phrase, error)
+	// PhrasePage and MomentTurns page GET /v1/phrases and
+	// GET /v1/moments/{id}/turns [extension].
+	PhrasePage(ctx context.Context, after uint64, limit int) ([]api.Phrase, *uint64, error)
+	MomentTurns(ctx context.Context, id, after string, limit int) ([]api.Turn, *string, error)
 	RemovePhrase(ctx context.Context, id string) (bool, error)
 	EachOp(ctx context.Context, after uint64, limit int, fn func(api.Op) error) (*uint64, error)
 	Health(ctx context.Context) api.Health
@@ -46,9 +50,10 @@ type PutMedia = engine.PutMedia
 
 var _ Service = (*engine.Engine)(nil)
 
-// TokenChecker says whose a bearer token is (*auth.Store is one).
+// TokenChecker says whose a bearer token is and what its scope allows
+// (*auth.Store is one).
 type TokenChecker interface {
-	Check(token string) (name string, ok bool)
+	Lookup(token string) (auth.Token, bool)
 }
 
 // Options configure New.
@@ -102,6 +107,7 @@ func (s *server) routes() {
 	m.HandleFunc("POST /v1/moments", s.createMoment)
 	m.HandleFunc("GET /v1/moments", s.listMoments)
 	m.HandleFunc("GET /v1/moments/{id}", s.getMoment)
+	m.HandleFunc("GET /v1/moments/{id}/turns", s.momentTurns) // [extension]
 	m.HandleFunc("PATCH /v1/moments/{id}", s.editMoment)
 	m.HandleFunc("DELETE /v1/moments/{id}", s.deleteMoment)
 	m.HandleFunc("PUT /v1/media/{id}", s.putMedia)
@@ -118,6 +124,7 @@ func (s *server) routes() {
 	m.HandleFunc("POST "+api.ImportTurnPath, s.importTurn) // [extension] import.go
 	m.HandleFunc("GET "+healthPath, s.health)
 	m.Handle("GET /metrics", s.metrics.handler())
+	s.uploadRoutes() // [extension] uploads.go
 }
 
 const healthPath = "/v1/health"
@@ -157,12 +164,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !(r.Method == http.MethodGet || r.Method == http.MethodHead) || r.URL.Path != healthPath {
-		name, ok := s.authenticate(r)
+		tok, ok := s.authenticate(r)
 		if !ok {
 			writeError(rw, api.Errorf(api.CodeUnauthorized, "this request needs an Authorization: Bearer <token> header with a valid token; the engine's owner makes one with `spark-engine token add NAME`"))
 			return
 		}
-		rw.client = name
+		rw.client = tok.Name
+		// The engine checks what the token may do, and writes its name as
+		// the author of every op the request causes.
+		r = r.WithContext(engine.WithActor(r.Context(), engine.Actor{Name: tok.Name, Admin: tok.Scope == auth.ScopeAdmin}))
 	}
 	if pattern == "" {
 		s.unmatched(rw, r, h)
@@ -172,19 +182,19 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authenticate checks the bearer token of r.
-func (s *server) authenticate(r *http.Request) (string, bool) {
+func (s *server) authenticate(r *http.Request) (auth.Token, bool) {
 	if s.opts.Tokens == nil {
-		return "", false
+		return auth.Token{}, false
 	}
 	scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+		return auth.Token{}, false
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return "", false
+		return auth.Token{}, false
 	}
-	return s.opts.Tokens.Check(token)
+	return s.opts.Tokens.Lookup(token)
 }
 
 // unmatched answers a request no route matched, turning the mux's plain-text
@@ -226,7 +236,7 @@ type statusWriter struct {
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
+	if w.status == 0 && code >= 200 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)

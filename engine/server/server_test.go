@@ -10,7 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/server"
 	"github.com/sparkfamily/spark/internal/syncbuf"
@@ -96,7 +96,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 	for _, tc := range []struct{ method, path, allow string }{
 		{"PUT", "/v1/moments", "GET, HEAD, POST"},
 		{"POST", "/v1/moments/" + newID(), "DELETE, GET, HEAD, PATCH"},
-		{"DELETE", "/v1/media/" + newID(), "GET, HEAD, PUT"},
+		{"DELETE", "/v1/media/" + newID(), "GET, HEAD, OPTIONS, POST, PUT"}, // POST, OPTIONS: resumable uploads [extension]
 		{"GET", "/v1/recalls", "POST"},
 		{"POST", "/v1/ops", "GET, HEAD"},
 		{"PUT", "/v1/phrases/keep:x", "DELETE"},

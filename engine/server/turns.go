@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 func (s *server) startTurn(w http.ResponseWriter, r *http.Request) {

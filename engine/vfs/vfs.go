@@ -19,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // File is an open file.

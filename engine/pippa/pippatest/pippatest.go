@@ -1,13 +1,18 @@
-// Package pippatest is a fake OpenAI-compatible chat-completions server for
-// tests: it listens on 127.0.0.1, checks the shape of each request like the
-// real API, answers with the real API's JSON, counts and records the calls,
-// and can be told to fail, to be slow, or what to answer.
+// Package pippatest is the project's one fake Pippa: an OpenAI-compatible
+// chat-completions server on 127.0.0.1 that checks the shape of each
+// request like the real API, answers with the real API's JSON, counts and
+// records the calls, and can be told to fail, to refuse, to be slow, what
+// to answer, or to answer what is not a chat completion at all. It stands
+// in for the model server, the one thing outside the project: Go tests
+// take it with New, and the end-to-end harness
+// (e2e/harness) and the real window's pictures (e2e/cmd/windowpippa) with Start.
 package pippatest
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -79,16 +84,36 @@ type Server struct {
 	reply    func(ChatRequest) string
 	key      string
 	echo     bool
+	refuse   bool
+	raw      string
 }
 
 // New starts a fake server on 127.0.0.1, closed at the end of the test.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
-	tb.Cleanup(s.ts.Close)
+	s, err := Start()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
 	return s
 }
+
+// Start starts a fake server on 127.0.0.1 for a program (the end-to-end
+// harness, the window's pictures); Close stops it.
+func Start() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start the fake Pippa: %w", err)
+	}
+	s := &Server{}
+	s.ts = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 5 * time.Second}}
+	s.ts.Start()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.ts.Close() }
 
 // URL returns the base URL, including /v1.
 func (s *Server) URL() string { return s.ts.URL + "/v1" }
@@ -129,6 +154,23 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delay = d
+}
+
+// SetRefuse makes every request fail with 400, as a model that takes no
+// photos does, until it is called with false: a reading fails at once.
+func (s *Server) SetRefuse(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = on
+}
+
+// SetRawAnswer makes every request answered 200 with body as it is (no
+// chat completion around it), as a URL that points at some other server
+// does; "" restores chat completions.
+func (s *Server) SetRawAnswer(body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.raw = body
 }
 
 // SetReply sets the text answered to each request; nil restores the
@@ -216,7 +258,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.failN--
 		fail = s.failCode
 	}
-	reply := s.reply
+	reply, refuse, raw := s.reply, s.refuse, s.raw
 	s.mu.Unlock()
 
 	if delay > 0 {
@@ -228,6 +270,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if fail != 0 {
 		failWith(w, fail)
+		return
+	}
+	if refuse {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "model '"+req.Model+"' does not accept images today")
+		return
+	}
+	if raw != "" {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(raw))
 		return
 	}
 	if reply == nil {

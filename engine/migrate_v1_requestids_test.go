@@ -3,24 +3,22 @@ package engine
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
 
-// fixtureV1 is a data directory (op log, mirror, media) written by the
+// testdata/main-v1 is a data directory (op log, mirror, media) written by the
 // engine of main before the derived request ids of jobs and quick recalls
 // (mirror schema version 1): there, a job's turns and a recall's turn
 // carried the job or recall id itself as their request id. Tests copy it
-// aside and open it with today's engine.
-var fixtureV1 = filepath.Join("testdata", "main-v1")
+// aside (copyFixture) and open it with today's engine.
 
-// TestWriteFixtureV1 wrote fixtureV1 with the engine of that main. It runs
+// TestWriteFixtureV1 wrote testdata/main-v1 with the engine of that main. It runs
 // only when SPARK_WRITE_FIXTURE names the directory to write; it is kept so
 // that the fixture's making can be read, not to be run again on newer code.
 func TestWriteFixtureV1(t *testing.T) {
@@ -81,23 +79,13 @@ func TestWriteFixtureV1(t *testing.T) {
 	}
 }
 
-// openFixtureV1 copies fixtureV1 into a fresh directory and returns it.
-func openFixtureV1(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(fixtureV1)); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // A data directory written by the engine of main before the derived
 // request ids passes fsck (its mirror migrated to equal the fold of its
 // log), opens, and its request memory answers the derived ids as this
 // engine's would: the first producer of each wins.
 func TestFixtureV1_OpensWithDerivedRequestIDs(t *testing.T) {
 	t.Run("Fsck", func(t *testing.T) {
-		dir := openFixtureV1(t)
+		dir := copyFixture(t, "main-v1")
 		var out bytes.Buffer
 		ok, err := Fsck(ctxT(t), dir, &out)
 		if err != nil || !ok {
@@ -105,7 +93,7 @@ func TestFixtureV1_OpensWithDerivedRequestIDs(t *testing.T) {
 		}
 	})
 
-	dir := openFixtureV1(t)
+	dir := copyFixture(t, "main-v1")
 	p := pippatest.New(t)
 	a, b := p.Config(), p.Config()
 	a.Name, b.Name = "first", "second"
@@ -158,11 +146,5 @@ func TestFixtureV1_OpensWithDerivedRequestIDs(t *testing.T) {
 	}
 
 	// The migrated mirror, and what followed, equals a fold of the log.
-	live := dumpMirror(t, filepath.Join(dir, MirrorFile))
-	if err := Rebuild(ctxT(t), dir, quiet); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(live, dumpMirror(t, filepath.Join(dir, MirrorFile))); diff != "" {
-		t.Errorf("main's mirror, migrated, differs from the fold of its log (-migrated +rebuilt):\n%s", diff)
-	}
+	wantMigratedIsFold(t, dir)
 }
