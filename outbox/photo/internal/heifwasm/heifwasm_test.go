@@ -13,7 +13,7 @@ import (
 	"github.com/gen2brain/heic"
 )
 
-// quadrants is a 128x96 HEIC of one HEVC image (photo/testdata).
+// quadrants is a 128x96 HEIC of one HEVC image (outbox/photo/testdata).
 func quadrants(t *testing.T) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../../testdata/quadrants.heic")

@@ -24,6 +24,6 @@
 // box pre-shrink brings each plane to no less than the target size, then a
 // Lanczos-3 filter makes the exact size. The orientation is applied last, on
 // the small planes, which keeps the peak memory close to the decoded image
-// alone. spark-bench measures, with photo/phototest's PSNR, how close that
+// alone. spark-bench measures, with outbox/photo/phototest's PSNR, how close that
 // comes to a single-pass Lanczos resize of the full picture.
 package photo

@@ -3,7 +3,7 @@ package photo
 import (
 	"image"
 
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 // PSNR is phototest.PSNR, for the tests.

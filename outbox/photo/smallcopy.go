@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/image/webp"
 
-	"github.com/sparkfamily/spark/photo/internal/heifwasm"
-	scaledjpeg "github.com/sparkfamily/spark/photo/internal/jpeg"
+	"github.com/sparkfamily/spark/outbox/photo/internal/heifwasm"
+	scaledjpeg "github.com/sparkfamily/spark/outbox/photo/internal/jpeg"
 )
 
 // Defaults used for zero fields of Options.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Makes the few test pictures that Go cannot encode itself (WebP, HEIC),
 # with ImageMagick 6 (Debian: imagemagick, libheif1). Run by `go generate`
-# in photo/; the results are committed, so the tests need no ImageMagick.
+# in outbox/photo/; the results are committed, so the tests need no ImageMagick.
 #
 # Each is 128x96 with four coloured quadrants, so a test can tell whether a
 # picture came out upright: red top left, green top right, blue bottom

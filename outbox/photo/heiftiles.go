@@ -12,7 +12,7 @@ import (
 
 	"github.com/gen2brain/heic"
 
-	"github.com/sparkfamily/spark/photo/internal/heifwasm"
+	"github.com/sparkfamily/spark/outbox/photo/internal/heifwasm"
 )
 
 // maxHEICDecoders bounds how many HEVC tiles are decoded at once, each in
