@@ -1,0 +1,217 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/engine/media"
+)
+
+// TestOpen_MigratesV3ToSendingInTheDatabase opens testdata/outbox-v3, an
+// outbox written by the outbox of a1fe58b (schema version 3, one queue;
+// gen.go.txt wrote it at that commit) beside the engine it was sending
+// to: photos waiting at each of their four steps (the original of one
+// half held by the engine, in an upload the old outbox kept no trace
+// of), one parked at its original, one delivered; a note and a caption
+// waiting, a caption sent. Brought up to version 4, every entry reads as
+// it did; the next try of the half-sent original asks the engine, stores
+// the bytes it holds in the outbox database (Status reads them there)
+// and sends only the rest; every entry goes out exactly once.
+func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	var before struct {
+		Entries []Entry          `json:"entries"`
+		Writes  []map[string]any `json:"writes"`
+		Target  string           `json:"target"`
+		Half    int64            `json:"half"`
+	}
+	dir, engDir := openFixture(t, "outbox-v3", 3, &before)
+	var half *Entry
+	for i, e := range before.Entries {
+		if e.Name == "p3-original-half.jpg" {
+			half = &before.Entries[i]
+		}
+	}
+	if half == nil {
+		t.Fatal("the fixture has no half-sent original")
+	}
+	// The engine's upload was made when the fixture was written: made
+	// recent, so that the engine does not remove it as one with no
+	// progress for a day.
+	statePath := filepath.Join(engDir, "media", media.UploadsDir, half.OriginalID, "state.json")
+	var up map[string]any
+	b, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &up); err != nil {
+		t.Fatal(err)
+	}
+	up["updated"] = time.Now().UTC().Format(time.RFC3339Nano)
+	if b, err = json.Marshal(up); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	eng := enginetest.Start(t, enginetest.WithDir(engDir), enginetest.WithoutSeat())
+	db, err := sql.Open("sqlite", filepath.Join(dir, "outbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE queue SET target = ? WHERE target = ?", eng.URL, before.Target); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	startOps := opCounts(t, eng)
+	startMedia := eng.OpCount(t, api.OpMediaPut)
+
+	o := openTest(t, dir, testOptions())
+	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != 4 || SchemaVersion != 4 {
+		t.Errorf("user_version = %d, SchemaVersion %d; want 4", v, SchemaVersion)
+	}
+	got := entries(t, o)
+	if len(got) != len(before.Entries) {
+		t.Fatalf("%d photos after the migration; want %d", len(got), len(before.Entries))
+	}
+	byID := map[string]Entry{}
+	for _, e := range got {
+		byID[e.ID] = e
+	}
+	for _, want := range before.Entries {
+		if want.Target != "" {
+			want.Target = eng.URL
+		}
+		if e := byID[want.ID]; !reflect.DeepEqual(jsonMap(t, e), jsonMap(t, want)) {
+			t.Errorf("photo after the migration:\n%+v\nwant\n%+v", e, want)
+		}
+	}
+	var every []Write
+	for _, k := range []WriteKind{WriteNote, WriteCaption} {
+		kw, err := o.KindWrites(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		every = append(every, kw...)
+	}
+	if len(every) != len(before.Writes) {
+		t.Fatalf("%d writes after the migration; want %d", len(every), len(before.Writes))
+	}
+	for i, w := range every {
+		m, want := jsonMap(t, w), before.Writes[i]
+		if want["target"] != nil {
+			want["target"] = eng.URL
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("write after the migration:\n%v\nwant\n%v", m, want)
+		}
+	}
+
+	// The engine is back. The half-sent original's append is held until
+	// the test has read the outbox's Status.
+	var sent atomic.Int64
+	held := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // before the cleanups, which stop the drain
+	px := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
+		if r.URL.Path == api.UploadsPath+half.OriginalID && r.Method == http.MethodPatch {
+			sent.Add(r.ContentLength)
+			select {
+			case held <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return fault{}
+	})
+	db, err = sql.Open("sqlite", filepath.Join(dir, "outbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Through the proxy now: the same engine, so the done steps stay done.
+	if _, err := db.Exec("UPDATE queue SET target = ? WHERE target = ?", px.URL(), eng.URL); err != nil {
+		t.Fatal(err)
+	}
+	o.SetTarget(Target{URL: px.URL(), Token: eng.Token})
+	runDrain(t, o)
+	o.Kick()
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the half-sent original's append never came")
+	}
+	want := Sending{Step: StepOriginal, SentBytes: before.Half, Size: half.Size}
+	var step string
+	var sentBytes, size int64
+	if err := db.QueryRow("SELECT sending_step, sending_held, sending_size FROM queue WHERE id = ?", half.ID).Scan(&step, &sentBytes, &size); err != nil {
+		t.Fatal(err)
+	}
+	if (Sending{Step: step, SentBytes: sentBytes, Size: size}) != want {
+		t.Errorf("the outbox database holds %s %d of %d for the half-sent original; want %+v", step, sentBytes, size, want)
+	}
+	st, err := o.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range st.Photos {
+		if e.ID == half.ID {
+			found = true
+			if e.Sending == nil || *e.Sending != want {
+				t.Errorf("Status: the half-sent original is sending %+v; want %+v", e.Sending, want)
+			}
+		}
+	}
+	if !found {
+		t.Error("Status does not list the half-sent original")
+	}
+	free()
+	waitFor(t, 30*time.Second, "everything but the parked to go out", func() bool {
+		st, err := o.Status(ctx)
+		return err == nil && st.Counts[KindPhoto].Parked == 1 && len(st.Photos) == 1 && len(st.Writes) == 0
+	})
+	if n, err := o.RetryAll(ctx); err != nil || n[KindPhoto] != 1 {
+		t.Fatalf("RetryAll = %v, %v; want 1 photo", n, err)
+	}
+	waitFor(t, 30*time.Second, "everything to go out", func() bool {
+		st, err := o.Status(ctx)
+		return err == nil && len(st.Photos) == 0 && len(st.Writes) == 0
+	})
+	if n := sent.Load(); n != half.Size-before.Half {
+		t.Errorf("%d bytes of the half-sent original went up after the migration; want the %d the engine did not hold", n, half.Size-before.Half)
+	}
+	all := entries(t, o)
+	for _, e := range all {
+		if e.State != Done || e.Sending != nil {
+			t.Errorf("photo %s is %s, sending %+v", e.Name, e.State, e.Sending)
+		}
+	}
+	checkDelivered(t, eng, all)
+	// Still to do when the fixture was written: p0's create and the
+	// note's; the small copies of p0 and p1 and the originals of p0..p4;
+	// the turns of p0, p1, p2 and the note; one caption.
+	after := opCounts(t, eng)
+	for op, n := range map[string]int{api.OpMomentCreate: 2, api.OpTurnStart: 4, api.OpMomentEdit: 1} {
+		if d := after[op] - startOps[op]; d != n {
+			t.Errorf("%d %s ops after the migration; want %d", d, op, n)
+		}
+	}
+	if d := eng.OpCount(t, api.OpMediaPut) - startMedia; d != 7 {
+		t.Errorf("%d media.put ops after the migration; want 7", d)
+	}
+}
