@@ -15,7 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/photo"
+	"github.com/sparkfamily/spark/outbox/photo"
 )
 
 // Names of an entry's files inside files/<id>/.
@@ -198,7 +198,7 @@ func newIDs() ids {
 		moment:   ulid.Make().String(),
 		copy:     ulid.Make().String(),
 		original: ulid.Make().String(),
-		turn:     ulid.Make().String(),
+		turn:     secretID(), // see NewNote
 	}
 }
 

@@ -158,7 +158,7 @@ type querier interface {
 func (o *Outbox) duplicateOf(ctx context.Context, q querier, sum []byte) (string, error) {
 	h := hex.EncodeToString(sum)
 	var id string
-	err := q.QueryRowContext(ctx, `SELECT id FROM entries WHERE sha256 = ?1
+	err := q.QueryRowContext(ctx, `SELECT id FROM queue WHERE kind = 'photo' AND sha256 = ?1
 		UNION ALL SELECT entry_id FROM delivered WHERE sha256 = ?1 LIMIT 1`, h).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -204,9 +204,9 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *Entry) error {
 	if e.TakenAt != nil {
 		takenAt = formatTime(*e.TakenAt)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO entries (id, moment_id, copy_id, original_id, turn_request_id,
+	_, err := tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, copy_id, original_id, turn_request_id,
 		source, name, format, content_type, size, sha256, copy_size, copy_sha256, copy_width, copy_height,
-		taken_at, captured_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		taken_at, made_at) VALUES (?,'photo',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		e.ID, e.MomentID, e.CopyID, e.OriginalID, e.TurnRequestID, e.Source, e.Name, e.Format, e.ContentType,
 		e.Size, e.SHA256, e.CopySize, e.CopySHA256, e.CopyWidth, e.CopyHeight, takenAt, formatTime(e.CapturedAt))
 	return err

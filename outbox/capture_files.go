@@ -6,7 +6,7 @@ import (
 	"hash"
 	"io"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // syncDir makes the entries of a directory durable; tests replace it to

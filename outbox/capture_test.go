@@ -19,9 +19,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/photo"
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/outbox/photo"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 func TestOutbox_Capture(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/retry"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/retry"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // Verdict codes of trouble that is not the engine's answer (an answer's
@@ -108,7 +108,7 @@ func troubleCode(err error) string {
 	switch {
 	case retry.Network(err):
 		return CodeNetwork
-	case sqlitedsn.Code(err) != 0:
+	case sqlitedb.Code(err) != 0:
 		return CodeOutboxDatabase
 	case errors.As(err, &pathErr):
 		return CodeOutboxFile

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 func TestClassify(t *testing.T) {

@@ -14,8 +14,12 @@
 //
 // # On disk
 //
-//	DIR/outbox.db          SQLite (WAL): entries, writes, delivered hashes, removals
-//	DIR/lock               held while an Outbox is open (one process at a time)
+//	DIR/outbox.db          SQLite (WAL): the queue, delivered hashes, removals
+//	DIR/outbox.lock        held while an Outbox is open (one process at a time;
+//	                       it names the holder, as the engine's engine.lock)
+//	DIR/lock               held beside it, the lock of Sparks before the one
+//	                       queue, so that one of them and this one never both
+//	                       open the folder (sqlitedb.LockFolder)
 //	DIR/staging/<id>/      files of a capture in progress
 //	DIR/files/<id>/original  the original, byte for byte
 //	DIR/files/<id>/copy.jpg  the small copy (JPEG, long edge at most 1600 px)
@@ -34,7 +38,21 @@
 // program holds open) never stops Open, the drain or Discard: it is
 // remembered in the removals table, retried later and listed by
 // Leftovers (removals.go). The database's schema version is in PRAGMA
-// user_version, brought up to date by numbered migrations (migrate.go).
+// user_version, brought up to date by numbered migrations (migrate.go,
+// with sqlitedb.Migrate, the mirror's helper too).
+//
+// # One queue
+//
+// A photo and each of Dad's other writes are one kind of entry of one
+// table, the queue (queue.go): a Kind, ordered steps (a photo's four, a
+// note's two, one for the rest), a state (pending, parked, done) and the
+// ids minted when Dad acted. One step runner (deliver) runs an entry's
+// remaining steps, recording each in the transaction that records its
+// result; one fail makes it wait or parks it; one Retry, RetryAll and
+// Discard act on any entry; Status reads the counts by kind and state and
+// every unsent entry in one transaction, so nothing shown from it can
+// disagree. Entry (a photo) and Write (any other write) are views of its
+// rows.
 //
 // # Drain
 //
@@ -46,23 +64,28 @@
 // function deciding what a failure means, after Spark's one retry policy
 // (package retry): network trouble, 5xx, 401, 403, 408, 425 and 429 make
 // the entry wait (exponential back-off with full jitter, Retry-After as a
-// floor), as does trouble with the outbox's own files or database, each
-// under a code that names it; any other 4xx parks it with the engine's
-// code and message until the user retries or discards it. Nothing leaves
+// floor), as does trouble with the outbox's database or an unreadable
+// answer, each under a code that names it; any other 4xx parks it with the
+// engine's code and message until the user retries or discards it, and so
+// does trouble with the entry's own files in the outbox (gone, unreadable
+// or changed: missing_file, unreadable_file, changed_file), which no retry
+// can mend until someone puts the file back. Nothing leaves
 // the outbox unless delivered or discarded.
 //
 // # Writes
 //
 // Dad's other writes (a note, a caption or taken_at edit, a delete, a
 // phrase kept or removed, a careful reading, a reading asked again, a quick
-// recall) are rows of the writes table (writes.go), stored synced by
+// recall) are entries of the queue too (writes.go), stored synced by
 // AddWrite with every id they need, minted when he acted: a second
 // AddWrite with the same id is the same write. Unsent caption (or
 // taken_at) edits of one moment merge into the newest. The drain sends
 // them one at a time in the order Dad made them (drainwrites.go), a write
 // to a moment waiting for that moment's create (a photo's first step, or
 // the note), and never before an earlier unsent write of the same moment
-// or phrase; failures are classified, waited on and parked as for photos,
-// and RetryWrite and DiscardWrite act on parked ones. A note is two
-// requests: its create and its practical turn.
+// or phrase (a quick recall, made of the phrases kept, never before an
+// earlier phrase kept or removed that waits to be sent); photos go a few
+// at a time beside them. Both run through the one step runner, and Retry
+// and Discard act on parked ones. A note is two requests: its create and
+// its practical turn.
 package outbox

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 )
 
 // Target is the engine the drain delivers to.
@@ -51,8 +50,25 @@ func (d *drainState) init() {
 }
 
 // stopEntry keeps the drain off an entry and waits for a delivery of it in
-// progress to stop. release undoes it.
-func (d *drainState) stopEntry(id string) {
+// progress to stop: a photo's own, or the writes' (which go one at a
+// time). release undoes it.
+func (d *drainState) stopEntry(r *row) {
+	if r.Kind == KindPhoto {
+		d.stopFlight(r.ID)
+	} else {
+		d.stopWriter()
+	}
+}
+
+func (d *drainState) release(r *row) {
+	if r.Kind == KindPhoto {
+		d.releaseFlight(r.ID)
+	} else {
+		d.releaseWriter()
+	}
+}
+
+func (d *drainState) stopFlight(id string) {
 	d.mu.Lock()
 	d.blocked[id]++
 	f := d.flights[id]
@@ -63,7 +79,7 @@ func (d *drainState) stopEntry(id string) {
 	}
 }
 
-func (d *drainState) release(id string) {
+func (d *drainState) releaseFlight(id string) {
 	d.mu.Lock()
 	if d.blocked[id]--; d.blocked[id] <= 0 {
 		delete(d.blocked, id)
@@ -195,10 +211,7 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 	d.mu.Unlock()
 
 	if clearAll {
-		if _, err := o.db.ExecContext(ctx, "UPDATE entries SET next_try = 0 WHERE state = 'pending' AND next_try > 0"); err != nil {
-			o.logOnce("outbox: cannot clear back-off timers", err)
-		}
-		o.clearWriteTimers(ctx)
+		o.clearTimers(ctx)
 	}
 	// now is read before the writer starts: a write it finds not yet due
 	// is then due after now, so nextDue below sees it. Read after, a write
@@ -227,8 +240,8 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 // false when the due entries could not be read.
 func (o *Outbox) startDue(ctx context.Context, c *client.Client, target Target, wg *sync.WaitGroup, finished chan struct{}, now int64, free, skip int) bool {
 	d := &o.drain
-	rows, err := o.db.QueryContext(ctx, `SELECT id FROM entries WHERE state = 'pending' AND next_try <= ?
-		ORDER BY next_try, captured_at, id LIMIT ?`, now, free+skip)
+	rows, err := o.db.QueryContext(ctx, `SELECT id FROM queue WHERE kind = 'photo' AND state = 'pending' AND next_try <= ?
+		ORDER BY next_try, made_at, id LIMIT ?`, now, free+skip)
 	if err != nil {
 		o.logOnce("outbox: cannot read due entries", err)
 		return false
@@ -267,75 +280,28 @@ func (o *Outbox) startDue(ctx context.Context, c *client.Client, target Target, 
 				default:
 				}
 			}()
-			o.deliver(fctx, c, target, id)
+			o.deliverPhoto(fctx, c, target, id)
 		}()
 	}
 	d.mu.Unlock()
 	return true
 }
 
-// deliver runs an entry's remaining steps in order, recording each.
-func (o *Outbox) deliver(ctx context.Context, c *client.Client, target Target, id string) {
-	e, err := o.Entry(ctx, id)
+// deliverPhoto runs a photo's remaining steps (deliver).
+func (o *Outbox) deliverPhoto(ctx context.Context, c *client.Client, target Target, id string) {
+	r, err := o.row(ctx, id)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, ErrNotFound) {
 			o.logOnce("outbox: cannot read entry "+id, err)
 		}
 		return
 	}
-	if e.State != Pending {
-		return
-	}
-	// Never record anything once stopped; results already known are
-	// recorded even if the stop comes right after.
-	record := context.WithoutCancel(ctx)
-	if e.StepsDone > 0 && e.Target != target.URL {
-		if _, err := o.db.ExecContext(record, `UPDATE entries SET steps = 0, turn_id = '', target = ''
-			WHERE id = ? AND steps = ?`, e.ID, e.StepsDone); err != nil {
-			o.logOnce("outbox: cannot reset entry "+id, err)
-			return
-		}
-		o.events.publish(Event{Kind: EventReset, EntryID: e.ID, At: o.opts.Now(),
-			Message: fmt.Sprintf("the engine changed from %s to %s; delivering again from the first step", e.Target, target.URL)})
-		e.StepsDone = 0
-	}
-	for e.StepsDone < len(Steps) {
-		if ctx.Err() != nil {
-			return
-		}
-		step := Steps[e.StepsDone]
-		turnID, err := o.runStep(ctx, c, e, step)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			o.fail(record, e, step, err)
-			return
-		}
-		if turnID == "" {
-			turnID = e.TurnID
-		}
-		res, err := o.db.ExecContext(record, `UPDATE entries SET steps = steps + 1, target = ?, turn_id = ?,
-			attempts = 0, next_try = 0, last_code = '', last_error = '' WHERE id = ? AND steps = ? AND state = 'pending'`,
-			target.URL, turnID, e.ID, e.StepsDone)
-		if err != nil {
-			// The step is done at the engine; repeating it is harmless.
-			o.fail(record, e, step, fmt.Errorf("record step %s: %w", step, err))
-			return
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return // discarded or changed meanwhile
-		}
-		e.StepsDone++
-		e.TurnID = turnID
-		o.events.publish(Event{Kind: EventStepDone, EntryID: e.ID, Step: step, At: o.opts.Now()})
-	}
-	o.finish(record, e)
+	o.deliver(ctx, c, target, r)
 }
 
-// runStep performs one step against the engine. It returns the turn's id
-// for the turn step.
-func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step string) (string, error) {
+// photoStep performs one step of a photo at the engine: the turn's answer
+// is the *api.Turn started.
+func (o *Outbox) photoStep(ctx context.Context, c *client.Client, e *Entry, step string) (any, error) {
 	switch step {
 	case StepCreate:
 		m, _, err := c.CreateMoment(ctx, api.CreateMomentRequest{
@@ -343,25 +309,19 @@ func (o *Outbox) runStep(ctx context.Context, c *client.Client, e *Entry, step s
 			CopyID: e.CopyID, OriginalID: e.OriginalID,
 		})
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if m != nil && m.ID != e.MomentID {
-			return "", Permanent("moment_mismatch", fmt.Errorf("the engine has request id %s as moment %s, not %s; discard this entry and import the photo again", e.ID, m.ID, e.MomentID))
+			return nil, Permanent("moment_mismatch", fmt.Errorf("the engine has request id %s as moment %s, not %s; discard this entry and import the photo again", e.ID, m.ID, e.MomentID))
 		}
-		return "", nil
+		return m, nil
 	case StepCopy, StepOriginal:
-		return "", o.upload(ctx, c, fileOf(e, step))
+		return nil, o.upload(ctx, c, fileOf(e, step))
 	case StepTurn:
 		t, _, err := c.StartTurn(ctx, e.MomentID, api.StartTurnRequest{ClientRequestID: e.TurnRequestID, Mode: api.ModePractical})
-		if err != nil {
-			return "", err
-		}
-		if t == nil {
-			return "", nil
-		}
-		return t.ID, nil
+		return t, err
 	}
-	return "", Permanent("bad_step", fmt.Errorf("unknown step %q", step))
+	return nil, Permanent("bad_step", fmt.Errorf("unknown step %q", step))
 }
 
 // openOutboxFile opens an entry's file for its upload; tests swap it to
@@ -370,6 +330,13 @@ var openOutboxFile = os.Open
 
 // progressEvery is how many bytes pass between progress events.
 const progressEvery = 256 << 10
+
+// wholeBelow is the size under which a file goes whole, by the contract's
+// PUT, in one request: the resumable path's three (where does the engine
+// stand, create, append) would each meet the link's trouble, and a drop
+// loses little. Photos' originals are larger; small copies under
+// client.ResumableFrom go by PUT in client.UploadMedia too.
+const wholeBelow = 256 << 10
 
 // entryFile is one of an entry's two files, as its upload step sends it.
 type entryFile struct {
@@ -393,10 +360,16 @@ func fileOf(e *Entry, step string) entryFile {
 		contentType: e.ContentType, size: e.Size, sha256: e.SHA256}
 }
 
-// upload streams one file of an entry from disk with its Content-Digest.
-// A file of the entry's own that cannot be read (gone, permission denied, a
-// folder in its place, cut short or grown, a read error) parks the entry
-// with a reason about this computer: no engine and no wait can fix it.
+// upload sends one file of an entry from disk by client.UploadMedia: an
+// original (and a small copy over client.ResumableFrom) resumes where the
+// engine's copy of it stopped, when the engine offers resumable uploads;
+// a file under wholeBelow goes whole.
+// The bytes the engine holds are told as they grow, by progress events,
+// and, on the resumable path, stored as the entry's Sending each time the
+// engine tells them (recordSending), until the step is done. A file of the entry's
+// own that cannot be read (gone, permission denied, a folder in its
+// place, cut short or grown, a read error) parks the entry with a reason
+// about this computer: no engine and no wait can fix it.
 func (o *Outbox) upload(ctx context.Context, c *client.Client, file entryFile) error {
 	e := file.entry
 	path := filepath.Join(o.entryDir(e.ID), file.name)
@@ -413,141 +386,116 @@ func (o *Outbox) upload(ctx context.Context, c *client.Client, file entryFile) e
 		return localFileTrouble(file, path, fmt.Errorf("%s is not a file", path))
 	}
 	if fi.Size() != file.size {
-		return Permanent(CodeChangedFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send has changed since the photo was added (%d bytes, not %d: %s). "+
-			"If you put an older copy of Spark's folder back, put the right one back and press Retry; otherwise press Discard and add the photo again",
-			roleWords(file.role), e.Name, fi.Size(), file.size, path))
+		return Permanent(CodeChangedFile, &FileTrouble{Role: file.role, Name: e.Name, Path: path, Size: fi.Size(), Want: file.size})
 	}
 	sum, err := hex.DecodeString(file.sha256)
 	if err != nil {
 		return Permanent("bad_entry", fmt.Errorf("the outbox holds a bad SHA-256 for %s; discard this entry and import the photo again", e.Name))
 	}
 	body := &localReader{r: f, want: file.size}
-	var last int64
-	_, _, err = c.PutMedia(ctx, client.PutMedia{
-		ID: file.mediaID, MomentID: e.MomentID, Role: file.role, ContentType: file.contentType,
-		Body: body, Size: file.size, SHA256: sum,
-		Progress: func(sent int64) {
-			if sent-last >= progressEvery || sent == file.size {
-				last = sent
-				o.events.publish(Event{Kind: EventProgress, EntryID: e.ID, Step: file.step, Sent: sent, Total: file.size, At: o.opts.Now()})
-			}
-		},
-	})
-	if err != nil && body.err != nil && ctx.Err() == nil {
+	last := int64(-1)
+	progress := func(held int64) {
+		if last < 0 || held-last >= progressEvery || held == file.size {
+			last = held
+			o.events.publish(Event{Kind: EventProgress, EntryID: e.ID, Step: file.step, Sent: held, Total: file.size, At: o.opts.Now()})
+		}
+	}
+	if file.size < wholeBelow {
+		// One request: a file this small has nothing worth resuming.
+		_, _, err = c.PutMedia(ctx, client.PutMedia{
+			ID: file.mediaID, MomentID: e.MomentID, Role: file.role, ContentType: file.contentType,
+			Body: io.NewSectionReader(body, 0, file.size), Size: file.size, SHA256: sum,
+		})
+		if err == nil {
+			progress(file.size)
+		}
+	} else {
+		_, _, err = c.UploadMedia(ctx, client.UploadMedia{
+			ID: file.mediaID, MomentID: e.MomentID, Role: file.role, ContentType: file.contentType,
+			From: body, Size: file.size, SHA256: sum,
+			Progress: func(held int64) {
+				// Told as the engine answers an offset: at the start
+				// of a try and once a part (client.PartSize).
+				if held < file.size {
+					o.recordSending(ctx, e.ID, e.StepsDone, file.step, held, file.size)
+				}
+				progress(held)
+			},
+		})
+	}
+	if rerr := body.failed(); err != nil && rerr != nil && ctx.Err() == nil {
 		// The upload failed because the file could not be read, not
 		// because of the engine or the network.
-		return localFileTrouble(file, path, body.err)
+		return localFileTrouble(file, path, rerr)
 	}
 	return err
 }
 
 // localFileTrouble is the parking error for an entry file that cannot be
-// opened or read, in words for the person at the computer; the system's
-// own words stay in parentheses for whoever helps him.
+// opened or read: a code (CodeMissingFile or CodeUnreadableFile) and the
+// facts (FileTrouble). The words for the person at the computer are made
+// from the code, by the window (frontend/src/words.ts) and by the spark
+// command (cmd/spark).
 func localFileTrouble(file entryFile, path string, err error) error {
-	e := file.entry
+	code := CodeUnreadableFile
 	if errors.Is(err, os.ErrNotExist) {
-		return Permanent(CodeMissingFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send is gone from its folder (%s). "+
-			"If you moved it, put it back and press Retry; otherwise press Discard and add the photo again", roleWords(file.role), e.Name, path))
+		code = CodeMissingFile
 	}
-	why := "Spark cannot read it"
-	if errors.Is(err, os.ErrPermission) {
-		why = "Spark is not allowed to read it"
-	}
-	return Permanent(CodeUnreadableFile, fmt.Errorf("the %s of %s that Spark keeps on this computer to send cannot be read: %s (%v). "+
-		"If you changed the permissions of Spark's folder or put something in its place, undo that and press Retry; otherwise press Discard and add the photo again",
-		roleWords(file.role), e.Name, why, err))
+	return Permanent(code, &FileTrouble{Role: file.role, Name: file.entry.Name, Path: path, Err: err})
 }
 
-// roleWords names a file of an entry for the person at the computer.
-func roleWords(role string) string {
-	if role == api.RoleCopy {
-		return "small copy"
-	}
-	return "original photo"
+// FileTrouble is what is wrong with one of an entry's own files in the
+// outbox: which file (Role, api.RoleCopy or api.RoleOriginal, of the photo
+// Name), where, and either the error reading it or, for a file changed
+// since the capture, its Size against the Want recorded. Its Error is in
+// the system's words, for the log and Details.
+type FileTrouble struct {
+	Role, Name, Path string
+	Size, Want       int64
+	Err              error
 }
+
+func (f *FileTrouble) Error() string {
+	if f.Err == nil {
+		return fmt.Sprintf("%s of %s: %s: %d bytes, %d when captured", f.Role, f.Name, f.Path, f.Size, f.Want)
+	}
+	return fmt.Sprintf("%s of %s: %s: %v", f.Role, f.Name, f.Path, f.Err)
+}
+
+func (f *FileTrouble) Unwrap() error { return f.Err }
 
 // localReader keeps the first read error of an entry's file, so that an
 // upload cut short by the disk is told from one cut short by the network.
 // Reading fewer bytes than the entry recorded is an error too: the file
-// changed since the photo was added.
+// changed since the photo was added. The HTTP transport reads it from its
+// own goroutine, hence the lock.
 type localReader struct {
-	r          io.Reader
-	want, read int64
-	err        error
+	r    io.ReaderAt
+	want int64
+
+	mu  sync.Mutex
+	err error
 }
 
-func (l *localReader) Read(b []byte) (int, error) {
-	n, err := l.r.Read(b)
-	l.read += int64(n)
+func (l *localReader) ReadAt(b []byte, off int64) (int, error) {
+	n, err := l.r.ReadAt(b, off)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	switch {
 	case l.err != nil:
-	case err == io.EOF && l.read < l.want:
-		l.err = fmt.Errorf("the file ended after %d bytes of %d", l.read, l.want)
+	case err == io.EOF && off+int64(n) < l.want:
+		l.err = fmt.Errorf("the file ended after %d bytes of %d", off+int64(n), l.want)
 	case err != nil && err != io.EOF:
 		l.err = err
 	}
 	return n, err
 }
 
-// fail records a failed step: the entry waits or is parked.
-func (o *Outbox) fail(ctx context.Context, e *Entry, step string, err error) {
-	v := Classify(err)
-	now := o.opts.Now()
-	if v.Park {
-		_, dbErr := o.db.ExecContext(ctx, `UPDATE entries SET state = 'parked', attempts = attempts + 1, next_try = 0,
-			last_code = ?, last_error = ? WHERE id = ? AND state = 'pending'`, v.Code, v.Message, e.ID)
-		if dbErr != nil {
-			o.logOnce("outbox: cannot park entry "+e.ID, dbErr)
-			return
-		}
-		o.log.Warn("outbox: entry parked", "entry", e.ID, "name", e.Name, "step", step, "code", v.Code, "message", v.Message)
-		o.events.publish(Event{Kind: EventParked, EntryID: e.ID, Step: step, Code: v.Code, Message: v.Message, At: now})
-		return
-	}
-	attempts := e.Attempts + 1
-	b := retry.Backoff{Base: o.opts.BackoffBase, Cap: o.opts.BackoffCap, Rand: o.opts.Rand}
-	wait := b.Wait(attempts, v.RetryAfter)
-	next := now.Add(wait)
-	_, dbErr := o.db.ExecContext(ctx, `UPDATE entries SET attempts = ?, next_try = ?, last_code = ?, last_error = ?
-		WHERE id = ? AND state = 'pending'`, attempts, max(next.UnixMilli(), 1), v.Code, v.Message, e.ID)
-	if dbErr != nil {
-		o.logOnce("outbox: cannot record trouble for entry "+e.ID, dbErr)
-	}
-	o.logOnce("outbox: waiting after trouble", err)
-	o.events.publish(Event{Kind: EventWaiting, EntryID: e.ID, Step: step, Code: v.Code,
-		Reason: v.Message, Message: v.Message, NextTry: &next, At: now})
-}
-
-// finish marks an entry delivered and removes its files.
-func (o *Outbox) finish(ctx context.Context, e *Entry) {
-	now := o.opts.Now()
-	tx, err := o.db.BeginTx(ctx, nil)
-	if err != nil {
-		o.logOnce("outbox: cannot mark delivered", err)
-		return
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE entries SET state = 'done', delivered_at = ?, next_try = 0
-		WHERE id = ? AND state = 'pending' AND steps = ?`, formatTime(now), e.ID, len(Steps))
-	if err == nil {
-		if n, _ := res.RowsAffected(); n == 0 {
-			return
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO delivered (sha256, entry_id, moment_id, delivered_at)
-			VALUES (?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING`, e.SHA256, e.ID, e.MomentID, formatTime(now))
-	}
-	if err == nil {
-		err = tx.Commit()
-	}
-	if err != nil {
-		o.logOnce("outbox: cannot mark delivered", err)
-		return
-	}
-	// A crash before this removal leaves a folder that Open removes; a
-	// folder that cannot be removed now is remembered (removals.go).
-	o.removeDelivered(ctx, e.ID)
-	o.events.publish(Event{Kind: EventDone, EntryID: e.ID, At: now})
+// failed is the first read error, nil when none.
+func (l *localReader) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
 }
 
 // logOnce logs each distinct error once in a row, as logtail does, so a

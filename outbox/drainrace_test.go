@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 

@@ -3,15 +3,13 @@ package outbox
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 )
 
 // The drain delivers writes one at a time, in the order Dad made them,
@@ -95,7 +93,7 @@ func (o *Outbox) deliverWrites(ctx context.Context, c *client.Client, target Tar
 			return tried
 		}
 		tried = true
-		if !o.deliverWrite(ctx, c, target, w) {
+		if !o.deliver(ctx, c, target, w) {
 			return tried
 		}
 	}
@@ -103,52 +101,27 @@ func (o *Outbox) deliverWrites(ctx context.Context, c *client.Client, target Tar
 }
 
 // nextWrite is the first write due, in the order Dad made them, that waits
-// for nothing: no earlier unsent write of its moment or phrase, and no
-// photo of its moment still to be created. nil when none.
-func (o *Outbox) nextWrite(ctx context.Context) (*Write, error) {
-	w, err := scanWrite(o.db.QueryRowContext(ctx, `SELECT `+writeColumns+` FROM writes w
-		WHERE state = 'pending' AND next_try <= ?
-		AND NOT EXISTS (SELECT 1 FROM writes p WHERE p.seq < w.seq AND p.state IN ('pending', 'parked')
+// for nothing: no earlier unsent write of its moment or phrase, no photo
+// of its moment still to be created, and, for a quick recall (made of the
+// phrases kept), no earlier phrase kept or removed that still waits to be
+// sent. nil when none.
+func (o *Outbox) nextWrite(ctx context.Context) (*row, error) {
+	r, err := scanRow(o.db.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM queue w
+		WHERE kind != 'photo' AND state = 'pending' AND next_try <= ?
+		AND NOT EXISTS (SELECT 1 FROM queue p WHERE p.kind != 'photo' AND p.seq < w.seq AND p.state IN ('pending', 'parked')
 			AND ((w.moment_id != '' AND p.moment_id = w.moment_id) OR (w.phrase_id != '' AND p.phrase_id = w.phrase_id)))
-		AND NOT EXISTS (SELECT 1 FROM entries e WHERE w.moment_id != '' AND e.moment_id = w.moment_id
+		AND NOT EXISTS (SELECT 1 FROM queue e WHERE e.kind = 'photo' AND w.moment_id != '' AND e.moment_id = w.moment_id
 			AND e.state != 'done' AND e.steps = 0)
-		ORDER BY seq LIMIT 1`, o.opts.Now().UnixMilli()))
+		AND NOT (w.kind = ? AND EXISTS (SELECT 1 FROM queue p WHERE p.seq < w.seq AND p.state = 'pending'
+			AND p.kind IN (?, ?)))
+		ORDER BY seq LIMIT 1`, o.opts.Now().UnixMilli(), WriteRecall, WriteKeep, WriteUnkeep))
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return w, nil
-}
-
-// deliverWrite sends a write's remaining steps, recording each; it
-// reports whether the write was sent.
-func (o *Outbox) deliverWrite(ctx context.Context, c *client.Client, target Target, w *Write) bool {
-	record := context.WithoutCancel(ctx)
-	if w.StepsDone > 0 && w.Target != target.URL {
-		// Another engine had the first step; this one starts over (the
-		// ids make it harmless if it has it too).
-		if _, err := o.db.ExecContext(record, "UPDATE writes SET steps = 0, target = '' WHERE id = ? AND steps = ?", w.ID, w.StepsDone); err != nil {
-			o.logOnce("outbox: cannot reset write "+w.ID, err)
-			return false
-		}
-		w.StepsDone = 0
-	}
-	for w.StepsDone < w.stepCount() {
-		res, err := o.sendWrite(ctx, c, w)
-		if err != nil {
-			if ctx.Err() == nil {
-				o.writeFailed(record, w, err)
-			}
-			return false
-		}
-		if !o.writeStepDone(record, w, target, res) {
-			return false
-		}
-	}
-	o.events.publish(Event{Kind: EventDone, EntryID: w.ID, At: o.opts.Now(), Write: w})
-	return true
+	return r, nil
 }
 
 // sendWrite performs a write's next step at the engine and returns the
@@ -200,74 +173,17 @@ func (o *Outbox) createNote(ctx context.Context, c *client.Client, w *Write) (an
 	return m, nil
 }
 
-// writeStepDone records a step the engine acknowledged, and the write as
-// sent after its last. It reports false when the write changed meanwhile
-// (a newer caption merged into it, a discard): it is then sent again, or
-// not at all.
-func (o *Outbox) writeStepDone(ctx context.Context, w *Write, target Target, res any) bool {
-	b, err := json.Marshal(res)
-	if err != nil {
-		b = nil
-	}
-	steps := w.StepsDone + 1
-	state, sentAt := Pending, any(nil)
-	if steps == w.stepCount() {
-		state, sentAt = Done, formatTime(o.opts.Now())
-	}
-	r, err := o.db.ExecContext(ctx, `UPDATE writes SET steps = ?, target = ?, state = ?, sent_at = ?, result = ?,
-		attempts = 0, next_try = 0, last_code = '', last_error = '' WHERE id = ? AND steps = ? AND rev = ? AND state = 'pending'`,
-		steps, target.URL, state, sentAt, string(b), w.ID, w.StepsDone, w.rev)
-	if err != nil {
-		// Done at the engine; repeating it is harmless.
-		o.writeFailed(ctx, w, fmt.Errorf("record write %s: %w", w.ID, err))
-		return false
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		return false
-	}
-	w.StepsDone, w.Target, w.State, w.Result = steps, target.URL, state, b
-	return true
-}
-
-// writeFailed records a failed step: the write waits or is parked.
-func (o *Outbox) writeFailed(ctx context.Context, w *Write, err error) {
-	v := Classify(err)
-	now := o.opts.Now()
-	if v.Park {
-		if _, dbErr := o.db.ExecContext(ctx, `UPDATE writes SET state = 'parked', attempts = attempts + 1, next_try = 0,
-			last_code = ?, last_error = ? WHERE id = ? AND state = 'pending'`, v.Code, v.Message, w.ID); dbErr != nil {
-			o.logOnce("outbox: cannot park write "+w.ID, dbErr)
-			return
-		}
-		o.log.Warn("outbox: write parked", "write", w.ID, "kind", w.Kind, "code", v.Code, "message", v.Message)
-		w.State, w.LastCode, w.LastError = Parked, v.Code, v.Message
-		o.events.publish(Event{Kind: EventParked, EntryID: w.ID, Code: v.Code, Message: v.Message, At: now, Write: w})
-		return
-	}
-	b := retry.Backoff{Base: o.opts.BackoffBase, Cap: o.opts.BackoffCap, Rand: o.opts.Rand}
-	next := now.Add(b.Wait(w.Attempts+1, v.RetryAfter))
-	if _, dbErr := o.db.ExecContext(ctx, `UPDATE writes SET attempts = attempts + 1, next_try = ?, last_code = ?, last_error = ?
-		WHERE id = ? AND state = 'pending'`, max(next.UnixMilli(), 1), v.Code, v.Message, w.ID); dbErr != nil {
-		o.logOnce("outbox: cannot record trouble for write "+w.ID, dbErr)
-	}
-	o.logOnce("outbox: write waiting after trouble", err)
-	w.LastCode, w.LastError, w.NextTry = v.Code, v.Message, &next
-	o.events.publish(Event{Kind: EventWaiting, EntryID: w.ID, Code: v.Code, Reason: v.Message, Message: v.Message, NextTry: &next, At: now, Write: w})
-}
-
-// clearWriteTimers makes every waiting write due at once (Kick).
-func (o *Outbox) clearWriteTimers(ctx context.Context) {
-	if _, err := o.db.ExecContext(ctx, "UPDATE writes SET next_try = 0 WHERE state = 'pending' AND next_try > 0"); err != nil {
-		o.logOnce("outbox: cannot clear back-off timers of writes", err)
+// clearTimers makes every waiting entry due at once (Kick).
+func (o *Outbox) clearTimers(ctx context.Context) {
+	if _, err := o.db.ExecContext(ctx, "UPDATE queue SET next_try = 0 WHERE state = 'pending' AND next_try > 0"); err != nil {
+		o.logOnce("outbox: cannot clear back-off timers", err)
 	}
 }
 
-// nextDue is when the next entry or write waiting after trouble falls
-// due (unix milliseconds), 0 when none.
+// nextDue is when the next entry waiting after trouble falls due (unix
+// milliseconds), 0 when none.
 func (o *Outbox) nextDue(ctx context.Context, now int64) (int64, error) {
 	var next int64
-	err := o.db.QueryRowContext(ctx, `SELECT coalesce(min(t), 0) FROM (
-		SELECT min(next_try) AS t FROM entries WHERE state = 'pending' AND next_try > ?
-		UNION ALL SELECT min(next_try) FROM writes WHERE state = 'pending' AND next_try > ?)`, now, now).Scan(&next)
+	err := o.db.QueryRowContext(ctx, `SELECT coalesce(min(next_try), 0) FROM queue WHERE state = 'pending' AND next_try > ?`, now).Scan(&next)
 	return next, err
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // State is where an entry stands.
@@ -79,37 +79,24 @@ type Entry struct {
 	LastCode  string       `json:"last_code,omitempty"`
 	LastError string       `json:"last_error,omitempty"`
 	NextTry   *time.Time   `json:"next_try,omitempty"` // set while waiting after trouble
+
+	// Sending is the upload of one of the entry's files under way while
+	// the entry waits: the bytes the engine last said it holds, kept in
+	// the outbox database until the step is done; nil when none.
+	Sending *Sending `json:"sending,omitempty"`
 }
 
-const entryColumns = `id, moment_id, copy_id, original_id, turn_request_id, turn_id,
-	source, name, format, content_type, size, sha256, copy_size, copy_sha256, copy_width, copy_height,
-	taken_at, captured_at, delivered_at, state, steps, target, attempts, last_code, last_error, next_try`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanEntry(s scanner) (*Entry, error) {
-	var e Entry
-	var takenAt, deliveredAt sql.NullString
-	var capturedAt string
-	var nextTry int64
-	err := s.Scan(&e.ID, &e.MomentID, &e.CopyID, &e.OriginalID, &e.TurnRequestID, &e.TurnID,
-		&e.Source, &e.Name, &e.Format, &e.ContentType, &e.Size, &e.SHA256, &e.CopySize, &e.CopySHA256,
-		&e.CopyWidth, &e.CopyHeight, &takenAt, &capturedAt, &deliveredAt, &e.State, &e.StepsDone,
-		&e.Target, &e.Attempts, &e.LastCode, &e.LastError, &nextTry)
-	if err != nil {
-		return nil, err
-	}
-	e.TakenAt = parseTimePtr(takenAt)
-	e.DeliveredAt = parseTimePtr(deliveredAt)
-	e.CapturedAt, _ = time.Parse(time.RFC3339Nano, capturedAt)
-	if nextTry > 0 && e.State == Pending {
-		t := time.UnixMilli(nextTry)
-		e.NextTry = &t
-	}
+// entry is r as a photo's Entry.
+func (r *row) entry() *Entry {
+	e := Entry{ID: r.ID, MomentID: r.MomentID, CopyID: r.CopyID, OriginalID: r.OriginalID, TurnRequestID: r.TurnReqID,
+		TurnID: r.TurnID, Source: r.Source, Name: r.Name, Format: r.Format, ContentType: r.ContentType, Size: r.Size,
+		SHA256: r.SHA256, CopySize: r.CopySize, CopySHA256: r.CopySHA256, CopyWidth: r.CopyWidth, CopyHeight: r.CopyHeight,
+		TakenAt: r.TakenAt, CapturedAt: r.MadeAt, DeliveredAt: r.DoneAt, State: r.State, StepsDone: r.Steps, Target: r.Target,
+		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), Sending: r.sending()}
 	for i, name := range Steps {
 		e.Steps = append(e.Steps, StepStatus{Name: name, Done: i < e.StepsDone})
 	}
-	return &e, nil
+	return &e
 }
 
 func parseTimePtr(s sql.NullString) *time.Time {
@@ -125,41 +112,33 @@ func parseTimePtr(s sql.NullString) *time.Time {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// Entries lists every entry, oldest capture first.
+// Entries lists every photo, oldest capture first.
 func (o *Outbox) Entries(ctx context.Context) ([]Entry, error) {
-	return o.queryEntries(ctx, "list outbox", "ORDER BY captured_at, id")
+	return o.queryEntries(ctx, "list outbox", "WHERE kind = 'photo' ORDER BY made_at, id")
 }
 
 func (o *Outbox) queryEntries(ctx context.Context, what, where string, args ...any) ([]Entry, error) {
-	rows, err := o.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM entries "+where, args...)
+	rs, err := o.queryRows(ctx, o.db, where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	defer rows.Close()
 	var out []Entry
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out = append(out, *e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+	for _, r := range rs {
+		out = append(out, *r.entry())
 	}
 	return out, nil
 }
 
-// Entry returns one entry, or ErrNotFound.
+// Entry returns one photo, or ErrNotFound.
 func (o *Outbox) Entry(ctx context.Context, id string) (*Entry, error) {
-	e, err := scanEntry(o.db.QueryRowContext(ctx, "SELECT "+entryColumns+" FROM entries WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
+	r, err := o.row(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("read outbox entry %s: %w", id, err)
+		return nil, err
 	}
-	return e, nil
+	if r.Kind != KindPhoto {
+		return nil, fmt.Errorf("%w: %s is a %s, not a photo", ErrNotFound, id, r.Kind)
+	}
+	return r.entry(), nil
 }
 
 // Counts is how many entries are in each state.
@@ -169,10 +148,10 @@ type Counts struct {
 	Done    int `json:"done"`
 }
 
-// Counts counts entries per state.
+// Counts counts photos per state.
 func (o *Outbox) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	rows, err := o.db.QueryContext(ctx, "SELECT state, count(*) FROM entries GROUP BY state")
+	rows, err := o.db.QueryContext(ctx, "SELECT state, count(*) FROM queue WHERE kind = 'photo' GROUP BY state")
 	if err != nil {
 		return c, fmt.Errorf("count outbox: %w", err)
 	}
@@ -211,84 +190,6 @@ func (o *Outbox) SmallCopyPath(id string) (string, error) {
 // validEntryID keeps ids given by callers from naming paths outside files/.
 func validEntryID(id string) bool {
 	return id != "" && !strings.ContainsAny(id, `/\.`) && len(id) <= 64
-}
-
-// Retry puts a parked (or waiting) entry back to pending with its attempts
-// reset, and wakes the drain.
-func (o *Outbox) Retry(ctx context.Context, id string) error {
-	res, err := o.db.ExecContext(ctx, `UPDATE entries SET state = 'pending', attempts = 0, next_try = 0,
-		last_code = '', last_error = '' WHERE id = ? AND state != 'done'`, id)
-	if err != nil {
-		return fmt.Errorf("retry %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := o.Entry(ctx, id); err != nil {
-			return fmt.Errorf("retry: %w", err)
-		}
-		return fmt.Errorf("retry %s: it is already delivered", id)
-	}
-	o.events.publish(Event{Kind: EventRetried, EntryID: id, At: o.opts.Now()})
-	o.Kick()
-	return nil
-}
-
-// RetryAll puts every parked entry back to pending and wakes the drain. It
-// returns how many it moved.
-func (o *Outbox) RetryAll(ctx context.Context) (int, error) {
-	rows, err := o.db.QueryContext(ctx, `UPDATE entries SET state = 'pending', attempts = 0, next_try = 0,
-		last_code = '', last_error = '' WHERE state = 'parked' RETURNING id`)
-	if err != nil {
-		return 0, fmt.Errorf("retry all: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("retry all: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("retry all: %w", err)
-	}
-	now := o.opts.Now()
-	for _, id := range ids {
-		o.events.publish(Event{Kind: EventRetried, EntryID: id, At: now})
-	}
-	o.Kick()
-	return len(ids), nil
-}
-
-// Discard removes an entry and its files. When exportDir is not empty the
-// original is first copied there by ExportOriginal, so the user keeps the
-// photo; it returns the exported path. Files that cannot be removed yet (a
-// file held open on Windows) are removed later; see Leftovers. A delivery in
-// progress for the entry is stopped first.
-func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, error) {
-	if _, err := o.Entry(ctx, id); err != nil {
-		return "", fmt.Errorf("discard: %w", err)
-	}
-	o.drain.stopEntry(id)
-	defer o.drain.release(id)
-	var exported string
-	if exportDir != "" {
-		var err error
-		exported, err = o.ExportOriginal(ctx, id, exportDir)
-		if err != nil {
-			return "", fmt.Errorf("discard %s: %w", id, err)
-		}
-	}
-	// The row goes with its files' removal recorded, in one transaction,
-	// so the files are never forgotten: removed now, or (a file held open)
-	// remembered and removed later, never an error.
-	if err := o.forget(ctx, id); err != nil {
-		return "", fmt.Errorf("discard %s: %w", id, err)
-	}
-	o.removeFiles(ctx, "files/"+id, id, ReasonDiscarded)
-	o.events.publish(Event{Kind: EventRemoved, EntryID: id, At: o.opts.Now()})
-	return exported, nil
 }
 
 // ExportOriginal copies an entry's original into dir (made if missing)
@@ -352,6 +253,6 @@ func (o *Outbox) ExportOriginal(ctx context.Context, id, dir string) (string, er
 // before t, at worst: times are compared as stored text), oldest first:
 // what a replica of the engine may not hold yet.
 func (o *Outbox) DeliveredSince(ctx context.Context, t time.Time) ([]Entry, error) {
-	return o.queryEntries(ctx, "list delivered entries", "WHERE state = 'done' AND delivered_at >= ? ORDER BY delivered_at, id",
+	return o.queryEntries(ctx, "list delivered entries", "WHERE kind = 'photo' AND state = 'done' AND done_at >= ? ORDER BY done_at, id",
 		formatTime(t.Add(-time.Second)))
 }

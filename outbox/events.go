@@ -11,7 +11,7 @@ type EventKind string
 const (
 	EventAdded    EventKind = "added"     // captured and safe
 	EventStepDone EventKind = "step_done" // Step acknowledged by the engine
-	EventProgress EventKind = "progress"  // Sent of Total bytes of Step uploaded
+	EventProgress EventKind = "progress"  // Sent of Total bytes of Step held by the engine
 	EventWaiting  EventKind = "waiting"   // passing trouble: Reason, retried at NextTry
 	EventParked   EventKind = "parked"    // refused: Code and Message from the engine
 	EventDone     EventKind = "done"      // delivered

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/server"
 )
 
@@ -73,7 +74,7 @@ func TestDrain_RetryAfterOnFakeClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer eng.Close()
-		token, err := eng.Tokens().Add("fake-clock")
+		token, err := eng.Tokens().Add("fake-clock", auth.ScopeAdmin)
 		if err != nil {
 			t.Fatal(err)
 		}

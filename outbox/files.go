@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
 
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/datadir"
-	"github.com/sparkfamily/spark/diskfull"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/internal/datadir"
+	"github.com/sparkfamily/spark/internal/diskfull"
 )
 
 // writeFile is the part of *os.File a capture writes through. Tests swap
@@ -47,16 +48,21 @@ func diskFull(err error, need int64) error {
 	return fmt.Errorf("%w: the disk holding the outbox is full; free some space and try again (%v)", ErrDiskFull, err)
 }
 
-// FormatSize writes a size as people read it ("3.2 MB", "512 bytes"), the
-// way the outbox's own messages do, so that a front end's sizes match them.
+// FormatSize writes a size as people read it ("3.2 MB", "512 bytes"), for
+// the spark command and the outbox's own messages. The window's sizeWords
+// (frontend/src/words.ts) gives the same words: both are checked against
+// frontend/test/testdata/sizes.json. Halves round up, as JavaScript's
+// toFixed does.
 func FormatSize(n int64) string {
 	switch {
 	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+		return fmt.Sprintf("%.1f GB", math.Round(float64(n)/(1<<30)*10)/10)
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+		return fmt.Sprintf("%.1f MB", math.Round(float64(n)/(1<<20)*10)/10)
 	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+		return fmt.Sprintf("%.0f KB", math.Round(float64(n)/(1<<10)))
+	case n == 1:
+		return "1 byte"
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -1,6 +1,11 @@
 package outbox
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestFormatSize(t *testing.T) {
 	tests := []struct {
@@ -19,6 +24,29 @@ func TestFormatSize(t *testing.T) {
 	for _, tt := range tests {
 		if got := FormatSize(tt.n); got != tt.want {
 			t.Errorf("FormatSize(%d) = %q; want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestFormatSize_SameAsWindow: the spark command's sizes and the window's
+// (sizeWords in frontend/src/words.ts, tested against the same file) are
+// the same words.
+func TestFormatSize_SameAsWindow(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "frontend", "test", "testdata", "sizes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table [][2]any
+	if err := json.Unmarshal(b, &table); err != nil {
+		t.Fatal(err)
+	}
+	if len(table) < 10 {
+		t.Fatalf("sizes.json has %d rows", len(table))
+	}
+	for _, row := range table {
+		n, want := int64(row[0].(float64)), row[1].(string)
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q; the window says %q", n, got, want)
 		}
 	}
 }

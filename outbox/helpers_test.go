@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 // writePhoto writes a generated JPEG into dir/name and returns its path.

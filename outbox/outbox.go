@@ -16,7 +16,8 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, pure Go
 
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/dirlock"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // Errors returned by the outbox.
@@ -75,7 +76,7 @@ type Options struct {
 type Outbox struct {
 	dir  string
 	db   *sql.DB
-	lock *sql.DB
+	lock *sqlitedb.FolderLock
 	opts Options
 	log  *slog.Logger
 
@@ -126,13 +127,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Outbox, error) {
 			return nil, fmt.Errorf("open outbox: %w", err)
 		}
 	}
-	lock, err := takeLock(ctx, filepath.Join(dir, "lock"))
+	lock, err := takeLock(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	db, err := openDB(ctx, filepath.Join(dir, "outbox.db"))
 	if err != nil {
-		lock.Close()
+		lock.Release()
 		return nil, err
 	}
 	o := &Outbox{
@@ -166,7 +167,7 @@ func (o *Outbox) Close() error {
 		close(o.closed)
 		o.events.closeAll()
 		err = o.db.Close()
-		if lerr := o.lock.Close(); err == nil {
+		if lerr := o.lock.Release(); err == nil {
 			err = lerr
 		}
 	})
@@ -176,7 +177,7 @@ func (o *Outbox) Close() error {
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	// FULL sync: a capture reported safe must survive a power cut, not only
 	// a crash of the process.
-	dsn := sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+	dsn := sqlitedb.DSN(path, url.Values{"_txlock": {"immediate"},
 		"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}})
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -192,17 +193,22 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// takeLock holds the outbox's lock file (sqlitedsn.Lock) for as long as
-// the outbox is open.
-func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sqlitedsn.Lock(ctx, path)
-	if errors.Is(err, sqlitedsn.ErrHeld) {
-		return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
+// LockFile is the outbox's folder lock (dirlock), which names the process
+// holding it; the legacy DIR/lock is held beside it (sqlitedb.LockFolder)
+// so that a Spark from before the one queue and this one never both open
+// the folder.
+const LockFile = "outbox.lock"
+
+// takeLock holds the outbox's folder for as long as the outbox is open.
+func takeLock(ctx context.Context, dir string) (*sqlitedb.FolderLock, error) {
+	l, err := sqlitedb.LockFolder(ctx, dir, LockFile, "the outbox")
+	if errors.Is(err, dirlock.ErrHeld) || errors.Is(err, sqlitedb.ErrOlderSpark) {
+		return nil, fmt.Errorf("%w: %w", ErrLocked, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("outbox: %w", err)
 	}
-	return db, nil
+	return l, nil
 }
 
 // entryDir is where an entry's files live once captured.

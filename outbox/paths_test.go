@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/sqlitedsn/sqlitedsntest"
+	"github.com/sparkfamily/spark/internal/sqlitedb/sqlitedbtest"
 )
 
 // TestDataFolders_OddNames: paths are data. In a data folder named with
@@ -20,7 +20,7 @@ import (
 // gave "unable to open database file".
 func TestDataFolders_OddNames(t *testing.T) {
 	ctx := context.Background()
-	for _, d := range sqlitedsntest.OddDirs(t) {
+	for _, d := range sqlitedbtest.OddDirs(t) {
 		t.Run(d.Label, func(t *testing.T) {
 			base := t.TempDir()
 			data := filepath.Join(base, d.Rel)
@@ -59,7 +59,7 @@ func TestDataFolders_OddNames(t *testing.T) {
 					t.Errorf("%s: %v", f, err)
 				}
 			}
-			sqlitedsntest.CheckNoStray(t, base, d.Rel)
+			sqlitedbtest.CheckNoStray(t, base, d.Rel)
 		})
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/internal/faultproxy"
 )
 
@@ -57,6 +57,22 @@ func (p *faultProxy) requests() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.seen...)
+}
+
+// contractOnly makes decide's proxy an engine of the contract alone: it
+// answers OPTIONS 405, as an engine without resumable uploads does, so
+// every upload is the contract's PUT (the path tests that count requests
+// by route are written for).
+func contractOnly(decide func(*http.Request) fault) func(*http.Request) fault {
+	return func(r *http.Request) fault {
+		if r.Method == http.MethodOptions {
+			return fault{Kind: answer, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
+		}
+		if decide == nil {
+			return fault{}
+		}
+		return decide(r)
+	}
 }
 
 // route names the contract route of a request, for fault rules.

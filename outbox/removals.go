@@ -8,11 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // Deleting never blocks the outbox. On Windows a file cannot be deleted
@@ -113,20 +112,31 @@ func (o *Outbox) removeFiles(ctx context.Context, rel, entryID, reason string) {
 	}
 }
 
-// forget deletes entry id's row and records its folder for removal, in one
-// transaction.
-func (o *Outbox) forget(ctx context.Context, id string) error {
+// forget deletes r's row and, for a photo, records its folder for
+// removal, in one transaction. A write already sent stays: the engine has
+// it.
+func (o *Outbox) forget(ctx context.Context, r *row) error {
 	tx, err := o.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM entries WHERE id = ?", id); err != nil {
+	q := "DELETE FROM queue WHERE id = ?"
+	if r.Kind != KindPhoto {
+		q += " AND state != 'done'"
+	}
+	res, err := tx.ExecContext(ctx, q, r.ID)
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO removals (path, entry_id, reason, since) VALUES (?, ?, ?, ?)
-		ON CONFLICT (path) DO NOTHING`, "files/"+id, id, ReasonDiscarded, formatTime(o.opts.Now())); err != nil {
-		return err
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errors.New("it is already sent")
+	}
+	if r.Kind == KindPhoto {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO removals (path, entry_id, reason, since) VALUES (?, ?, ?, ?)
+			ON CONFLICT (path) DO NOTHING`, "files/"+r.ID, r.ID, ReasonDiscarded, formatTime(o.opts.Now())); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
@@ -185,7 +195,7 @@ func (o *Outbox) cleanup(ctx context.Context) error {
 		tried[rel] = true
 	}
 	state := map[string]State{}
-	rows, err := o.db.QueryContext(ctx, "SELECT id, state FROM entries")
+	rows, err := o.db.QueryContext(ctx, "SELECT id, state FROM queue WHERE kind = 'photo'")
 	if err != nil {
 		return fmt.Errorf("clean outbox files: %w", err)
 	}
@@ -230,38 +240,29 @@ func (o *Outbox) cleanup(ctx context.Context) error {
 	return nil
 }
 
-// LeftoversSummary is the sentence Settings' details and `spark outbox`
-// show Dad about ls: how many photos' files could not be removed from this
-// computer yet and that Spark tries again on its own, without paths (those
-// are LeftoverDetail's). "" when ls is empty.
-func LeftoversSummary(ls []Leftover) string {
-	if len(ls) == 0 {
-		return ""
-	}
-	var sent, discarded, other int
+// LeftoverCounts counts the folders not removed yet by why they are to
+// go: numbers, which the window (frontend/src/words.ts leftoversWords)
+// and the spark command (cmd/spark/words.go) word for Dad.
+type LeftoverCounts struct {
+	Sent        int `json:"sent"`        // of photos already sent
+	Discarded   int `json:"discarded"`   // of photos discarded
+	Interrupted int `json:"interrupted"` // left by an import that was interrupted
+}
+
+// CountLeftovers counts ls by why each is to go.
+func CountLeftovers(ls []Leftover) LeftoverCounts {
+	var c LeftoverCounts
 	for _, l := range ls {
 		switch l.Reason {
 		case ReasonDelivered:
-			sent++
+			c.Sent++
 		case ReasonDiscarded:
-			discarded++
+			c.Discarded++
 		default:
-			other++
+			c.Interrupted++
 		}
 	}
-	var parts []string
-	if sent > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s already sent", sent, plural(sent, "photo", "photos")))
-	}
-	if discarded > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s you discarded", discarded, plural(discarded, "photo", "photos")))
-	}
-	if other > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s left from an import that was interrupted", other, plural(other, "copy", "copies")))
-	}
-	them := plural(len(ls), "it", "them")
-	return fmt.Sprintf("%s could not be removed from this computer yet (a program may have %s open). Spark tries again on its own.",
-		joinAnd(parts), them)
+	return c
 }
 
 // LeftoverDetail is one line about l for Settings' details: where it is,
@@ -281,14 +282,6 @@ func LeftoverDetail(l Leftover) string {
 		s += "; last: " + l.LastError
 	}
 	return s + ")"
-}
-
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(parts []string) string {
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 func plural(n int, one, many string) string {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 // withDateTaken puts an EXIF APP1 segment right after a JPEG's

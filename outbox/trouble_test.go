@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // TestClassify_TroubleCodes checks that a failure which is not the
@@ -46,7 +46,7 @@ func TestClassify_TroubleCodes(t *testing.T) {
 func TestIsDiskFull_SQLite(t *testing.T) {
 	err := sqliteError(t, "CREATE TABLE t (b BLOB); PRAGMA max_page_count = 3", "INSERT INTO t VALUES (zeroblob(1000000))")
 	if !isDiskFull(err) {
-		t.Fatalf("isDiskFull(%v) = false, want true (code %d)", err, sqlitedsn.Code(err))
+		t.Fatalf("isDiskFull(%v) = false, want true (code %d)", err, sqlitedb.Code(err))
 	}
 	if !errors.Is(diskFull(err, 0), ErrDiskFull) {
 		t.Errorf("diskFull(%v) does not wrap ErrDiskFull", err)

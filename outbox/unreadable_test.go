@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
@@ -95,9 +94,10 @@ func TestDrain_ParksUnreadableFiles(t *testing.T) {
 			if got.State != Parked || got.LastCode != tt.code {
 				t.Fatalf("entry = state %s code %q (%s), want parked with %s", got.State, got.LastCode, got.LastError, tt.code)
 			}
-			// The reason names the photo and this computer, and says what
-			// to do.
-			for _, want := range []string{"letter.jpg", "on this computer", "Retry", "Discard"} {
+			// The reason is the code and the facts (the photo, its file's
+			// path); the words for Dad are made from the code, in the
+			// window (words.ts) and the spark command.
+			for _, want := range []string{"letter.jpg", filepath.Join(o.entryDir(bad.ID), name)} {
 				if !strings.Contains(got.LastError, want) {
 					t.Errorf("reason %q does not say %q", got.LastError, want)
 				}
@@ -155,24 +155,42 @@ func denyOpen(t *testing.T, path string) {
 func TestLocalReader(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		r       io.Reader
+		r       io.ReaderAt
 		want    int64
 		wantErr string
 	}{
 		{"Whole", strings.NewReader("abcde"), 5, ""},
 		{"CutShort", strings.NewReader("abc"), 5, "ended after 3 bytes of 5"},
-		{"ReadError", io.MultiReader(strings.NewReader("ab"), iotest.ErrReader(errors.New("input/output error"))), 5, "input/output error"},
+		{"ReadError", failingAt{strings.NewReader("abcde"), 2, errors.New("input/output error")}, 5, "input/output error"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &localReader{r: tt.r, want: tt.want}
-			io.Copy(io.Discard, l)
+			io.Copy(io.Discard, io.NewSectionReader(l, 0, tt.want))
 			got := ""
-			if l.err != nil {
-				got = l.err.Error()
+			if err := l.failed(); err != nil {
+				got = err.Error()
 			}
 			if tt.wantErr == "" && got != "" || !strings.Contains(got, tt.wantErr) {
 				t.Errorf("err = %q, want %q", got, tt.wantErr)
 			}
 		})
 	}
+}
+
+// failingAt reads as r does up to byte at, then fails with err.
+type failingAt struct {
+	r   io.ReaderAt
+	at  int64
+	err error
+}
+
+func (f failingAt) ReadAt(b []byte, off int64) (int, error) {
+	if off >= f.at {
+		return 0, f.err
+	}
+	n, err := f.r.ReadAt(b[:min(int64(len(b)), f.at-off)], off)
+	if err == nil {
+		err = f.err
+	}
+	return n, err
 }

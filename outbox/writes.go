@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -11,11 +12,12 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
-// WriteKind names what a write does at the engine.
-type WriteKind string
+// WriteKind names what a write other than a photo does at the engine: a
+// Kind of the queue.
+type WriteKind = Kind
 
 // The kinds of write.
 const (
@@ -55,8 +57,6 @@ type Write struct {
 	// Result is the engine's answer to the last step, once sent (a
 	// moment, a turn, a job's turns, a recall, a phrase, or a bool).
 	Result json.RawMessage `json:"result,omitempty"`
-
-	rev int
 }
 
 // RecallResult is the Result of a sent recall.
@@ -65,18 +65,20 @@ type RecallResult struct {
 	Turn   *api.Turn   `json:"turn"`
 }
 
-// stepCount is how many requests deliver w: a note is created, then read.
-func (w *Write) stepCount() int {
-	if w.Kind == WriteNote {
-		return 2
-	}
-	return 1
+// NewNote is a note: its moment id (id, minted when Dad wrote it), from
+// which the create's request id derives, and its practical turn's request
+// id, minted at random: one derived from the moment id (as it was, "note:<id>:turn")
+// let anyone who saw the moment in /v1/ops start the turn first and hand
+// Dad their reading. A note already in the outbox keeps the ids it has.
+func NewNote(id, text string) Write {
+	return Write{ID: id, Kind: WriteNote, MomentID: id, RequestID: "note:" + id, TurnRequestID: secretID(), Text: text}
 }
 
-// NewNote is a note: its moment id (id, minted when Dad wrote it), the
-// create's request id and its practical turn's request id derive from it.
-func NewNote(id, text string) Write {
-	return Write{ID: id, Kind: WriteNote, MomentID: id, RequestID: "note:" + id, TurnRequestID: "note:" + id + ":turn", Text: text}
+// secretID mints an id nobody can guess from the ids minted before it
+// (ulid.Make's entropy is a seeded, monotonic math/rand: the next id
+// follows from the last), for a request id that must not be taken first.
+func secretID() string {
+	return ulid.MustNew(ulid.Now(), rand.Reader).String()
 }
 
 // NewCaption sets a moment's caption.
@@ -121,29 +123,15 @@ func NewRecall(recallID string) Write { return Write{ID: recallID, Kind: WriteRe
 // moment: only the newest value matters.
 func mergeable(k WriteKind) bool { return k == WriteCaption || k == WriteTakenAt }
 
-const writeColumns = `seq, id, kind, moment_id, phrase_id, request_id, turn_request_id, text, made_at, rev,
-	state, steps, target, attempts, next_try, last_code, last_error, sent_at, result`
-
-func scanWrite(s scanner) (*Write, error) {
-	var w Write
-	var madeAt, result string
-	var sentAt sql.NullString
-	var nextTry int64
-	err := s.Scan(&w.Seq, &w.ID, &w.Kind, &w.MomentID, &w.PhraseID, &w.RequestID, &w.TurnRequestID, &w.Text,
-		&madeAt, &w.rev, &w.State, &w.StepsDone, &w.Target, &w.Attempts, &nextTry, &w.LastCode, &w.LastError, &sentAt, &result)
-	if err != nil {
-		return nil, err
+// write is r as a Write.
+func (r *row) write() *Write {
+	w := Write{Seq: r.Seq, ID: r.ID, Kind: r.Kind, MomentID: r.MomentID, PhraseID: r.PhraseID, RequestID: r.RequestID,
+		TurnRequestID: r.TurnReqID, Text: r.Text, MadeAt: r.MadeAt, State: r.State, StepsDone: r.Steps, Target: r.Target,
+		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), SentAt: r.DoneAt}
+	if r.Result != "" {
+		w.Result = json.RawMessage(r.Result)
 	}
-	w.MadeAt, _ = time.Parse(time.RFC3339Nano, madeAt)
-	w.SentAt = parseTimePtr(sentAt)
-	if nextTry > 0 && w.State == Pending {
-		t := time.UnixMilli(nextTry)
-		w.NextTry = &t
-	}
-	if result != "" {
-		w.Result = json.RawMessage(result)
-	}
-	return &w, nil
+	return &w
 }
 
 // AddWrite stores a write, synced to disk, before anything is sent, and
@@ -155,8 +143,8 @@ func scanWrite(s scanner) (*Write, error) {
 // caption or a note longer than api.MaxCaptionBytes is refused with
 // api.CheckCaption's error, and nothing is stored.
 func (o *Outbox) AddWrite(ctx context.Context, w Write) (*Write, error) {
-	if w.Kind == "" {
-		return nil, errors.New("outbox: a write needs a kind")
+	if w.Kind == "" || w.Kind == KindPhoto {
+		return nil, errors.New("outbox: a write needs a kind (a photo is captured)")
 	}
 	if w.Kind == WriteCaption || w.Kind == WriteNote {
 		// The engine would refuse it (400, for good): it is refused here,
@@ -191,11 +179,11 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 	defer tx.Rollback()
 	if mergeable(w.Kind) {
 		var id string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM writes WHERE kind = ? AND moment_id = ? AND state = 'pending'
-			AND seq = (SELECT max(seq) FROM writes WHERE moment_id = ? AND state IN ('pending', 'parked'))`,
+		err := tx.QueryRowContext(ctx, `SELECT id FROM queue WHERE kind = ? AND moment_id = ? AND state = 'pending'
+			AND seq = (SELECT max(seq) FROM queue WHERE kind != 'photo' AND moment_id = ? AND state IN ('pending', 'parked'))`,
 			w.Kind, w.MomentID, w.MomentID).Scan(&id)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, `UPDATE writes SET text = ?, rev = rev + 1, attempts = 0, next_try = 0,
+			_, err = tx.ExecContext(ctx, `UPDATE queue SET text = ?, rev = rev + 1, attempts = 0, next_try = 0,
 				last_code = '', last_error = '' WHERE id = ?`, w.Text, id)
 			if err == nil {
 				err = tx.Commit()
@@ -209,7 +197,7 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 	if id, ok, err := sameUnsent(ctx, tx, w); err != nil || ok {
 		return id, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO writes (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, made_at)
+	_, err = tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, made_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, formatTime(o.opts.Now()))
 	if err != nil {
@@ -232,7 +220,7 @@ func sameUnsent(ctx context.Context, tx *sql.Tx, w Write) (string, bool, error) 
 	}
 	var id string
 	var kind WriteKind
-	err := tx.QueryRowContext(ctx, `SELECT id, kind FROM writes WHERE `+col+` = ? AND state IN ('pending', 'parked')
+	err := tx.QueryRowContext(ctx, `SELECT id, kind FROM queue WHERE kind != 'photo' AND `+col+` = ? AND state IN ('pending', 'parked')
 		ORDER BY seq DESC LIMIT 1`, key).Scan(&id, &kind)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != w.Kind) {
 		return "", false, nil
@@ -240,53 +228,47 @@ func sameUnsent(ctx context.Context, tx *sql.Tx, w Write) (string, bool, error) 
 	return id, err == nil, err
 }
 
-// Write returns one write, or ErrNotFound.
+// Write returns one write (not a photo), or ErrNotFound.
 func (o *Outbox) Write(ctx context.Context, id string) (*Write, error) {
-	w, err := scanWrite(o.db.QueryRowContext(ctx, "SELECT "+writeColumns+" FROM writes WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: write %s", ErrNotFound, id)
-	}
+	r, err := o.row(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("read outbox write %s: %w", id, err)
+		return nil, err
 	}
-	return w, nil
+	if r.Kind == KindPhoto {
+		return nil, fmt.Errorf("%w: %s is a photo, not a write", ErrNotFound, id)
+	}
+	return r.write(), nil
 }
 
 // UnsentWrites lists the writes not yet sent (waiting or parked), in the
 // order Dad made them.
 func (o *Outbox) UnsentWrites(ctx context.Context) ([]Write, error) {
-	return o.queryWrites(ctx, "WHERE state IN ('pending', 'parked') ORDER BY seq")
+	return o.queryWrites(ctx, "AND state IN ('pending', 'parked') ORDER BY seq")
 }
 
 // SentWritesSince lists the writes sent at t or after (a second before
 // t, at worst: times are compared as stored text), in the order Dad made
 // them: what a replica of the engine may not hold yet.
 func (o *Outbox) SentWritesSince(ctx context.Context, t time.Time) ([]Write, error) {
-	return o.queryWrites(ctx, "WHERE state = 'done' AND sent_at >= ? ORDER BY seq", formatTime(t.Add(-time.Second)))
+	return o.queryWrites(ctx, "AND state = 'done' AND done_at >= ? ORDER BY seq", formatTime(t.Add(-time.Second)))
 }
 
 // MomentWrites lists every write to one moment (sent ones too), in the
 // order Dad made them.
 func (o *Outbox) MomentWrites(ctx context.Context, momentID string) ([]Write, error) {
-	return o.queryWrites(ctx, "WHERE moment_id = ? ORDER BY seq", momentID)
+	return o.queryWrites(ctx, "AND moment_id = ? ORDER BY seq", momentID)
 }
 
+// queryWrites lists the writes (not photos) of where, which begins with
+// "AND".
 func (o *Outbox) queryWrites(ctx context.Context, where string, args ...any) ([]Write, error) {
-	rows, err := o.db.QueryContext(ctx, "SELECT "+writeColumns+" FROM writes "+where, args...)
+	rs, err := o.queryRows(ctx, o.db, "WHERE kind != 'photo' "+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list outbox writes: %w", err)
 	}
-	defer rows.Close()
 	var out []Write
-	for rows.Next() {
-		w, err := scanWrite(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list outbox writes: %w", err)
-		}
-		out = append(out, *w)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list outbox writes: %w", err)
+	for _, r := range rs {
+		out = append(out, *r.write())
 	}
 	return out, nil
 }
@@ -295,7 +277,7 @@ func (o *Outbox) queryWrites(ctx context.Context, where string, args ...any) ([]
 func (o *Outbox) WriteCounts(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := o.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'parked'),
-		count(*) FILTER (WHERE state = 'done') FROM writes`).Scan(&c.Pending, &c.Parked, &c.Done)
+		count(*) FILTER (WHERE state = 'done') FROM queue WHERE kind != 'photo'`).Scan(&c.Pending, &c.Parked, &c.Done)
 	if err != nil {
 		return c, fmt.Errorf("count outbox writes: %w", err)
 	}
@@ -306,7 +288,7 @@ func (o *Outbox) WriteCounts(ctx context.Context) (Counts, error) {
 // WriteCounts counts them all; a kind with no write is absent.
 func (o *Outbox) WriteCountsByKind(ctx context.Context) (map[WriteKind]Counts, error) {
 	rows, err := o.db.QueryContext(ctx, `SELECT kind, count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'parked'),
-		count(*) FILTER (WHERE state = 'done') FROM writes GROUP BY kind`)
+		count(*) FILTER (WHERE state = 'done') FROM queue WHERE kind != 'photo' GROUP BY kind`)
 	if err != nil {
 		return nil, fmt.Errorf("count outbox writes: %w", err)
 	}
@@ -324,48 +306,6 @@ func (o *Outbox) WriteCountsByKind(ctx context.Context) (map[WriteKind]Counts, e
 		return nil, fmt.Errorf("count outbox writes: %w", err)
 	}
 	return out, nil
-}
-
-// RetryWrite puts a parked (or waiting) write back to pending and wakes
-// the drain.
-func (o *Outbox) RetryWrite(ctx context.Context, id string) error {
-	res, err := o.db.ExecContext(ctx, `UPDATE writes SET state = 'pending', attempts = 0, next_try = 0,
-		last_code = '', last_error = '' WHERE id = ? AND state != 'done'`, id)
-	if err != nil {
-		return fmt.Errorf("retry write %s: %w", id, err)
-	}
-	w, err := o.Write(ctx, id)
-	if err != nil {
-		return fmt.Errorf("retry: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("retry write %s: it is already sent", id)
-	}
-	o.events.publish(Event{Kind: EventRetried, EntryID: id, At: o.opts.Now(), Write: w})
-	o.Kick()
-	return nil
-}
-
-// DiscardWrite removes a waiting or parked write for good. A delivery of
-// writes in progress is stopped first (a write it had sent stays sent).
-func (o *Outbox) DiscardWrite(ctx context.Context, id string) error {
-	w, err := o.Write(ctx, id)
-	if err != nil {
-		return fmt.Errorf("discard: %w", err)
-	}
-	o.drain.stopWriter()
-	defer o.drain.releaseWriter()
-	res, err := o.db.ExecContext(ctx, "DELETE FROM writes WHERE id = ? AND state != 'done'", id)
-	if err != nil {
-		return fmt.Errorf("discard write %s: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("discard write %s: it is already sent", id)
-	}
-	w.State = "discarded"
-	o.events.publish(Event{Kind: EventRemoved, EntryID: id, At: o.opts.Now(), Write: w})
-	o.wake()
-	return nil
 }
 
 // WaitWrite waits until a write is sent or parked, or ctx is done, and
@@ -416,20 +356,5 @@ func (w *Write) Describe() string {
 // KindWrites lists every write of one kind (sent ones too), in the order
 // Dad made them.
 func (o *Outbox) KindWrites(ctx context.Context, kind WriteKind) ([]Write, error) {
-	return o.queryWrites(ctx, "WHERE kind = ? ORDER BY seq", kind)
-}
-
-// RetryAllWrites puts every parked write back to pending and wakes the
-// drain; it returns how many.
-func (o *Outbox) RetryAllWrites(ctx context.Context) (int, error) {
-	ws, err := o.queryWrites(ctx, "WHERE state = 'parked' ORDER BY seq")
-	if err != nil {
-		return 0, err
-	}
-	for _, w := range ws {
-		if err := o.RetryWrite(ctx, w.ID); err != nil {
-			return 0, err
-		}
-	}
-	return len(ws), nil
+	return o.queryWrites(ctx, "AND kind = ? ORDER BY seq", kind)
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -63,6 +63,39 @@ func TestOpen_MigratesV1(t *testing.T) {
 	ws, err := o.UnsentWrites(ctx)
 	if err != nil || len(ws) != 1 || ws[0].Text != "the letter" {
 		t.Errorf("writes after reopening = %+v, %v", ws, err)
+	}
+}
+
+// TestNewNote_TurnRequestIDIsRandom: a note's turn request id is not
+// derived from its moment id (issue 25: "note:<id>:turn" let a script that
+// read /v1/ops start the turn first), and a note already in the outbox
+// keeps the one it has.
+func TestNewNote_TurnRequestIDIsRandom(t *testing.T) {
+	note := ulid.Make().String()
+	a, b := NewNote(note, "x"), NewNote(note, "x")
+	for _, w := range []Write{a, b} {
+		if strings.Contains(w.TurnRequestID, note) || w.TurnRequestID == "note:"+note+":turn" {
+			t.Errorf("turn request id %q derives from the moment id %s", w.TurnRequestID, note)
+		}
+		if _, err := ulid.ParseStrict(w.TurnRequestID); err != nil {
+			t.Errorf("turn request id %q is not a ULID: %v", w.TurnRequestID, err)
+		}
+	}
+	if a.TurnRequestID == b.TurnRequestID {
+		t.Errorf("two notes got the same turn request id %q", a.TurnRequestID)
+	}
+
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	old := NewNote(note, "call the pharmacy")
+	old.TurnRequestID = "note:" + note + ":turn" // as the outbox stored it before
+	first, err := o.AddWrite(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := o.AddWrite(ctx, NewNote(note, "call the pharmacy"))
+	if err != nil || again.Seq != first.Seq || again.TurnRequestID != old.TurnRequestID {
+		t.Fatalf("the note again = %+v, %v; want the stored one with turn request id %q", again, err, old.TurnRequestID)
 	}
 }
 
@@ -400,7 +433,8 @@ func TestWrites_AfterTheirMomentsCreate(t *testing.T) {
 }
 
 // TestWrites_ParkedRetryDiscard: a write the engine refuses is parked with
-// its words; RetryWrite sends it again, DiscardWrite drops it.
+// its words; Retry sends it again, Discard drops it (the one Retry and
+// Discard of the queue, as for photos).
 func TestWrites_ParkedRetryDiscard(t *testing.T) {
 	ctx := context.Background()
 	eng := enginetest.Start(t)
@@ -421,7 +455,7 @@ func TestWrites_ParkedRetryDiscard(t *testing.T) {
 	if _, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: missing, Kind: api.KindNote, Caption: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.RetryWrite(ctx, w.ID); err != nil {
+	if err := o.Retry(ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := o.WaitWrite(ctx, w.ID); err != nil || got.State != Done {
@@ -431,14 +465,14 @@ func TestWrites_ParkedRetryDiscard(t *testing.T) {
 	if got, _ := o.WaitWrite(ctx, w2.ID); got.State != Parked {
 		t.Fatalf("delete of an unknown moment = %+v", got)
 	}
-	if err := o.DiscardWrite(ctx, w2.ID); err != nil {
+	if _, err := o.Discard(ctx, w2.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := o.Write(ctx, w2.ID); err == nil {
 		t.Errorf("discarded write still there")
 	}
-	if err := o.DiscardWrite(ctx, w.ID); err == nil {
-		t.Errorf("DiscardWrite of a sent write: no error")
+	if _, err := o.Discard(ctx, w.ID, ""); err == nil {
+		t.Errorf("Discard of a sent write: no error")
 	}
 }
 
@@ -549,5 +583,50 @@ func TestWrites_CountsByKind(t *testing.T) {
 	want := map[WriteKind]Counts{WriteNote: {Pending: 2}, WriteCaption: {Pending: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("WriteCountsByKind() = %v, want %v", got, want)
+	}
+}
+
+// TestNextWrite_RecallWaitsForEarlierKeeps: a quick recall is made of the
+// phrases kept, so it is never sent before a phrase kept (or removed)
+// earlier that still waits, even when that write's next try comes later
+// than the recall's: sent first, the recall was refused for good ("no
+// phrase is kept yet") and parked.
+func TestNextWrite_RecallWaitsForEarlierKeeps(t *testing.T) {
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	keep, err := NewKeep("the red door", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := o.AddWrite(ctx, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := o.AddWrite(ctx, NewRecall(ulid.Make().String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The keep failed once (the engine was away) and waits for its next
+	// try, which comes after the recall's.
+	later := o.opts.Now().Add(time.Hour).UnixMilli()
+	if _, err := o.db.ExecContext(ctx, "UPDATE queue SET next_try = ?, attempts = 1 WHERE id = ?", later, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := o.nextWrite(ctx); err != nil || w != nil {
+		t.Fatalf("nextWrite = %+v, %v; want nothing before the keep's next try", w, err)
+	}
+	if _, err := o.db.ExecContext(ctx, "UPDATE queue SET next_try = 0 WHERE id = ?", k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := o.nextWrite(ctx); err != nil || w == nil || w.ID != k.ID {
+		t.Fatalf("nextWrite = %+v, %v; want the keep first", w, err)
+	}
+	// Once the keep is parked for good, the recall goes on its own (the
+	// engine may hold other phrases).
+	if _, err := o.db.ExecContext(ctx, "UPDATE queue SET state = 'parked' WHERE id = ?", k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := o.nextWrite(ctx); err != nil || w == nil || w.ID != r.ID {
+		t.Fatalf("nextWrite = %+v, %v; want the recall once the keep is parked", w, err)
 	}
 }
