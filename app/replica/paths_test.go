@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/sqlitedsn/sqlitedsntest"
+	"github.com/sparkfamily/spark/internal/sqlitedb/sqlitedbtest"
 )
 
 // TestOpen_OddDataFolders: paths are data, for the replica too. In a data
@@ -15,7 +15,7 @@ import (
 // with what it synced, and nothing is written beside the folder. Its lock's
 // DSN, once built by hand, cut a "#" folder's lock file short.
 func TestOpen_OddDataFolders(t *testing.T) {
-	for _, d := range sqlitedsntest.OddDirs(t) {
+	for _, d := range sqlitedbtest.OddDirs(t) {
 		t.Run(d.Label, func(t *testing.T) {
 			base := t.TempDir()
 			data := filepath.Join(base, d.Rel)
@@ -48,7 +48,7 @@ func TestOpen_OddDataFolders(t *testing.T) {
 				t.Errorf("moments after reopening: %d, %v; want 2", len(ms), err)
 			}
 			r.Close()
-			sqlitedsntest.CheckNoStray(t, base, d.Rel)
+			sqlitedbtest.CheckNoStray(t, base, d.Rel)
 		})
 	}
 }

@@ -2,13 +2,17 @@
 // can be read with no network: the engine's ops, pulled page by page
 // through GET /v1/ops, folded into a local SQLite mirror by the engine's
 // own fold (engine/mirror), and the small copy of every live moment.
+// Only the app (app/) and spark (cmd/spark) use it, so it sits under app/.
 //
 // # The folder
 //
 // A replica lives in one folder (the app's is DATA/replica):
 //
-//	lock         held (an exclusive SQLite lock) by the one process using
-//	             the replica; another gets ErrLocked
+//	replica.lock held by the one process using the replica (dirlock, naming
+//	             it); another gets ErrLocked
+//	lock         held beside it: the lock of Sparks before it, so that an
+//	             older Spark and this one never both open the folder
+//	             (sqlitedb.LockFolder)
 //	replica.db   the mirror (engine/mirror's schema and version), plus the
 //	             table replica_state (key, value) kept by this package
 //	copies/      small copies, each named by the lower-case hex SHA-256

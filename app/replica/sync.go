@@ -11,7 +11,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
 )
@@ -34,6 +34,11 @@ var ErrMustRebuild = errors.New("replica: the engine's log does not continue thi
 // fold (an op this Spark does not know, a gap or a repeat in seq): nothing
 // of the page was kept.
 var ErrBadPage = errors.New("replica: a page of the engine's ops does not fold")
+
+// ErrShortLog matches (errors.Is) the error of an engine whose log ends
+// before the seq its health claimed: the ops it served are kept, and the
+// sync stops there.
+var ErrShortLog = errors.New("replica: the engine's log ends before the seq it claims")
 
 // Result says what a sync did.
 type Result struct {
@@ -197,6 +202,9 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 			st.LastOp = last
 		}
 		if caught {
+			if res.To < res.Head {
+				return fmt.Errorf("%w: it said its log reaches seq %d, but it served ops up to seq %d only; those were kept", ErrShortLog, res.Head, res.To)
+			}
 			res.Head = max(res.Head, res.To)
 			return nil
 		}
@@ -205,14 +213,18 @@ func (r *Replica) pull(ctx context.Context, eng Engine, st State, res *Result) e
 }
 
 // records turns a page of ops into log records, checking that their seqs
-// follow on from seq last without a gap.
+// follow on from seq last without a gap and that each op is one the engine
+// would write (mirror.CheckRecord).
 func records(ops []api.Op, last uint64) ([]oplog.Record, error) {
 	recs := make([]oplog.Record, len(ops))
 	for i, op := range ops {
 		if op.Seq != last+1 {
 			return nil, fmt.Errorf("%w: after seq %d the engine sent seq %d; nothing of this page was kept", ErrBadPage, last, op.Seq)
 		}
-		recs[i] = oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Data: op.Data}
+		recs[i] = oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Author: op.Author, Data: op.Data}
+		if err := mirror.CheckRecord(recs[i]); err != nil {
+			return nil, fmt.Errorf("%w: %w; nothing of this page was kept", ErrBadPage, err)
+		}
 		last = op.Seq
 	}
 	return recs, nil

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/internal/poll"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,8 +1,7 @@
 package replica
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/blobstage"
 )
 
 // ErrCacheFull is returned by Put when the copy does not fit in the budget
@@ -70,7 +72,7 @@ func openCache(dir string, budget int64, now func() time.Time) (*Cache, error) {
 			os.Remove(filepath.Join(dir, name)) // a copy cut short; fetched again
 			continue
 		}
-		if !validSHA(name) || !de.Type().IsRegular() {
+		if !api.ValidSHA256(name) || !de.Type().IsRegular() {
 			continue
 		}
 		fi, err := de.Info()
@@ -81,20 +83,6 @@ func openCache(dir string, budget int64, now func() time.Time) (*Cache, error) {
 		c.total += fi.Size()
 	}
 	return c, nil
-}
-
-// validSHA reports whether s is a SHA-256 in lower-case hex, which is all a
-// copy's file name may be (the log's text never names a path).
-func validSHA(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Has reports whether the copy with this SHA-256 is cached.
@@ -121,7 +109,7 @@ func (c *Cache) Budget() int64 {
 // View opens a cached copy to show it and marks it viewed now; the caller
 // closes the file. A copy not cached is os.ErrNotExist.
 func (c *Cache) View(sha string) (*os.File, error) {
-	if !validSHA(sha) {
+	if !api.ValidSHA256(sha) {
 		return nil, fmt.Errorf("replica: %q is not a SHA-256: %w", sha, os.ErrNotExist)
 	}
 	c.mu.Lock()
@@ -168,7 +156,7 @@ func (c *Cache) Unpin(sha string) {
 // not pinned; when that is not enough it keeps nothing and returns
 // ErrCacheFull. A copy already cached is left as it is.
 func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) error {
-	if !validSHA(sha) {
+	if !api.ValidSHA256(sha) {
 		return fmt.Errorf("replica: the log names a small copy by %q, which is not a SHA-256", sha)
 	}
 	if c.Has(sha) {
@@ -183,18 +171,16 @@ func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) err
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, size+1))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	// One staging for every blob (internal/blobstage): hashed while it
+	// streams, fsync'ed, then renamed.
+	d, err := blobstage.Stage(context.Background(), f, body, size)
+	if errors.Is(err, blobstage.ErrTooLarge) {
+		return &ChecksumError{Want: sha, WantSize: size, GotSize: size + 1}
 	}
 	if err != nil {
 		return fmt.Errorf("replica: store the small copy %s: %w", sha, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); n != size || got != sha {
+	if n, got := d.Size(), d.Hex(); n != size || got != sha {
 		return &ChecksumError{Want: sha, Got: got, WantSize: size, GotSize: n}
 	}
 	if err := os.Chtimes(tmp, stamp, stamp); err != nil {
@@ -209,7 +195,7 @@ func (c *Cache) Put(sha string, size int64, body io.Reader, stamp time.Time) err
 	if err := c.makeRoom(size, stamp); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(c.dir, sha)); err != nil {
+	if err := blobstage.Place(blobstage.OS, tmp, filepath.Join(c.dir, sha)); err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
 	c.entries[sha] = &cacheEntry{size: size, used: stamp}

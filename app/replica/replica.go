@@ -12,9 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/dirlock"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // FormatVersion is the version of the replica's folder (see the package
@@ -29,7 +30,7 @@ const DefaultCacheBytes = 2 << 30
 const (
 	DBFile    = "replica.db"
 	CopiesDir = "copies"
-	lockFile  = "lock"
+	lockFile  = "replica.lock"
 )
 
 // ErrLocked is returned by Open while another process uses the replica.
@@ -53,7 +54,7 @@ type Options struct {
 type Replica struct {
 	dir  string
 	opts Options
-	lock *sql.DB
+	lock *sqlitedb.FolderLock
 
 	// syncMu makes Sync and Rebuild one at a time; dbMu guards db, which a
 	// reset replaces.
@@ -94,7 +95,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Replica, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("replica: create %s: %w", dir, err)
 	}
-	lock, err := takeLock(ctx, filepath.Join(dir, lockFile))
+	lock, err := takeLock(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func (r *Replica) Close() error {
 	}
 	r.dbMu.Unlock()
 	if r.lock != nil {
-		errs = append(errs, r.lock.Close())
+		errs = append(errs, r.lock.Release())
 		r.lock = nil
 	}
 	return errors.Join(errs...)
@@ -276,15 +277,16 @@ func removeDB(path string) error {
 	return nil
 }
 
-// takeLock holds the replica's lock file (sqlitedsn.Lock, the outbox's
-// lock the same way) until the returned handle is closed.
-func takeLock(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sqlitedsn.Lock(ctx, path)
-	if errors.Is(err, sqlitedsn.ErrHeld) {
-		return nil, fmt.Errorf("%w (%s)", ErrLocked, filepath.Dir(path))
+// takeLock holds the replica's folder (sqlitedb.LockFolder, as the
+// outbox holds its own: the folder lock that names its holder, and the
+// legacy DIR/lock of older Sparks) until it is released.
+func takeLock(ctx context.Context, dir string) (*sqlitedb.FolderLock, error) {
+	l, err := sqlitedb.LockFolder(ctx, dir, lockFile, "the replica")
+	if errors.Is(err, dirlock.ErrHeld) || errors.Is(err, sqlitedb.ErrOlderSpark) {
+		return nil, fmt.Errorf("%w: %w", ErrLocked, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("replica: %w", err)
 	}
-	return db, nil
+	return l, nil
 }
