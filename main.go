@@ -22,8 +22,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/sparkfamily/spark/app"
-	"github.com/sparkfamily/spark/endsession"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/endsession"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 //go:embed all:frontend/dist

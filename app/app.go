@@ -1,8 +1,14 @@
 // Package app holds the Spark desktop app's bound methods: what the
 // TypeScript UI calls through Wails. Each bound struct covers one area
-// (Capture, Moments, Phrases, Outbox, Settings) and each method is a few
-// lines over the outbox and an engine client, returning (T, error); the
+// (Capture, Moments, Phrases, Outbox, Settings, Sync) and each method is a
+// few lines over the outbox and an engine client, returning (T, error); the
 // error reaches the UI as {code, message} through FormatError.
+//
+// What the methods read, the engine chosen with its client, the family
+// engine's replica, the prefs and the outbox, is one immutable state that
+// a switch of engine replaces whole (state.go): a call loads it once and
+// never sees half of a switch, and the switch tells the window to read
+// every screen again (EngineEvent).
 //
 // App owns the lifetime: Startup opens the data folder, starts the
 // embedded engine on 127.0.0.1 (or points at a family engine), opens the
@@ -14,20 +20,20 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/dirlock"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/pippa"
+	"github.com/sparkfamily/spark/internal/atomicfile"
+	"github.com/sparkfamily/spark/internal/dirlock"
+	"github.com/sparkfamily/spark/internal/version"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/version"
 )
 
 // Options configure New.
@@ -41,6 +47,11 @@ type Options struct {
 }
 
 // App is the desktop app. Its exported fields are the bound structs.
+//
+// What the bound methods read (the engine chosen, its client, the replica,
+// the prefs, the outbox) is one immutable state in cur, replaced whole by
+// change (state.go). The other fields are set by New and never change, or
+// are safe for concurrent use by themselves.
 type App struct {
 	Capture  *Capture
 	Moments  *Moments
@@ -49,39 +60,41 @@ type App struct {
 	Settings *Settings
 	Sync     *Sync
 
-	opts Options
-	hc   *http.Client
+	opts  Options
+	hc    *http.Client
+	log   *slog.Logger // writes where logTo says
+	logTo logSwitch
 
-	mu      sync.Mutex
-	log     *slog.Logger
+	cur atomic.Pointer[state]
+	// switchMu makes the changes of cur one at a time (change), and guards
+	// life: what Startup starts and Shutdown stops.
+	switchMu sync.Mutex
+	life     lifetime
+
+	progress progressTable
+	watch    watcher  // sends "moment" events as the engine's log grows
+	loop     syncLoop // syncs the family engine's replica (sync.go)
+	shown    shown    // the small copies pinned while the window shows them (onscreen.go)
+	paint    firstPaint
+}
+
+// lifetime is what Startup starts and Shutdown stops, under App.switchMu.
+type lifetime struct {
 	logFile *os.File
-	shell   Shell
-	dataDir string
-	prefs   prefs
-	problem string         // why Spark could not start, in words
-	local   *LocalEngine   // the embedded engine, when it runs
-	cl      *client.Client // the current engine
-	ob      *outbox.Outbox // nil until opened
 	stop    context.CancelFunc
 	drained chan struct{} // closed when the drain has returned
 	events  func()        // stops forwarding outbox events
-
-	progress progressTable
-	watch    watcher // sends "moment" events as the engine's log grows
-	repl     syncer  // the family engine's replica and its sync (sync.go)
-	shown    shown   // the small copies pinned while the window shows them (onscreen.go)
-	paint    firstPaint
 }
 
 // New makes an App; nothing starts until Startup.
 func New(opts Options) *App {
-	a := &App{opts: opts, hc: opts.HTTPClient, log: slog.New(slog.DiscardHandler), paint: firstPaint{made: time.Now()}}
+	a := &App{opts: opts, hc: opts.HTTPClient, paint: firstPaint{made: time.Now()}, loop: newSyncLoop()}
 	if a.hc == nil {
 		a.hc = defaultHTTPClient()
 	}
-	if opts.Logger != nil {
-		a.log = opts.Logger
-	}
+	a.logTo = newLogSwitch(a.earlyLog())
+	a.log = slog.New(a.logTo)
+	a.cur.Store(&state{})
 	a.Capture = &Capture{a}
 	a.Moments = &Moments{a}
 	a.Phrases = &Phrases{a}
@@ -89,6 +102,15 @@ func New(opts Options) *App {
 	a.Settings = &Settings{a}
 	a.Sync = &Sync{a}
 	return a
+}
+
+// earlyLog is where the log goes before the data folder is open and after
+// Shutdown: Options.Logger, if set.
+func (a *App) earlyLog() slog.Handler {
+	if a.opts.Logger != nil {
+		return a.opts.Logger.Handler()
+	}
+	return slog.DiscardHandler
 }
 
 // Bind lists the structs whose methods the UI calls.
@@ -100,19 +122,24 @@ func (a *App) Bind() []any {
 // drain. A failure does not stop the window: Status then carries a message
 // saying what to do, which the UI shows.
 func (a *App) Startup(ctx context.Context, shell Shell) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.shell = shell
-	if err := a.start(ctx); err != nil {
-		a.problem = err.Error()
-		a.log.Error("Spark could not start", "err", err)
+	s, _ := a.change(func(cur *state) (*state, error) {
+		next := &state{shell: shell}
+		if err := a.start(ctx, next); err != nil {
+			next.problem = toUIError(err)
+			a.log.Error("Spark could not start", "err", err)
+		}
+		return next, nil
+	})
+	if s.problem != nil {
 		return
 	}
 	a.watch.start(a)
-	a.startSync()
+	a.startSync(s.ob)
 }
 
-func (a *App) start(ctx context.Context) error {
+// start fills in s: the data folder, the log, the prefs, the outbox and
+// the engine, and starts the drain. On an error, s holds what was opened.
+func (a *App) start(ctx context.Context, s *state) error {
 	dir := a.opts.DataDir
 	if dir == "" {
 		d, err := defaultDataDir(a.log)
@@ -121,139 +148,148 @@ func (a *App) start(ctx context.Context) error {
 		}
 		dir = d
 	}
-	a.dataDir = dir
+	s.dataDir = dir
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o700); err != nil {
-		return fmt.Errorf("Spark can't create its data folder %s (%v). Check that the disk is not full and that you may write there.", dir, err)
+		return &UIError{Code: CodeNoDataFolder, Name: dir, Detail: err.Error()}
 	}
-	if err := a.openLog(); err != nil {
+	if err := a.openLog(dir); err != nil {
 		return err
 	}
 	a.log.Info("Spark starting", "version", version.Version, "data", dir)
 	p, err := loadPrefs(dir)
 	if err != nil {
-		return err
+		return &UIError{Code: CodeBadSettings, Name: filepath.Join(dir, settingsFile), Detail: err.Error()}
 	}
-	a.prefs = p
+	s.prefs = p
 
 	ob, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), outbox.Options{Logger: a.log.With("part", "outbox")})
 	if err != nil {
 		return outboxProblem(filepath.Join(dir, "outbox"), err)
 	}
-	a.ob = ob
+	s.ob = ob
 
-	if err := a.connect(ctx); err != nil {
+	next, err := a.connect(ctx, s, s.prefs, false)
+	if err != nil {
 		return err
 	}
-	a.startDrain()
+	*s = *next
+	s.ob.SetTarget(s.target) // before the drain starts
+	a.startDrain(s.ob)
 	return nil
 }
 
-// outboxProblem words a failure to open the outbox. The outbox holds
-// photos that may exist nowhere else, so Spark never wipes it: it says
-// where it is and what to do.
+// outboxProblem is a failure to open the outbox in dir. The outbox holds
+// photos that may exist nowhere else, so Spark never wipes it: the window
+// says where it is and what to do.
 func outboxProblem(dir string, err error) error {
-	return fmt.Errorf("Spark can't open its outbox at %s: %v. Your photos in it are kept as they are; Spark will not change or delete them. "+
-		"Quit Spark, copy that folder somewhere safe (it holds photos not yet sent), and ask for help: the outbox can be repaired or its photos imported again from the copy.", dir, err)
+	return &UIError{Code: CodeOutboxUnopened, Name: dir, Detail: err.Error()}
 }
 
-// engineProblem words a failure to start the embedded engine in dir. The
+// engineProblem is a failure to start the embedded engine in dir. The
 // commonest: another program (a second Spark, a spark-engine serve) holds
-// the folder, and only one may use it at a time.
+// the folder, and only one may use it at a time; Detail then names it.
 func engineProblem(dir string, err error) error {
 	var held *dirlock.HeldError
 	if errors.As(err, &held) {
-		who := "another program"
+		who := ""
 		if held.Holder != nil {
-			who = "another program (" + held.Holder.String() + ")"
+			who = held.Holder.String()
 		}
-		return fmt.Errorf("Spark can't start its engine: its folder %s is already in use by %s, and only one program at a time may use it. "+
-			"Close the other one (another Spark window, or a spark-engine serve using that folder), then start Spark again.", dir, who)
+		return &UIError{Code: CodeEngineInUse, Name: dir, Detail: who}
 	}
-	return fmt.Errorf("Spark can't start its engine in %s: %v", dir, err)
+	return &UIError{Code: CodeEngineFailed, Name: dir, Detail: err.Error()}
 }
 
-func (a *App) openLog() error {
-	p := filepath.Join(a.dataDir, "logs", "spark.log")
+func (a *App) openLog(dir string) error {
+	p := filepath.Join(dir, "logs", "spark.log")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("Spark can't write its log %s (%v). Check that the disk is not full.", p, err)
+		return &UIError{Code: CodeNoLog, Name: p, Detail: err.Error()}
 	}
-	a.logFile = f
+	a.life.logFile = f
 	var h slog.Handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})
 	if a.opts.Logger != nil {
 		h = slog.NewMultiHandler(h, a.opts.Logger.Handler())
 	}
 	// A family engine's address may carry a password, a seat's a key: the
 	// app's log shows neither.
-	a.log = slog.New(pippa.RedactHandler(h))
+	a.logTo.set(pippa.RedactHandler(h))
 	return nil
 }
 
-// connect starts the embedded engine or points at the family engine, as
-// the prefs say, and aims the outbox at it. Called with a.mu held.
-func (a *App) connect(ctx context.Context) error {
-	if a.prefs.Engine == EngineRemote {
-		a.stopLocal()
-		a.cl = client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, a.hc)
-		a.ob.SetTarget(outbox.Target{URL: a.prefs.RemoteURL, Token: a.prefs.RemoteToken})
-		a.useReplica(ctx)
-		a.log.Info("using the family engine", "url", a.prefs.RemoteURL)
-		return nil
+// connect makes, from cur, the state that uses the engine p chooses: it
+// starts the embedded engine (unless cur has it running) or points at the
+// family engine and opens its replica. switched is false at Startup. It
+// runs inside change, which publishes the state and stops the engine cur
+// used when the new one does not; on an error it leaves nothing started.
+func (a *App) connect(ctx context.Context, cur *state, p prefs, switched bool) (*state, error) {
+	next := *cur
+	next.prefs, next.sync, next.local = p, nil, nil
+	if p.Engine == EngineRemote {
+		next.cl = client.New(p.RemoteURL, p.RemoteToken, a.hc)
+		next.target = outbox.Target{URL: p.RemoteURL, Token: p.RemoteToken}
+		next.rep, next.sync = a.openReplica(ctx, cur.rep, next.dataDir, p.CacheBytes, switched)
+		a.log.Info("using the family engine", "url", p.RemoteURL)
+		return &next, nil
 	}
-	if a.local == nil {
-		le, err := StartLocalEngine(ctx, LocalConfig{
-			Dir:    filepath.Join(a.dataDir, "engine"),
+	le := cur.local
+	if le == nil {
+		var err error
+		le, err = StartLocalEngine(ctx, LocalConfig{
+			Dir:    filepath.Join(next.dataDir, "engine"),
 			Addr:   "127.0.0.1:0",
-			Token:  a.prefs.LocalToken,
-			Pippa:  a.prefs.Pippa,
+			Token:  p.LocalToken,
+			Pippa:  p.Pippa,
 			Logger: a.log.With("part", "engine"),
 		})
 		if err != nil {
-			return engineProblem(filepath.Join(a.dataDir, "engine"), err)
+			return nil, engineProblem(filepath.Join(next.dataDir, "engine"), err)
 		}
-		a.local = le
-		if le.Token != a.prefs.LocalToken {
-			a.prefs.LocalToken = le.Token
-			if err := savePrefs(a.dataDir, a.prefs); err != nil {
-				return err
+		fail := func(err error) (*state, error) {
+			if cerr := le.Close(); cerr != nil {
+				a.log.Error("close the engine", "err", cerr)
+			}
+			return nil, err
+		}
+		if le.Token != p.LocalToken {
+			next.prefs.LocalToken = le.Token
+			if err := savePrefs(next.dataDir, next.prefs); err != nil {
+				return fail(err)
 			}
 		}
-		if err := atomicfile.WriteFile(filepath.Join(a.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
-			return err
+		if err := atomicfile.WriteFile(filepath.Join(next.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
+			return fail(err)
 		}
 	}
-	a.cl = client.New(a.local.URL, a.local.Token, a.hc)
-	a.ob.SetTarget(outbox.Target{URL: a.local.URL, Token: a.local.Token})
-	a.log.Info("using the engine on this computer", "url", a.local.URL)
-	return nil
+	next.local = le
+	next.cl = client.New(le.URL, le.Token, a.hc)
+	next.target = outbox.Target{URL: le.URL, Token: le.Token}
+	a.log.Info("using the engine on this computer", "url", le.URL)
+	return &next, nil
 }
 
-// stopLocal closes the embedded engine, if it runs. Called with a.mu held.
-func (a *App) stopLocal() {
-	if a.local == nil {
-		return
-	}
-	if err := a.local.Close(); err != nil {
+// stopLocal closes the embedded engine s used. Only change and Shutdown
+// call it, once s is no longer the current state.
+func (a *App) stopLocal(s *state) {
+	if err := s.local.Close(); err != nil {
 		a.log.Error("close the engine", "err", err)
 	}
-	a.local = nil
-	_ = os.Remove(filepath.Join(a.dataDir, "engine-address"))
+	_ = os.Remove(filepath.Join(s.dataDir, "engine-address"))
 }
 
 // startDrain runs the outbox's drain and forwards its events to the UI.
-// Called with a.mu held.
-func (a *App) startDrain() {
+// Startup calls it, under switchMu.
+func (a *App) startDrain(ob *outbox.Outbox) {
 	ctx, cancel := context.WithCancel(context.Background())
-	a.stop = cancel
-	a.drained = make(chan struct{})
-	ob, done := a.ob, a.drained
+	done := make(chan struct{})
+	a.life.stop, a.life.drained = cancel, done
 	go func() {
 		defer close(done)
 		if err := ob.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			a.log.Error("the drain stopped", "err", err)
 		}
 	}()
-	a.events = a.forwardEvents(ob)
+	a.life.events = a.forwardEvents(ob)
 }
 
 // Shutdown stops the drain between steps, closes the outbox and the engine
@@ -261,70 +297,43 @@ func (a *App) startDrain() {
 func (a *App) Shutdown() {
 	a.watch.stopWatch()
 	a.stopSync()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.stop != nil {
-		a.stop()
-		<-a.drained
-		a.stop = nil
+	a.switchMu.Lock()
+	defer a.switchMu.Unlock()
+	if a.life.stop != nil {
+		a.life.stop()
+		<-a.life.drained
+		a.life.stop = nil
 	}
-	if a.events != nil {
-		a.events()
-		a.events = nil
+	if a.life.events != nil {
+		a.life.events()
+		a.life.events = nil
 	}
-	if a.ob != nil {
-		if err := a.ob.Close(); err != nil {
+	// From now on every call finds Spark not ready.
+	s := a.cur.Load()
+	a.cur.Store(&state{shell: s.shell, dataDir: s.dataDir})
+	if s.ob != nil {
+		if err := s.ob.Close(); err != nil {
 			a.log.Error("close the outbox", "err", err)
 		}
-		a.ob = nil
 	}
-	a.stopLocal()
-	a.closeReplica()
+	if s.local != nil {
+		a.stopLocal(s)
+	}
+	if s.rep != nil {
+		if err := s.rep.Close(); err != nil {
+			a.log.Error("close the replica", "err", err)
+		}
+	}
 	a.log.Info("Spark stopped")
-	if a.logFile != nil {
-		a.logFile.Close()
-		a.logFile = nil
+	a.logTo.set(a.earlyLog())
+	if a.life.logFile != nil {
+		a.life.logFile.Close()
+		a.life.logFile = nil
 	}
-}
-
-// client returns the current engine's client, or ErrNotReady.
-func (a *App) client() (*client.Client, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cl == nil {
-		return nil, ErrNotReady
-	}
-	return a.cl, nil
-}
-
-// queue returns the outbox, or ErrNotReady.
-func (a *App) queue() (*outbox.Outbox, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ob == nil {
-		return nil, ErrNotReady
-	}
-	return a.ob, nil
-}
-
-// token is the current engine's bearer token.
-func (a *App) token() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.prefs.Engine == EngineRemote {
-		return a.prefs.RemoteToken
-	}
-	if a.local != nil {
-		return a.local.Token
-	}
-	return ""
 }
 
 func (a *App) emit(event string, data any) {
-	a.mu.Lock()
-	sh := a.shell
-	a.mu.Unlock()
-	if sh != nil {
+	if sh := a.state().shell; sh != nil {
 		sh.Emit(event, data)
 	}
 }

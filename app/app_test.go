@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 	"github.com/sparkfamily/spark/internal/poll"
@@ -161,10 +161,10 @@ func TestApp_LocalEngine(t *testing.T) {
 	waitFor(t, "the delivered files to leave the outbox", func() bool {
 		_, err := a.Outbox.SaveOriginal(res[0].EntryID)
 		saveErr = toUIError(err)
-		return saveErr != nil && saveErr.Code == CodeBadInput
+		return saveErr != nil && saveErr.Code == CodeOriginalDelivered
 	})
-	if !strings.Contains(saveErr.Message, "Open it from Moments") {
-		t.Errorf("SaveOriginal(delivered) = %+v; want advice to open it from Moments", saveErr)
+	if saveErr.Name == "" {
+		t.Errorf("SaveOriginal(delivered) = %+v; want original_delivered naming the photo", saveErr)
 	}
 
 	// Restarting on the same folder keeps the token and the moments.
@@ -252,8 +252,8 @@ func TestApp_RefusedToken(t *testing.T) {
 		t.Errorf("Status() = %+v; want the token refused", st)
 	}
 	_, err := a.Phrases.List()
-	if got := toUIError(err); got == nil || got.Code != CodeUnauthorized || !strings.Contains(got.Message, "Settings") {
-		t.Errorf("Phrases.List() error = %+v; want unauthorized pointing at Settings", got)
+	if got := toUIError(err); got == nil || got.Code != CodeUnauthorized || got.Detail == "" {
+		t.Errorf("Phrases.List() error = %+v; want unauthorized, the engine's words behind it", got)
 	}
 	if _, err := a.Capture.Files("b", []string{writePhoto(t, t.TempDir(), 8)}); err != nil {
 		t.Fatal(err)
@@ -263,8 +263,8 @@ func TestApp_RefusedToken(t *testing.T) {
 		es, err = a.Outbox.Entries()
 		return err == nil && len(es) == 1 && es[0].Refused
 	})
-	if es[0].State != "pending" || !strings.Contains(es[0].Reason, "Settings") {
-		t.Errorf("entry = %+v; want waiting, pointing at Settings", es[0])
+	if es[0].State != "pending" || es[0].Wait != WaitRefused {
+		t.Errorf("entry = %+v; want waiting on the refused token", es[0])
 	}
 	r, err := a.Settings.Test(remote.URL, "not-the-token")
 	if err != nil || r.OK {
@@ -288,7 +288,8 @@ func TestApp_CorruptOutboxIsKept(t *testing.T) {
 	}
 	a, _ := startApp(t, dir, nil)
 	st, _ := a.Settings.Status()
-	if st.Ready || !strings.Contains(st.Problem, "outbox") || !strings.Contains(st.Problem, "will not change or delete") {
+	// The window words it (words.ts startProblem): a code and the folder.
+	if st.Ready || st.Starting || st.Problem == nil || st.Problem.Code != CodeOutboxUnopened || st.Problem.Name != ob || st.Problem.Detail == "" {
 		t.Errorf("Status() = %+v; want not ready with a message about the outbox", st)
 	}
 	_, err := a.Capture.Files("b", nil)
@@ -316,7 +317,7 @@ func TestMoments_CaptionTooLong(t *testing.T) {
 		"AddNote":    func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
 		"SetCaption": func() error { _, err := a.Moments.SetCaption("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
 	} {
-		if got := toUIError(call()); got == nil || got.Code != api.CodeCaptionTooLong || !strings.Contains(got.Message, "64 KiB") {
+		if got := toUIError(call()); got == nil || got.Code != api.CodeCaptionTooLong || !strings.Contains(got.Detail, "64 KiB") {
 			t.Errorf("%s: error = %+v; want caption_too_long saying the cap", name, got)
 		}
 	}
@@ -343,21 +344,23 @@ func TestApp_LogHidesSecrets(t *testing.T) {
 func TestSettings_BadInput(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
 	tests := []struct {
-		name string
-		call func() error
+		name        string
+		call        func() error
+		code, named string
 	}{
-		{"RemoteNotAURL", func() error { _, err := a.Settings.UseRemote("family engine", "tok"); return err }},
-		{"RemoteNoToken", func() error { _, err := a.Settings.UseRemote("http://127.0.0.1:1", " "); return err }},
-		{"PippaNoModel", func() error { _, err := a.Settings.SetPippa(Pippa{URL: OllamaURL}); return err }},
-		{"PippaNotAURL", func() error { _, err := a.Settings.SetPippa(Pippa{URL: "ollama", Model: "llava"}); return err }},
-		{"EmptyNote", func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", "  "); return err }},
-		{"PasteText", func() error { _, err := a.Capture.Paste("b", "text/plain", "aGk="); return err }},
-		{"EmptyPhrase", func() error { _, err := a.Phrases.Keep(" ", ""); return err }},
+		{"RemoteNotAURL", func() error { _, err := a.Settings.UseRemote("family engine", "tok"); return err }, CodeNotEngineAddress, "family engine"},
+		{"RemoteNoToken", func() error { _, err := a.Settings.UseRemote("http://127.0.0.1:1", " "); return err }, CodeNoToken, ""},
+		{"PippaNoModel", func() error { _, err := a.Settings.SetPippa(Pippa{URL: OllamaURL}); return err }, CodeNoPippaModel, ""},
+		{"PippaNotAURL", func() error { _, err := a.Settings.SetPippa(Pippa{URL: "ollama", Model: "llava"}); return err }, CodeNotPippaAddress, "ollama"},
+		{"EmptyNote", func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", "  "); return err }, CodeEmptyNote, ""},
+		{"PasteText", func() error { _, err := a.Capture.Paste("b", "text/plain", "aGk="); return err }, CodeNotPicture, "text/plain"},
+		{"EmptyPhrase", func() error { _, err := a.Phrases.Keep(" ", ""); return err }, CodeNoWords, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := toUIError(tt.call()); got == nil || got.Code != CodeBadInput || got.Message == "" {
-				t.Errorf("error = %+v; want bad_input with a message", got)
+			got := toUIError(tt.call())
+			if got == nil || got.Code != tt.code || got.Name != tt.named {
+				t.Errorf("error = %+v; want %s naming %q", got, tt.code, tt.named)
 			}
 		})
 	}
@@ -397,6 +400,7 @@ func TestFormatError(t *testing.T) {
 		{"Contract", &api.Error{Status: 409, Code: api.CodeMediaConflict, Message: "different bytes"}, api.CodeMediaConflict},
 		{"Unauthorized", &api.Error{Status: 401, Code: api.CodeUnauthorized, Message: "unknown token"}, CodeUnauthorized},
 		{"BadHost", &api.Error{Status: 403, Code: api.CodeBadHost, Message: "not loopback"}, CodeUnauthorized},
+		{"Forbidden", &api.Error{Status: 403, Code: api.CodeForbidden, Message: "moment X was created by another device"}, api.CodeForbidden},
 		{"NotReady", ErrNotReady, CodeNotReady},
 		{"Canceled", ErrCanceled, CodeCanceled},
 		{"Network", fmt.Errorf("list phrases: %w", &url.Error{Op: "Get", URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}), CodeOffline},
@@ -406,8 +410,8 @@ func TestFormatError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := FormatError(tt.err).(*UIError)
-			if !ok || got.Code != tt.code || got.Message == "" {
-				t.Errorf("FormatError(%v) = %+v; want code %q with a message", tt.err, got, tt.code)
+			if !ok || got.Code != tt.code {
+				t.Errorf("FormatError(%v) = %+v; want code %q and no sentence", tt.err, got, tt.code)
 			}
 		})
 	}
@@ -449,7 +453,7 @@ func TestOutbox_ParkedEntry(t *testing.T) {
 		es, err = a.Outbox.Entries()
 		return err == nil && len(es) == 1 && es[0].State == "parked"
 	})
-	if es[0].Code != api.CodeMediaTooLarge || es[0].Message == "" || len(es[0].Steps) != 4 || !es[0].Steps[0].Done || es[0].Steps[1].Done {
+	if es[0].Code != api.CodeMediaTooLarge || es[0].Detail == "" || len(es[0].Steps) != 4 || !es[0].Steps[0].Done || es[0].Steps[1].Done {
 		t.Errorf("parked entry = %+v; want media_too_large after the create step", es[0])
 	}
 	st, _ := a.Settings.Status()
@@ -512,11 +516,11 @@ func TestApp_EngineFolderInUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Ready || !strings.Contains(st.Problem, engineDir) || !strings.Contains(st.Problem, "already in use") || !strings.Contains(st.Problem, "Close the other one") {
-		t.Fatalf("Status() = ready %v, problem %q; want not ready, and a problem naming %s as in use", st.Ready, st.Problem, engineDir)
+	if st.Ready || st.Problem == nil || st.Problem.Code != CodeEngineInUse || st.Problem.Name != engineDir {
+		t.Fatalf("Status() = ready %v, problem %+v; want not ready, and a problem naming %s as in use", st.Ready, st.Problem, engineDir)
 	}
-	if strings.Contains(st.Problem, "engine.lock") {
-		t.Errorf("the problem %q shows the lock file's name, which means nothing to Dad", st.Problem)
+	if strings.Contains(st.Problem.Name+st.Problem.Detail, "engine.lock") {
+		t.Errorf("the problem %+v shows the lock file's name, which means nothing to Dad", st.Problem)
 	}
 	if after := other.Health(context.Background()); !after.OK || after.Seq != before.Seq {
 		t.Errorf("the other engine after the app tried: %+v, before %+v", after, before)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sparkfamily/spark/outbox"
+	"github.com/sparkfamily/spark/outbox/photo"
 )
 
 // Capture makes photos safe in the outbox: dropped, chosen, imported from a
@@ -64,7 +66,7 @@ func (c *Capture) ImportFolder(batch string) ([]CaptureResult, error) {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		return nil, badInput("There are no photos (JPEG, PNG, WebP or HEIC) in %s.", dir)
+		return nil, refused(CodeNoPhotos, dir)
 	}
 	return c.a.capture(batch, paths, false)
 }
@@ -75,11 +77,11 @@ func (c *Capture) ImportFolder(batch string) ([]CaptureResult, error) {
 func (c *Capture) Paste(batch, mimeType, data string) ([]CaptureResult, error) {
 	ext, ok := map[string]string{"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/heic": ".heic"}[mimeType]
 	if !ok {
-		return nil, badInput("The clipboard holds %s, which Spark can't keep. Copy a JPEG, PNG, WebP or HEIC picture.", mimeType)
+		return nil, refused(CodeNotPicture, mimeType)
 	}
 	b, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
-		return nil, badInput("The pasted picture could not be read.")
+		return nil, refused(CodePasteUnreadable, "")
 	}
 	dir, err := os.MkdirTemp("", "spark-paste-")
 	if err != nil {
@@ -151,10 +153,30 @@ func photosIn(dir string) ([]string, error) {
 }
 
 func (a *App) getShell() (Shell, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.shell == nil {
-		return nil, ErrNotReady
+	if sh := a.state().shell; sh != nil {
+		return sh, nil
 	}
-	return a.shell, nil
+	return nil, ErrNotReady
+}
+
+// notAddedCode says why a file was not added (a card's error), as one of
+// the codes the window words.
+func notAddedCode(err error) string {
+	switch {
+	case errors.Is(err, photo.ErrEmpty):
+		return CodeEmptyFile
+	case errors.Is(err, photo.ErrUnsupported):
+		return CodeNotPhoto
+	case errors.Is(err, photo.ErrCorrupt):
+		return CodeDamagedPhoto
+	case errors.Is(err, photo.ErrTooLarge):
+		return CodePhotoTooLarge
+	case errors.Is(err, outbox.ErrDiskFull):
+		return CodeDiskFull
+	case errors.Is(err, fs.ErrNotExist):
+		return CodeNoFile
+	case errors.Is(err, fs.ErrPermission):
+		return CodeNotAllowed
+	}
+	return CodeNotAdded
 }

@@ -29,11 +29,11 @@ func ParseConnection(text string) (address, token string, err error) {
 	}
 	address, token = strings.TrimSpace(address), strings.TrimSpace(token)
 	if address == "" || token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return "", "", badInput("That is not a connection text. It is one line like https://spark.example.org#spk_… ; ask whoever looks after the family engine to send it to you.")
+		return "", "", refused(CodeNotConnectionText, "")
 	}
 	u, err := checkEngineURL(address)
 	if err != nil {
-		return "", "", badInput("The connection text does not start with an engine address (like https://spark.example.org). Paste the whole line you were sent.")
+		return "", "", refused(CodeNoEngineAddress, "")
 	}
 	return u, token, nil
 }

@@ -20,8 +20,8 @@ func TestParseConnection(t *testing.T) {
 	for _, in := range []string{"", "spk_abc", "https://spark.example.org#", "#spk_abc", "spark.example.org#spk_abc", "https://x#spk a"} {
 		if _, _, err := ParseConnection(in); err == nil {
 			t.Errorf("ParseConnection(%q) accepted", in)
-		} else if e := toUIError(err); e.Code != CodeBadInput {
-			t.Errorf("ParseConnection(%q): %v; want bad_input", in, err)
+		} else if e := toUIError(err); e.Code != CodeNotConnectionText && e.Code != CodeNoEngineAddress {
+			t.Errorf("ParseConnection(%q): %v; want not_connection_text or no_engine_address", in, err)
 		}
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/replica"
+	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 )
 
 // corpus is what the window reads: the moments, a moment with its
@@ -130,19 +130,4 @@ func (c replicaCorpus) LocalMedia(ctx context.Context, id string) (*os.File, str
 		return nil, "", false
 	}
 	return f, md.ContentType, true
-}
-
-// corpus returns what the window reads: the replica when Spark uses a
-// family engine and its replica holds that engine's copy, else the engine
-// itself (before the first sync of a family engine just chosen, say).
-func (a *App) corpus() (corpus, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cl == nil {
-		return nil, ErrNotReady
-	}
-	if rep := a.readsReplica(); rep != nil {
-		return replicaCorpus{rep: rep, cl: a.cl}, nil
-	}
-	return engineCorpus{cl: a.cl}, nil
 }

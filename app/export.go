@@ -13,7 +13,7 @@ import (
 // unique, and is synced before it is reported.
 func saveOriginal(ob *outbox.Outbox, id, dir string) (string, error) {
 	if id == "" || strings.ContainsAny(id, `/\.`) {
-		return "", badInput("%q is not an outbox entry.", id)
+		return "", refused(CodeNotOutboxEntry, id)
 	}
 	ctx := context.Background()
 	e, err := ob.Entry(ctx, id)
@@ -22,7 +22,7 @@ func saveOriginal(ob *outbox.Outbox, id, dir string) (string, error) {
 	}
 	path, err := ob.ExportOriginal(ctx, id, dir)
 	if errors.Is(err, outbox.ErrNoOriginal) {
-		return "", badInput("The original of %s is no longer in the outbox: it was delivered. Open it from Moments instead.", e.Name)
+		return "", refused(CodeOriginalDelivered, e.Name)
 	}
 	return path, err
 }

@@ -20,14 +20,11 @@ type firstPaint struct {
 func (m *Moments) FirstPaint(tiles int) error {
 	a := m.a
 	a.paint.once.Do(func() {
-		a.mu.Lock()
 		from := "this computer's engine"
-		if a.prefs.Engine == EngineRemote {
+		if a.state().remote() {
 			from = "the family engine's copy on this computer"
 		}
-		log := a.log
-		a.mu.Unlock()
-		log.Info("moments first paint", "since_start", time.Since(a.paint.made).Round(time.Millisecond), "tiles", tiles, "from", from)
+		a.log.Info("moments first paint", "since_start", time.Since(a.paint.made).Round(time.Millisecond), "tiles", tiles, "from", from)
 	})
 	return nil
 }

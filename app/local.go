@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/pippa"
-	"github.com/sparkfamily/spark/engine/served"
 	"github.com/sparkfamily/spark/engine/server"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // LocalConfig configures StartLocalEngine.
@@ -34,7 +35,7 @@ type LocalEngine struct {
 	Token  string
 	Engine *engine.Engine
 
-	served *served.Engine
+	served *host.Engine
 }
 
 // tokenName names the app's token in the engine's token store.
@@ -47,7 +48,7 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	se, err := served.Start(ctx, served.Config{
+	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log},
 		Addr:   cfg.Addr,
 		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version},
@@ -64,7 +65,7 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 		return nil, err
 	}
 	if _, ok := se.Engine.Tokens().Check(le.Token); le.Token == "" || !ok {
-		tok, err := se.Engine.Tokens().Add(fmt.Sprintf("%s-%d", tokenName, time.Now().Unix()))
+		tok, err := se.Engine.Tokens().Add(fmt.Sprintf("%s-%d", tokenName, time.Now().Unix()), auth.ScopeAdmin)
 		if err != nil {
 			return fail(fmt.Errorf("mint the app's token: %w", err))
 		}

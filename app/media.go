@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/sparkfamily/spark/engine/server"
 )
 
 // URL prefixes the webview loads images from; MediaHandler serves them.
@@ -33,9 +35,9 @@ func (a *App) MediaHandler() http.Handler {
 		case r.Method != http.MethodGet && r.Method != http.MethodHead:
 			http.Error(w, "only GET", http.StatusMethodNotAllowed)
 		case strings.HasPrefix(r.URL.Path, mediaPrefix):
-			a.serveMedia(w, r, strings.TrimPrefix(r.URL.Path, mediaPrefix))
+			a.serveMedia(w, r, a.state(), strings.TrimPrefix(r.URL.Path, mediaPrefix))
 		case strings.HasPrefix(r.URL.Path, outboxCopyPrefix):
-			a.serveOutboxCopy(w, r, strings.TrimPrefix(r.URL.Path, outboxCopyPrefix))
+			a.serveOutboxCopy(w, r, a.state(), strings.TrimPrefix(r.URL.Path, outboxCopyPrefix))
 		default:
 			http.NotFound(w, r)
 		}
@@ -44,23 +46,29 @@ func (a *App) MediaHandler() http.Handler {
 
 // serveMedia serves media file id: from this computer when it holds it
 // (with a family engine, the replica's cached small copy), else from the
-// engine (an original is fetched only when shown).
-func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
-	src, err := a.corpus()
+// engine (an original is fetched only when shown). It reads only st, the
+// one state the request began with, so a switch meanwhile never sends one
+// engine's token to the other.
+func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, st *state, id string) {
+	src, err := st.corpus()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
+	// Whatever the upload claimed, a file is served only as an image (or
+	// as bytes), never sniffed: the engine's rule (server.ServedType). The
+	// bytes here come from the engine or its replica, which any device
+	// with a token can fill.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	server.LimitRanges(r)
 	if f, ct, ok := src.LocalMedia(r.Context(), id); ok {
 		defer f.Close()
-		if ct != "" {
-			w.Header().Set("Content-Type", ct)
-		}
+		w.Header().Set("Content-Type", server.ServedType(ct))
 		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
 		http.ServeContent(w, r, "", time.Time{}, f)
 		return
 	}
-	cl, err := a.client()
+	cl, err := st.client()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -70,7 +78,7 @@ func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req.Header.Set("Authorization", "Bearer "+a.token())
+	req.Header.Set("Authorization", "Bearer "+st.token())
 	for _, h := range []string{"Range", "If-None-Match", "If-Range"} {
 		if v := r.Header.Get(h); v != "" {
 			req.Header.Set(h, v)
@@ -82,11 +90,18 @@ func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	defer resp.Body.Close()
-	for _, h := range []string{"Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified"} {
+	for _, h := range []string{"Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified"} {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}
 	}
+	// A multipart answer of several ranges keeps its type; anything else is
+	// an image or bytes, whatever the engine says.
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusPartialContent || !strings.HasPrefix(ct, "multipart/byteranges;") {
+		ct = server.ServedType(ct)
+	}
+	w.Header().Set("Content-Type", ct)
 	if resp.StatusCode == http.StatusOK {
 		// A media id names fixed bytes (the engine refuses different bytes
 		// under the same id), so the webview may keep it for good.
@@ -96,8 +111,8 @@ func (a *App) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 	_, _ = io.Copy(w, resp.Body)
 }
 
-func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, entryID string) {
-	ob, err := a.queue()
+func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, st *state, entryID string) {
+	ob, err := st.queue()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -107,7 +122,7 @@ func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, entryID st
 		// Delivered meanwhile: the outbox let go of its files, and the
 		// engine has the same small copy under the id minted at capture.
 		if e, eerr := ob.Entry(r.Context(), entryID); eerr == nil && e.CopyID != "" {
-			a.serveMedia(w, r, e.CopyID)
+			a.serveMedia(w, r, st, e.CopyID)
 			return
 		}
 		http.NotFound(w, r)
@@ -115,5 +130,6 @@ func (a *App) serveOutboxCopy(w http.ResponseWriter, r *http.Request, entryID st
 	}
 	w.Header().Set("Cache-Control", "private, max-age=3600")
 	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	http.ServeFile(w, r, p)
 }

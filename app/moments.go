@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/retry"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/retry"
 )
 
 // Moments lists and edits the engine's moments, and shows the captures the
@@ -19,24 +19,25 @@ type Moments struct{ a *App }
 // The first page also carries the outbox's captures not yet in the engine,
 // so a photo shows in Moments the instant it is safe.
 func (m *Moments) Page(before string, limit int) (res Page, err error) {
-	defer m.a.overlayPage(before, &res, &err) // what Dad did that the engine does not have yet
+	st := m.a.state()
+	defer m.a.overlayPage(st, before, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
 	page := Page{Moments: []Moment{}} // [] rather than null for the UI
 	if before == "" {
-		pending, err := m.a.pendingMoments(ctx)
+		pending, err := pendingMoments(ctx, st)
 		if err != nil {
 			return page, err
 		}
 		page.Moments = append(page.Moments, pending...)
 	}
-	src, err := m.a.corpus()
+	src, err := st.corpus()
 	if err != nil {
 		return page, err
 	}
 	if before == "" {
 		// With a family engine: delivered, but not in this computer's
 		// copy until the next sync (sync.go).
-		if sent := m.a.sentMoments(ctx); len(sent) > 0 {
+		if sent := m.a.sentMoments(ctx, st); len(sent) > 0 {
 			page.Moments = append(page.Moments, sent...)
 			sortNewestFirst(page.Moments)
 		}
@@ -80,9 +81,14 @@ func dropPending(ms []Moment, id string) []Moment {
 // Get returns one moment with its readings; a capture still in the outbox
 // comes from there.
 func (m *Moments) Get(id string) (res Moment, err error) {
-	defer m.a.overlayMoment(id, &res, &err) // what Dad did that the engine does not have yet
+	return m.a.getMoment(m.a.state(), id)
+}
+
+// getMoment is Get as st shows it.
+func (a *App) getMoment(st *state, id string) (res Moment, err error) {
+	defer a.overlayMoment(st, id, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
-	src, err := m.a.corpus()
+	src, err := st.corpus()
 	if err != nil {
 		return Moment{}, err
 	}
@@ -92,10 +98,10 @@ func (m *Moments) Get(id string) (res Moment, err error) {
 	}
 	// The engine does not have it yet, or cannot say: the outbox may.
 	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
-		if p, ok := m.a.pendingMoment(ctx, id); ok {
+		if p, ok := pendingMoment(ctx, st, id); ok {
 			return p, nil
 		}
-		for _, p := range m.a.sentMoments(ctx) {
+		for _, p := range a.sentMoments(ctx, st) {
 			if p.ID == id {
 				return p, nil
 			}
@@ -124,7 +130,7 @@ func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 func (m *Moments) SetTakenAt(id, takenAt string) (Moment, error) {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(takenAt))
 	if err != nil {
-		return Moment{}, badInput("Give the date and time the moment was taken, like 2024-05-01T09:30:00Z.")
+		return Moment{}, refused(CodeBadTakenAt, "")
 	}
 	id, err = checkMomentID(id)
 	if err != nil {
@@ -136,23 +142,24 @@ func (m *Moments) SetTakenAt(id, takenAt string) (Moment, error) {
 // edit sends an edit and answers with the moment as the engine has it,
 // or (not sent yet) as the window shows it, waiting.
 func (m *Moments) edit(w outbox.Write) (Moment, error) {
-	got, err := m.a.send(context.Background(), w)
+	st := m.a.state()
+	got, err := m.a.send(context.Background(), st, w)
 	if err != nil {
 		return Moment{}, err
 	}
 	var mo api.Moment
 	if sent(got, &mo) && mo.ID != "" {
 		v := momentView(&mo)
-		m.a.overlayMoment(got.MomentID, &v, new(error))
+		m.a.overlayMoment(st, got.MomentID, &v, new(error))
 		return v, nil
 	}
-	v, err := m.Get(got.MomentID)
+	v, err := m.a.getMoment(st, got.MomentID)
 	if err != nil || v.ID == "" {
 		v = Moment{ID: got.MomentID, Readings: []Reading{}}
 		applyEdit(&v, got)
 	}
-	if v.Waiting == "" {
-		v.Waiting = m.a.waitingWords()
+	if v.WaitsFor == "" {
+		v.WaitsFor = st.waitsFor()
 	}
 	return v, nil
 }
@@ -163,7 +170,7 @@ func (m *Moments) Delete(id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	got, err := m.a.send(context.Background(), outbox.NewDelete(id))
+	got, err := m.a.send(context.Background(), m.a.state(), outbox.NewDelete(id))
 	if err != nil {
 		return false, err
 	}
@@ -182,17 +189,18 @@ func (m *Moments) AskCareful(momentID, jobID string) (Careful, error) {
 	if err != nil {
 		return Careful{}, err
 	}
-	if err := checkID(api.CheckJobID, jobID); err != nil {
+	if err := api.CheckJobID(jobID); err != nil {
 		return Careful{}, err
 	}
-	got, err := m.a.send(context.Background(), outbox.NewCareful(momentID, jobID))
+	st := m.a.state()
+	got, err := m.a.send(context.Background(), st, outbox.NewCareful(momentID, jobID))
 	if err != nil {
 		return Careful{}, err
 	}
 	c := Careful{JobID: jobID, Readings: []Reading{}}
 	var turns []api.Turn
 	if !sent(got, &turns) {
-		c.Waiting = m.a.waitingWords()
+		c.WaitsFor = st.waitsFor()
 		return c, nil
 	}
 	for _, t := range turns {
@@ -209,10 +217,10 @@ func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
 	if err != nil {
 		return Reading{}, err
 	}
-	if err := checkID(api.CheckRequestID, requestID); err != nil {
+	if err := api.CheckRequestID(requestID); err != nil {
 		return Reading{}, err
 	}
-	got, err := m.a.send(context.Background(), outbox.NewAgain(momentID, requestID))
+	got, err := m.a.send(context.Background(), m.a.state(), outbox.NewAgain(momentID, requestID))
 	if err != nil {
 		return Reading{}, err
 	}
@@ -225,11 +233,14 @@ func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
 
 // AddNote writes a note as a moment, with its practical reading; id is a
 // ULID minted by the UI when Dad wrote it, so the same id again is the same
-// note.
+// note. The note is safe on this computer once the outbox has stored it,
+// so AddNote answers then, the note waiting, without waiting for the
+// engine: the drain sends it behind, and the "write" and "moment" events
+// tell the window when it is sent.
 func (m *Moments) AddNote(id, text string) (Moment, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Moment{}, badInput("Write something first.")
+		return Moment{}, refused(CodeEmptyNote, "")
 	}
 	if err := api.CheckCaption(text); err != nil {
 		return Moment{}, err
@@ -238,29 +249,25 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 	if err != nil {
 		return Moment{}, err
 	}
-	ctx := context.Background()
-	got, err := m.a.send(ctx, outbox.NewNote(id, text))
+	st := m.a.state()
+	ob, err := st.queue()
 	if err != nil {
 		return Moment{}, err
 	}
-	if sent(got, nil) {
-		if cl, err := m.a.client(); err == nil {
-			if mo, err := cl.Moment(ctx, id); err == nil {
-				return momentView(mo), nil
-			}
-		}
+	got, err := ob.AddWrite(context.Background(), outbox.NewNote(id, text))
+	if err != nil {
+		return Moment{}, err
 	}
 	v := noteView(got)
-	v.Waiting = m.a.waitingWords()
-	if sent(got, nil) {
-		v.Waiting, v.Pending = "", false
+	if v.Pending {
+		v.WaitsFor = st.waitsFor()
 	}
 	return v, nil
 }
 
 // Reading returns one reading (a turn), to follow it until it finishes.
 func (m *Moments) Reading(id string) (Reading, error) {
-	src, err := m.a.corpus()
+	src, err := m.a.state().corpus()
 	if err != nil {
 		return Reading{}, err
 	}

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/push"
-	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/push"
+	"github.com/sparkfamily/spark/internal/retry"
 )
 
 // MoveEvent is the event Settings listens to while moments are brought
@@ -29,8 +29,19 @@ const (
 	MoveHere = "here"
 )
 
+// Why a move stopped, or could not start or count (MoveView.Stop), worded
+// by frontend/src/words.ts's moveWords.
+const (
+	MoveStopCantCount  = "cant_count" // the moments the family engine lacks could not be counted
+	MoveStopCantRead   = "cant_read"  // the moments to bring along could not be read
+	MoveStopIncomplete = "incomplete" // everything went but Refused things
+	MoveStopStopped    = "stopped"    // the move stopped; pressing again goes on
+)
+
 // MoveView is what Settings shows about bringing moments along from the
-// engine Spark used before to the one it uses now, in Dad's words.
+// engine Spark used before to the one it uses now: the window words it
+// (frontend/src/words.ts's moveWords) from Way, Lacking, the progress and
+// Stop.
 type MoveView struct {
 	// Available: the engine Spark used before holds moments the one it
 	// uses now lacks, so a move can run.
@@ -40,17 +51,22 @@ type MoveView struct {
 	Way string `json:"way"`
 	// Lacking is how many moments the engine Spark uses now does not have
 	// yet (as of the last check).
-	Lacking int `json:"lacking"`
-	// Offer, Button and Hint say, when Available, what is lacking, what
-	// the button does and what stays where.
-	Offer    string `json:"offer"`
-	Button   string `json:"button"`
-	Hint     string `json:"hint"`
+	Lacking  int    `json:"lacking"`
 	Running  bool   `json:"running"`
 	Done     uint64 `json:"done"`  // ops copied so far
 	Total    uint64 `json:"total"` // ops to copy
 	Finished bool   `json:"finished"`
-	Message  string `json:"message"`
+	// Stop says why the move stopped, or could not start or count (a
+	// MoveStop code), "" otherwise.
+	Stop string `json:"stop"`
+	// Refused counts what the engine brought to did not take (Stop
+	// "incomplete"); Reason is the first refusal's technical text, for
+	// "Details".
+	Refused int    `json:"refused"`
+	Reason  string `json:"reason"`
+	// Problem is the UIError of why the move stopped or could not start,
+	// nil otherwise: the window words it after Stop's words.
+	Problem *UIError `json:"problem"`
 }
 
 // move is a running or finished bring-along of one App. The registry lives
@@ -93,6 +109,7 @@ type moveRoute struct {
 	folder string         // this computer's engine folder (MoveToFamily)
 	from   *client.Client // the family engine (MoveHere)
 	target *client.Client
+	state  string // push's folder for where it got to
 }
 
 // source opens what the route reads; the caller closes it.
@@ -103,55 +120,30 @@ func (r moveRoute) source() (push.Source, error) {
 	return push.OpenFolder(r.folder)
 }
 
-func (a *App) moveRoute() (r moveRoute, ok bool, err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.dataDir == "" {
+func moveRouteOf(st *state) (r moveRoute, ok bool, err error) {
+	if st.dataDir == "" {
 		return r, false, ErrNotReady
 	}
-	if a.prefs.Engine != EngineRemote {
-		if a.prefs.RemoteURL == "" || a.prefs.RemoteToken == "" || a.local == nil {
+	p := st.prefs
+	if p.Engine != EngineRemote {
+		if p.RemoteURL == "" || p.RemoteToken == "" || st.local == nil {
 			return r, false, nil
 		}
-		return moveRoute{way: MoveHere,
-			from:   client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, push.HTTPClient(0)),
-			target: client.New(a.local.URL, a.local.Token, push.HTTPClient(0))}, true, nil
+		return moveRoute{way: MoveHere, state: filepath.Join(st.dataDir, "push"),
+			from:   client.New(p.RemoteURL, p.RemoteToken, push.HTTPClient(0)),
+			target: client.New(st.local.URL, st.local.Token, push.HTTPClient(0))}, true, nil
 	}
-	src := filepath.Join(a.dataDir, "engine")
+	src := filepath.Join(st.dataDir, "engine")
 	if _, err := os.Stat(filepath.Join(src, engine.LogFile)); err != nil {
 		return r, false, nil
 	}
-	return moveRoute{way: MoveToFamily, folder: src,
-		target: client.New(a.prefs.RemoteURL, a.prefs.RemoteToken, push.HTTPClient(0))}, true, nil
+	return moveRoute{way: MoveToFamily, folder: src, state: filepath.Join(st.dataDir, "push"),
+		target: client.New(p.RemoteURL, p.RemoteToken, push.HTTPClient(0))}, true, nil
 }
 
-// offer fills in v's words for n moments lacking, the way v goes.
+// offer records n moments lacking: a move is available when n > 0.
 func (v *MoveView) offer(n int) {
 	v.Lacking, v.Available = n, n > 0
-	v.Offer, v.Button, v.Hint = "", "", ""
-	if n == 0 {
-		return
-	}
-	what := "moments"
-	if n == 1 {
-		what = "moment"
-	}
-	if v.Way == MoveHere {
-		v.Offer = fmt.Sprintf("The family engine has %d %s this computer doesn't.", n, what)
-		v.Button = "Bring them here"
-		if n == 1 {
-			v.Button = "Bring it here"
-		}
-		v.Hint = "They stay on the family engine too. Readings Pippa already gave come along as they are."
-		return
-	}
-	verb := "are"
-	if n == 1 {
-		verb = "is"
-	}
-	v.Offer = fmt.Sprintf("The family engine does not have %d %s that %s kept on this computer.", n, what, verb)
-	v.Button = fmt.Sprintf("Bring my %d %s along", n, what)
-	v.Hint = "They stay on this computer too. Readings Pippa already gave come along as they are."
 }
 
 // MoveCheck says how many moments of the engine Spark used before the one
@@ -162,7 +154,7 @@ func (s *Settings) MoveCheck() (MoveView, error) {
 	if v := mv.get(); v.Running {
 		return v, nil
 	}
-	r, ok, err := a.moveRoute()
+	r, ok, err := moveRouteOf(a.state())
 	if err != nil || !ok {
 		return MoveView{}, err
 	}
@@ -178,7 +170,7 @@ func (s *Settings) MoveCheck() (MoveView, error) {
 			return v, nil
 		}
 		a.log.Warn("count the moments the family engine lacks", "err", err)
-		v.Message = "Spark can't tell right now which moments the family engine lacks: " + toUIError(err).Message
+		v.Stop, v.Problem = MoveStopCantCount, toUIError(err)
 		return v, nil
 	}
 	v.offer(n)
@@ -192,7 +184,7 @@ func (s *Settings) MoveCheck() (MoveView, error) {
 		mv.view.Way = r.way
 		mv.view.offer(n)
 		if n == 0 {
-			mv.view.Message = ""
+			mv.view.Stop, mv.view.Refused, mv.view.Reason, mv.view.Problem = "", 0, "", nil
 		}
 	}
 	mv.mu.Unlock()
@@ -215,12 +207,12 @@ func (a *App) lacking(ctx context.Context, r moveRoute) (int, error) {
 // Nothing is deleted anywhere.
 func (s *Settings) BringAlong() (MoveView, error) {
 	a := s.a
-	r, ok, err := a.moveRoute()
+	r, ok, err := moveRouteOf(a.state())
 	if err != nil {
 		return MoveView{}, err
 	}
 	if !ok {
-		return MoveView{}, badInput("Spark has no other engine to bring moments from: choose the family engine to bring this computer's moments to it, or this computer's engine to bring the family engine's moments here.")
+		return MoveView{}, refused(CodeNoOtherEngine, "")
 	}
 	mv := a.move()
 	mv.mu.Lock()
@@ -229,15 +221,11 @@ func (s *Settings) BringAlong() (MoveView, error) {
 		mv.mu.Unlock()
 		return v, nil
 	}
-	msg := "Bringing your moments along…"
-	if r.way == MoveHere {
-		msg = "Bringing the family engine's moments here…"
-	}
 	lacking := 0
 	if mv.view.Way == r.way {
 		lacking = mv.view.Lacking
 	}
-	mv.view = MoveView{Way: r.way, Running: true, Message: msg}
+	mv.view = MoveView{Way: r.way, Running: true}
 	mv.view.offer(lacking)
 	mv.view.Available = true
 	v := mv.view
@@ -245,19 +233,16 @@ func (s *Settings) BringAlong() (MoveView, error) {
 	src, err := r.source()
 	if err != nil {
 		mv.mu.Lock()
-		mv.view.Running, mv.view.Message = false, "Spark can't read the moments to bring along: "+toUIError(err).Message
+		mv.view.Running, mv.view.Stop, mv.view.Problem = false, MoveStopCantRead, toUIError(err)
 		v := mv.view
 		mv.mu.Unlock()
 		return v, nil
 	}
-	a.mu.Lock()
-	state := filepath.Join(a.dataDir, "push")
-	a.mu.Unlock()
-	go a.runMove(mv, r, src, state)
+	go a.runMove(mv, r, src)
 	return v, nil
 }
 
-func (a *App) runMove(mv *move, r moveRoute, src push.Source, state string) {
+func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 	update := func(f func(*MoveView)) {
 		mv.mu.Lock()
 		f(&mv.view)
@@ -266,32 +251,22 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source, state string) {
 		a.emit(MoveEvent, v)
 	}
 	st, err := push.Run(context.Background(), push.Options{
-		From: src, Target: r.target, StateDir: state, Logger: a.log.With("part", "move", "way", r.way),
+		From: src, Target: r.target, StateDir: r.state, Logger: a.log.With("part", "move", "way", r.way),
 		Progress: func(st push.Stats) {
 			update(func(v *MoveView) { v.Done, v.Total = st.Done, st.LastSeq })
 		},
 	})
-	there, left := "on the family engine", "on this computer"
-	if r.way == MoveHere {
-		there, left = "on this computer", "on the family engine"
-	}
 	update(func(v *MoveView) {
-		v.Running = false
+		v.Running, v.Problem = false, nil
 		v.Done, v.Total = st.Done, st.LastSeq
 		switch {
 		case err == nil:
 			v.Finished = true
 			v.offer(0)
-			v.Message = fmt.Sprintf("All your moments are %s now. They are still %s too.", there, left)
 		case errors.Is(err, push.ErrIncomplete):
-			took := "The family engine"
-			if r.way == MoveHere {
-				took = "This computer"
-			}
-			v.Message = fmt.Sprintf("%s took everything but %d thing(s); the first reason: %s. Press the button again to try those again.",
-				took, refusedCount(st), firstReason(st))
+			v.Stop, v.Refused, v.Reason = MoveStopIncomplete, refusedCount(st), firstReason(st)
 		default:
-			v.Message = "Spark stopped bringing your moments along: " + toUIError(err).Message + " Press the button again to go on from where it stopped."
+			v.Stop, v.Problem = MoveStopStopped, toUIError(err)
 		}
 	})
 	if err != nil {
@@ -302,12 +277,7 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source, state string) {
 	}
 	// The window reads the family engine's copy: bring what just arrived
 	// into it now, not at the next tick.
-	a.mu.Lock()
-	running := a.repl.kick != nil
-	a.mu.Unlock()
-	if running {
-		a.kickSync()
-	}
+	a.kickSync()
 }
 
 func refusedCount(st push.Stats) int {
@@ -318,12 +288,15 @@ func refusedCount(st push.Stats) int {
 	return n
 }
 
+// firstReason is the first refusal's technical text, for "Details": the
+// engine's reason, or the readings left unsettled (a quick recall Pippa
+// never read on the engine it came from); "" when none is known.
 func firstReason(st push.Stats) string {
 	if len(st.Refusals) > 0 {
 		return st.Refusals[0].Reason
 	}
 	if len(st.Unsettled) > 0 {
-		return "a quick recall Pippa never read on the engine it came from"
+		return fmt.Sprintf("%d reading(s) never finished on the engine they came from: %s", len(st.Unsettled), st.Unsettled[0])
 	}
-	return "none given"
+	return ""
 }

@@ -4,8 +4,8 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
@@ -108,16 +108,15 @@ func TestMove_BringHere(t *testing.T) {
 		t.Fatalf("UseLocal: %v", err)
 	}
 	v, err := a.Settings.MoveCheck()
-	if err != nil || !v.Available || v.Way != MoveHere || v.Lacking != 2 ||
-		v.Offer != "The family engine has 2 moments this computer doesn't." || v.Button != "Bring them here" {
+	// The window words the offer from Way and Lacking (words.ts moveWords).
+	if err != nil || !v.Available || v.Way != MoveHere || v.Lacking != 2 || v.Stop != "" {
 		t.Fatalf("MoveCheck after the switch back = %+v, %v; want 2 moments to bring here", v, err)
 	}
 	if _, err := a.Settings.BringAlong(); err != nil {
 		t.Fatalf("BringAlong: %v", err)
 	}
 	waitFor(t, "the move to finish", func() bool { return !a.move().get().Running })
-	if v := a.move().get(); !v.Finished || v.Done != v.Total || v.Total == 0 ||
-		v.Message != "All your moments are on this computer now. They are still on the family engine too." {
+	if v := a.move().get(); !v.Finished || v.Done != v.Total || v.Total == 0 || v.Stop != "" || v.Problem != nil {
 		t.Fatalf("after the move: %+v", v)
 	}
 	lc, err := a.client()
@@ -166,7 +165,7 @@ func TestMove_BringHereFamilyGone(t *testing.T) {
 		t.Fatalf("UseLocal: %v", err)
 	}
 	family.Close()
-	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Message != "" || v.Way != MoveHere {
+	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Stop != "" || v.Way != MoveHere {
 		t.Fatalf("MoveCheck with the family engine gone = %+v, %v; want nothing offered, nothing said", v, err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/sparkfamily/spark/replica"
+	"github.com/sparkfamily/spark/app/replica"
 )
 
 // What the window shows, kept in the replica's cache: the Moments screen
@@ -34,12 +34,7 @@ type shown struct {
 // synced yet) are passed over.
 func (m *Moments) OnScreen(ids []string) error {
 	a := m.a
-	a.mu.Lock()
-	var rep *replica.Replica
-	if a.prefs.Engine == EngineRemote {
-		rep = a.repl.rep
-	}
-	a.mu.Unlock()
+	rep := a.state().familyReplica()
 	if len(ids) > maxOnScreen {
 		ids = ids[:maxOnScreen]
 	}

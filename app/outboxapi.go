@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -15,54 +14,91 @@ import (
 // retry, save or discard the ones the engine refused.
 type Outbox struct{ a *App }
 
-// Entries returns every entry not yet delivered.
-func (o *Outbox) Entries() ([]Entry, error) {
-	ob, err := o.a.queue()
-	if err != nil {
-		return nil, err
-	}
-	es, err := undelivered(context.Background(), ob)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Entry, 0, len(es))
-	for i := range es {
-		if es[i].State == outbox.Done {
-			continue
-		}
-		out = append(out, o.a.entryView(&es[i]))
-	}
-	return out, nil
+// OutboxStatus is everything the window says of the outbox, from one read
+// of its one queue (outbox.Status): how many photos, notes and changes
+// wait, are parked and were sent, and each photo and write not sent yet.
+// The status bar, the offline banner and the Outbox screen all show this
+// one value, so they can never disagree.
+type OutboxStatus struct {
+	Waiting Tally   `json:"waiting"`
+	Parked  Tally   `json:"parked"`
+	Sent    Tally   `json:"sent"`
+	Entries []Entry `json:"entries"` // photos waiting or parked, oldest first
+	Writes  []Write `json:"writes"`  // other writes waiting or parked, in the order Dad made them
+	// Engine is the engine the outbox sends to, EngineLocal or
+	// EngineRemote: the window names it in its words of a write refused.
+	Engine string `json:"engine"`
 }
 
-// Retry sends a parked entry again.
+// Status returns the outbox as it stands, in one read.
+func (o *Outbox) Status() (OutboxStatus, error) {
+	st := o.a.state()
+	ob, err := st.queue()
+	if err != nil {
+		return OutboxStatus{Entries: []Entry{}, Writes: []Write{}}, err
+	}
+	q, err := ob.Status(context.Background())
+	if err != nil {
+		return OutboxStatus{Entries: []Entry{}, Writes: []Write{}}, err
+	}
+	return o.a.outboxStatus(st, q), nil
+}
+
+// outboxStatus is q as the window shows it.
+func (a *App) outboxStatus(st *state, q outbox.Status) OutboxStatus {
+	c := tallies(q.Counts)
+	out := OutboxStatus{Engine: st.prefs.Engine, Waiting: c.waiting, Parked: c.parked, Sent: c.sent,
+		Entries: make([]Entry, 0, len(q.Photos)), Writes: make([]Write, 0, len(q.Writes))}
+	for i := range q.Photos {
+		out.Entries = append(out.Entries, a.entryView(&q.Photos[i]))
+	}
+	waitsFor := st.waitsFor()
+	for i := range q.Writes {
+		out.Writes = append(out.Writes, writeView(&q.Writes[i], waitsFor))
+	}
+	return out
+}
+
+// Entries returns every photo not yet delivered (Status's Entries).
+func (o *Outbox) Entries() ([]Entry, error) {
+	st, err := o.Status()
+	return st.Entries, err
+}
+
+// Retry sends a parked photo or write again.
 func (o *Outbox) Retry(id string) error {
 	ob, err := o.a.queue()
 	if err != nil {
 		return err
 	}
-	return ob.Retry(context.Background(), id)
+	return gone(ob.Retry(context.Background(), id))
 }
 
-// RetryAll sends every parked entry again; it returns how many.
+// RetryAll sends every parked photo and write again; it returns how many.
 func (o *Outbox) RetryAll() (int, error) {
 	ob, err := o.a.queue()
 	if err != nil {
 		return 0, err
 	}
-	return ob.RetryAll(context.Background())
+	byKind, err := ob.RetryAll(context.Background())
+	n := 0
+	for _, c := range byKind {
+		n += c
+	}
+	return n, err
 }
 
 // SaveOriginal asks for a folder and copies the entry's original there,
 // keeping it in the outbox; it returns the saved file's path.
 func (o *Outbox) SaveOriginal(id string) (string, error) {
-	ob, err := o.a.queue()
+	st := o.a.state()
+	ob, err := st.queue()
 	if err != nil {
 		return "", err
 	}
-	sh, err := o.a.getShell()
-	if err != nil {
-		return "", err
+	sh := st.shell
+	if sh == nil {
+		return "", ErrNotReady
 	}
 	dir, err := sh.OpenFolder("Choose where to save the original")
 	if err != nil {
@@ -74,15 +110,15 @@ func (o *Outbox) SaveOriginal(id string) (string, error) {
 	return saveOriginal(ob, id, dir)
 }
 
-// Discard removes an entry from the outbox for good (the UI confirms
-// first, and offers Save original... before).
+// Discard removes a photo or a write from the outbox for good (the UI
+// confirms first, and offers Save original... for a photo).
 func (o *Outbox) Discard(id string) error {
 	ob, err := o.a.queue()
 	if err != nil {
 		return err
 	}
 	_, err = ob.Discard(context.Background(), id, "")
-	return err
+	return gone(err)
 }
 
 // SendNow wakes the drain so waiting entries try again at once.
@@ -95,98 +131,106 @@ func (o *Outbox) SendNow() error {
 	return nil
 }
 
-// undelivered lists the outbox's entries when some are not delivered yet.
-// The outbox keeps a row for every delivered entry too (its duplicate
-// check needs them), and Entries lists them all; the count tells the
-// usual case, nothing waiting, without reading them.
+// undelivered lists the outbox's photos not delivered yet.
 func undelivered(ctx context.Context, ob *outbox.Outbox) ([]outbox.Entry, error) {
-	c, err := ob.Counts(ctx)
-	if err != nil || c.Pending+c.Parked == 0 {
-		return nil, err
-	}
-	return ob.Entries(ctx)
+	st, err := ob.Status(ctx)
+	return st.Photos, err
 }
 
-// counts are the outbox's undelivered entries and writes, waiting and
-// parked, by what they are.
-type counts struct{ waiting, parked Tally }
+// counts are the outbox's entries waiting, parked and sent, by what they
+// are to Dad.
+type counts struct{ waiting, parked, sent Tally }
 
-func (a *App) counts(ctx context.Context) (counts, error) {
-	ob, err := a.queue()
-	if err != nil {
-		return counts{}, err
-	}
-	c, err := ob.Counts(ctx)
-	if err != nil {
-		return counts{}, err
-	}
-	out := counts{waiting: Tally{Photos: c.Pending}, parked: Tally{Photos: c.Parked}}
-	byKind, err := ob.WriteCountsByKind(ctx)
-	if err != nil {
-		return counts{}, err
-	}
-	// A note is a note to Dad; every other write is a change.
+// tallies sorts the queue's counts by what they are to Dad: a photo, a
+// note, and every other write a change.
+func tallies(byKind outbox.KindCounts) counts {
+	var out counts
 	for kind, n := range byKind {
-		waiting, parked := &out.waiting.Changes, &out.parked.Changes
-		if kind == outbox.WriteNote {
-			waiting, parked = &out.waiting.Notes, &out.parked.Notes
+		waiting, parked, sent := &out.waiting.Changes, &out.parked.Changes, &out.sent.Changes
+		switch kind {
+		case outbox.KindPhoto:
+			waiting, parked, sent = &out.waiting.Photos, &out.parked.Photos, &out.sent.Photos
+		case outbox.WriteNote:
+			waiting, parked, sent = &out.waiting.Notes, &out.parked.Notes, &out.sent.Notes
 		}
 		*waiting += n.Pending
 		*parked += n.Parked
+		*sent += n.Done
 	}
-	return out, nil
+	return out
 }
 
-// stepLabels says each step in words.
-var stepLabels = map[string]string{
-	outbox.StepCreate:   "Tell the engine",
-	outbox.StepCopy:     "Send the small copy",
-	outbox.StepTurn:     "Ask Pippa",
-	outbox.StepOriginal: "Send the original",
+func outboxCounts(ctx context.Context, ob *outbox.Outbox) (counts, error) {
+	st, err := ob.Status(ctx)
+	if err != nil {
+		return counts{}, err
+	}
+	return tallies(st.Counts), nil
 }
 
 // refusedCodes are the engine's codes for a token it does not accept.
 var refusedCodes = map[string]bool{api.CodeUnauthorized: true, api.CodeBadHost: true}
+
+// Why an entry waits (Entry.Wait): codes, worded for Dad by
+// frontend/src/words.ts waitWords (its WaitCode type lists them; a test
+// checks it against these).
+const (
+	WaitNetwork         = "network"           // the engine can't be reached
+	WaitRefused         = "refused"           // the engine refused Spark's token
+	WaitForbidden       = "forbidden"         // another computer's moment, which this key may not change
+	WaitTooManyReadings = "too_many_readings" // Pippa asked too often from this computer just now
+	WaitOutbox          = "outbox"            // trouble with the outbox on this computer
+	WaitFailed          = "failed"            // sending failed otherwise
+	WaitBusy            = "busy"              // the engine is busy (5xx, 429...)
+)
 
 func (a *App) entryView(e *outbox.Entry) Entry {
 	v := Entry{ID: e.ID, MomentID: e.MomentID, Name: e.Name, Thumb: outboxCopyURL(e.ID), State: string(e.State),
 		Attempts: e.Attempts, CapturedAt: timeString(&e.CapturedAt), NextTry: timeString(e.NextTry),
 		BytesTotal: e.Size, Steps: make([]Step, 0, len(e.Steps))}
 	for _, s := range e.Steps {
-		v.Steps = append(v.Steps, Step{Name: s.Name, Label: stepLabels[s.Name], Done: s.Done})
+		v.Steps = append(v.Steps, Step{Name: s.Name, Done: s.Done})
 	}
 	if p, ok := a.progress.get(e.ID); ok {
 		v.BytesSent, v.BytesTotal = p.sent, p.total
 	}
+	if s := e.Sending; s != nil && s.Step == outbox.StepOriginal {
+		v.OriginalSent, v.BytesTotal = s.SentBytes, s.Size
+	}
 	switch {
 	case e.State == outbox.Parked:
-		v.Code, v.Message = e.LastCode, e.LastError
-	case refusedCodes[e.LastCode]:
-		v.Refused = true
-		v.Reason = "The engine refused Spark's token. Check the token in Settings."
+		v.Code, v.Detail = e.LastCode, e.LastError
 	case e.LastError != "":
-		v.Reason = waitReason(e.LastCode, e.LastError)
+		v.Wait, v.Detail = waitCode(e.LastCode), e.LastError
+		v.Refused = v.Wait == WaitRefused
 	}
 	return v
 }
 
-// waitReason words passing trouble for a person.
-func waitReason(code, msg string) string {
-	switch code {
-	case outbox.CodeNetwork:
-		return "The engine can't be reached. Spark will try again on its own."
-	case outbox.CodeOutboxFile, outbox.CodeOutboxDatabase:
-		return "Spark can't use its outbox on this computer right now (" + msg + "). Spark will try again on its own."
-	case outbox.CodeBadAnswer, outbox.CodeFailed:
-		return "Sending failed (" + msg + "). Spark will try again on its own."
+// waitCode says why an entry waits after trouble, as one of the Wait
+// codes.
+func waitCode(code string) string {
+	switch {
+	case refusedCodes[code]:
+		return WaitRefused
+	case code == api.CodeForbidden:
+		return WaitForbidden
+	case code == api.CodeTooManyReadings:
+		return WaitTooManyReadings
+	case code == outbox.CodeNetwork:
+		return WaitNetwork
+	case code == outbox.CodeOutboxFile, code == outbox.CodeOutboxDatabase:
+		return WaitOutbox
+	case code == outbox.CodeBadAnswer, code == outbox.CodeFailed:
+		return WaitFailed
 	}
-	return "The engine is busy (" + msg + "). Spark will try again on its own."
+	return WaitBusy
 }
 
 // pendingMoments shows the outbox's undelivered captures as moments,
 // newest first.
-func (a *App) pendingMoments(ctx context.Context) ([]Moment, error) {
-	ob, err := a.queue()
+func pendingMoments(ctx context.Context, s *state) ([]Moment, error) {
+	ob, err := s.queue()
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +248,8 @@ func (a *App) pendingMoments(ctx context.Context) ([]Moment, error) {
 	return out, nil
 }
 
-func (a *App) pendingMoment(ctx context.Context, momentID string) (Moment, bool) {
-	ms, err := a.pendingMoments(ctx)
+func pendingMoment(ctx context.Context, s *state, momentID string) (Moment, bool) {
+	ms, err := pendingMoments(ctx, s)
 	if err != nil {
 		return Moment{}, false
 	}
@@ -240,13 +284,7 @@ func captureView(r outbox.CaptureResult) CaptureResult {
 		v.EntryID = r.DuplicateOf
 	}
 	if r.Err != nil {
-		// The card already names the file; the reason reads better without
-		// its full path in front.
-		msg := strings.TrimPrefix(r.Err.Error(), r.Path+": ")
-		if msg != "" {
-			msg = strings.ToUpper(msg[:1]) + msg[1:]
-		}
-		v.Error = &UIError{Code: CodeBadInput, Message: msg}
+		v.Error = &UIError{Code: notAddedCode(r.Err), Name: v.Name, Detail: r.Err.Error()}
 	}
 	return v
 }
@@ -299,7 +337,7 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 				a.progress.drop(ev.EntryID)
 			}
 			a.emit("outbox", OutboxEvent{Kind: string(ev.Kind), EntryID: ev.EntryID, Step: ev.Step,
-				BytesSent: ev.Sent, Reason: ev.Message, NextTry: timeString(ev.NextTry)})
+				BytesSent: ev.Sent, Detail: ev.Message, Code: ev.Code, NextTry: timeString(ev.NextTry)})
 		}
 	}()
 	return cancel
@@ -307,47 +345,16 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 
 // Writes lists Dad's writes other than photos (notes, edits, deletes,
 // phrases, careful readings, recalls) that are waiting or parked, in the
-// order he made them.
+// order he made them (Status's Writes).
 func (o *Outbox) Writes() ([]Write, error) {
-	ob, err := o.a.queue()
-	if err != nil {
-		return nil, err
-	}
-	ws, err := ob.UnsentWrites(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Write, 0, len(ws))
-	waiting := o.a.waitingWords()
-	for i := range ws {
-		out = append(out, writeView(&ws[i], waiting))
-	}
-	return out, nil
+	st, err := o.Status()
+	return st.Writes, err
 }
 
-// RetryWrite sends a parked write again.
-func (o *Outbox) RetryWrite(id string) error {
-	ob, err := o.a.queue()
-	if err != nil {
-		return err
-	}
-	return writeNotFound(ob.RetryWrite(context.Background(), id))
-}
-
-// DiscardWrite removes a waiting or parked write for good (the UI confirms
-// first).
-func (o *Outbox) DiscardWrite(id string) error {
-	ob, err := o.a.queue()
-	if err != nil {
-		return err
-	}
-	return writeNotFound(ob.DiscardWrite(context.Background(), id))
-}
-
-// writeNotFound words a write the outbox no longer holds.
-func writeNotFound(err error) error {
+// gone words an entry the outbox no longer holds.
+func gone(err error) error {
 	if errors.Is(err, outbox.ErrNotFound) {
-		return badInput("This change is no longer waiting: it was sent or discarded.")
+		return refused(CodeNotWaiting, "")
 	}
 	return err
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -14,19 +14,22 @@ import (
 // moment (pending, like a waiting photo), a waiting caption or date shows
 // its new value, a waiting delete hides the moment, a waiting keep shows
 // the phrase, a waiting remove hides it; a moment with anything unsent
-// carries Waiting, and one with a careful reading asked CarefulAsked.
+// carries WaitsFor, and one with a careful reading asked CarefulAsked.
 
 // unsent is the outbox's writes that matter to a read.
 type unsent struct {
-	waiting, parked string
-	writes          []outbox.Write
-	careful         map[string]string // moment id -> job id of its latest careful reading asked
+	waitsFor string // what a write not sent yet waits for (state.waitsFor)
+	writes   []outbox.Write
+	careful  map[string]string // moment id -> job id of its latest careful reading asked
+	// captures is the state of each capture in the outbox, by moment id:
+	// what becomes of a full photo the engine does not have (fullPhoto).
+	captures map[string]outbox.State
 }
 
 // unsentWrites reads the outbox's writes not sent yet, and the careful
 // readings asked; ok is false when there is no outbox to read.
-func (a *App) unsentWrites(ctx context.Context) (unsent, bool) {
-	ob, err := a.queue()
+func (a *App) unsentWrites(ctx context.Context, s *state) (unsent, bool) {
+	ob, err := s.queue()
 	if err != nil {
 		return unsent{}, false
 	}
@@ -40,10 +43,18 @@ func (a *App) unsentWrites(ctx context.Context) (unsent, bool) {
 		a.log.Warn("read the outbox's careful readings", "err", err)
 	}
 	// Writes delivered that the replica may not hold yet still show, first.
-	ws = append(a.heldWrites(ctx), ws...)
-	u := unsent{waiting: a.waitingWords(), parked: parkedWords, writes: ws, careful: map[string]string{}}
+	ws = append(a.heldWrites(ctx, s), ws...)
+	u := unsent{waitsFor: s.waitsFor(), writes: ws, careful: map[string]string{}}
 	for _, c := range cs {
 		u.careful[c.MomentID] = c.ID
+	}
+	es, err := undelivered(ctx, ob)
+	if err != nil {
+		a.log.Warn("read the outbox's captures", "err", err)
+	}
+	u.captures = make(map[string]outbox.State, len(es))
+	for _, e := range es {
+		u.captures[e.MomentID] = e.State
 	}
 	return u, true
 }
@@ -52,8 +63,8 @@ func (a *App) unsentWrites(ctx context.Context) (unsent, bool) {
 // first on the first page, then each moment with its unsent edits, less
 // the moments with a delete waiting. With waiting notes to show, an
 // engine that cannot be reached is no error.
-func (a *App) overlayPage(before string, page *Page, err *error) {
-	u, ok := a.unsentWrites(context.Background())
+func (a *App) overlayPage(s *state, before string, page *Page, err *error) {
+	u, ok := a.unsentWrites(context.Background(), s)
 	if !ok {
 		return
 	}
@@ -74,8 +85,8 @@ func (a *App) overlayPage(before string, page *Page, err *error) {
 
 // overlayMoment shows unsent writes on one moment; a note still in the
 // outbox shows from there when the engine has not got it.
-func (a *App) overlayMoment(id string, mo *Moment, err *error) {
-	u, ok := a.unsentWrites(context.Background())
+func (a *App) overlayMoment(s *state, id string, mo *Moment, err *error) {
+	u, ok := a.unsentWrites(context.Background(), s)
 	if !ok {
 		return
 	}
@@ -92,11 +103,11 @@ func (a *App) overlayMoment(id string, mo *Moment, err *error) {
 }
 
 // overlayPhrases shows unsent keeps and hides unsent removals.
-func (a *App) overlayPhrases(ps *[]Phrase, err *error) {
+func (a *App) overlayPhrases(s *state, ps *[]Phrase, err *error) {
 	if *err != nil {
 		return
 	}
-	u, ok := a.unsentWrites(context.Background())
+	u, ok := a.unsentWrites(context.Background(), s)
 	if !ok {
 		return
 	}
@@ -108,7 +119,7 @@ func (a *App) overlayPhrases(ps *[]Phrase, err *error) {
 			*ps = dropPhrase(*ps, w.PhraseID)
 			keeps = dropPhrase(keeps, w.PhraseID)
 			v := keepView(w)
-			v.Waiting = u.words(w)
+			v.WaitsFor = u.waits(w)
 			keeps = append([]Phrase{v}, keeps...)
 		case outbox.WriteUnkeep:
 			*ps = dropPhrase(*ps, w.PhraseID)
@@ -119,7 +130,7 @@ func (a *App) overlayPhrases(ps *[]Phrase, err *error) {
 		return
 	}
 	// The moment each came from, as the kept ones show it.
-	if src, err := a.corpus(); err == nil {
+	if src, err := s.corpus(); err == nil {
 		withMoments(context.Background(), src, keeps)
 	}
 	*ps = append(keeps, *ps...)
@@ -135,15 +146,16 @@ func dropPhrase(ps []Phrase, id string) []Phrase {
 	return out
 }
 
-// words is the sentence a write not sent yet shows.
-func (u *unsent) words(w *outbox.Write) string {
+// waits is what a write not sent yet waits for: the engine, or (parked)
+// Dad.
+func (u *unsent) waits(w *outbox.Write) string {
 	switch w.State {
 	case outbox.Done: // delivered; the replica has not got it yet
 		return ""
 	case outbox.Parked:
-		return u.parked
+		return WaitsParked
 	}
-	return u.waiting
+	return u.waitsFor
 }
 
 // addNotes puts the waiting notes the page does not hold before it,
@@ -172,6 +184,7 @@ func (u *unsent) apply(m *Moment) bool {
 	if job, ok := u.careful[m.ID]; ok {
 		m.CarefulAsked, m.CarefulJobID = true, job
 	}
+	m.FullPhoto = u.fullPhoto(m)
 	keep := true
 	for i := range u.writes {
 		w := &u.writes[i]
@@ -182,8 +195,8 @@ func (u *unsent) apply(m *Moment) bool {
 		if w.Kind == outbox.WriteDelete {
 			keep = false
 		}
-		if m.Waiting == "" || w.State == outbox.Parked {
-			m.Waiting = u.words(w)
+		if m.WaitsFor == "" || w.State == outbox.Parked {
+			m.WaitsFor = u.waits(w)
 		}
 	}
 	return keep
@@ -224,4 +237,21 @@ func noteView(w *outbox.Write) Moment {
 // keepView shows a keep still in the outbox as a phrase.
 func keepView(w *outbox.Write) Phrase {
 	return Phrase{ID: w.PhraseID, Text: w.Text, MomentID: w.MomentID, KeptAt: timeString(&w.MadeAt)}
+}
+
+// fullPhoto says what becomes of the full photo of a photo the engine has
+// without it (Moment.FullPhoto): sent by its capture still in the outbox,
+// refused and waiting there for Dad, or (no capture left) never coming.
+func (u *unsent) fullPhoto(m *Moment) string {
+	if m.Kind != api.KindPhoto || m.Original != nil || m.Pending {
+		return ""
+	}
+	st, ok := u.captures[m.ID]
+	switch {
+	case !ok:
+		return FullNone
+	case st == outbox.Parked:
+		return FullRefused
+	}
+	return FullSending
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/sparkfamily/spark/datadir"
+	"github.com/sparkfamily/spark/internal/datadir"
 )
 
 // defaultDataDir is Spark's data folder when Options.DataDir is empty:

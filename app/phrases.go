@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -14,8 +14,9 @@ type Phrases struct{ a *App }
 
 // List returns the kept phrases.
 func (p *Phrases) List() (res []Phrase, err error) {
-	defer p.a.overlayPhrases(&res, &err) // what Dad did that the engine does not have yet
-	src, err := p.a.corpus()
+	st := p.a.state()
+	defer p.a.overlayPhrases(st, &res, &err) // what Dad did that the engine does not have yet
+	src, err := st.corpus()
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func withMoments(ctx context.Context, src corpus, ps []Phrase) {
 func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Phrase{}, badInput("Select some words of a reading first.")
+		return Phrase{}, refused(CodeNoWords, "")
 	}
 	if momentID != "" {
 		id, err := checkMomentID(momentID)
@@ -93,9 +94,10 @@ func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
 	}
 	w, err := outbox.NewKeep(text, momentID)
 	if err != nil {
-		return Phrase{}, badInput("%s", idWords(err))
+		return Phrase{}, &UIError{Code: CodeBadPhrase, Detail: toUIError(err).Detail}
 	}
-	got, err := p.a.send(context.Background(), w)
+	st := p.a.state()
+	got, err := p.a.send(context.Background(), st, w)
 	if err != nil {
 		return Phrase{}, err
 	}
@@ -104,16 +106,16 @@ func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
 		return phraseView(ph), nil
 	}
 	v := keepView(got)
-	v.Waiting = p.a.waitingWords()
+	v.WaitsFor = st.waitsFor()
 	return v, nil
 }
 
 // Remove removes a kept phrase, through the outbox.
 func (p *Phrases) Remove(id string) (bool, error) {
-	if err := checkID(api.CheckPhraseID, id); err != nil {
+	if err := api.CheckPhraseID(id); err != nil {
 		return false, err
 	}
-	got, err := p.a.send(context.Background(), outbox.NewUnkeep(id))
+	got, err := p.a.send(context.Background(), p.a.state(), outbox.NewUnkeep(id))
 	if err != nil {
 		return false, err
 	}
@@ -126,19 +128,20 @@ func (p *Phrases) Remove(id string) (bool, error) {
 
 // Recall starts a quick recall over the kept phrases; recallID is minted
 // by the UI, so a repeat returns the same recall. Follow its reading with
-// Moments.Reading. While it waits on this computer Waiting says so and
+// Moments.Reading. While it waits on this computer WaitsFor says so and
 // Reading is empty.
 func (p *Phrases) Recall(recallID string) (Recall, error) {
-	if err := checkID(api.CheckRecallID, recallID); err != nil {
+	if err := api.CheckRecallID(recallID); err != nil {
 		return Recall{}, err
 	}
-	got, err := p.a.send(context.Background(), outbox.NewRecall(recallID))
+	st := p.a.state()
+	got, err := p.a.send(context.Background(), st, outbox.NewRecall(recallID))
 	if err != nil {
 		return Recall{}, err
 	}
 	var res outbox.RecallResult
 	if !sent(got, &res) || res.Turn == nil {
-		return Recall{Waiting: p.a.waitingWords()}, nil
+		return Recall{WaitsFor: st.waitsFor()}, nil
 	}
 	r := Recall{Reading: readingView(*res.Turn)}
 	if res.Moment != nil {

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
 // Engine choices in prefs.Engine.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // SearchPart is a piece of a matching text; Hit marks matching words.
@@ -50,7 +50,7 @@ func (m *Moments) Search(q string) (SearchView, error) {
 	if strings.TrimSpace(q) == "" {
 		return out, nil
 	}
-	src, err := m.a.corpus()
+	src, err := m.a.state().corpus()
 	if err != nil {
 		return out, err
 	}
@@ -60,7 +60,7 @@ func (m *Moments) Search(q string) (SearchView, error) {
 	res, err := src.Search(ctx, q, searchLimit)
 	if err != nil {
 		if e, ok := api.AsError(err); ok && e.Status == http.StatusNotFound {
-			return out, &UIError{Code: CodeFailed, Message: "This engine is too old to search. Ask whoever looks after it to update Spark."}
+			return out, &UIError{Code: CodeEngineTooOld}
 		}
 		return out, err
 	}

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/internal/retry"
+	"github.com/sparkfamily/spark/internal/version"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/retry"
-	"github.com/sparkfamily/spark/version"
 )
 
 // Settings chooses the engine and Pippa, and reports the app's status.
@@ -22,23 +22,23 @@ type Settings struct{ a *App }
 
 // Get returns the current settings.
 func (s *Settings) Get() (SettingsView, error) {
-	a := s.a
-	a.mu.Lock()
-	if a.dataDir == "" {
-		a.mu.Unlock()
+	return settingsView(s.a.state(), s.a.log)
+}
+
+// settingsView is what Settings shows of st.
+func settingsView(st *state, log *slog.Logger) (SettingsView, error) {
+	if st.dataDir == "" {
 		return SettingsView{}, ErrNotReady
 	}
-	v := SettingsView{Engine: a.prefs.Engine, RemoteURL: a.prefs.RemoteURL, RemoteToken: a.prefs.RemoteToken,
-		Pippa: a.prefs.Pippa, OllamaURL: OllamaURL, DataDir: a.dataDir, LogDir: filepath.Join(a.dataDir, "logs")}
-	if a.local != nil {
-		v.LocalURL = a.local.URL
+	v := SettingsView{Engine: st.prefs.Engine, RemoteURL: st.prefs.RemoteURL, RemoteToken: st.prefs.RemoteToken,
+		Pippa: st.prefs.Pippa, OllamaURL: OllamaURL, DataDir: st.dataDir, LogDir: filepath.Join(st.dataDir, "logs")}
+	if st.local != nil {
+		v.LocalURL = st.local.URL
 	}
 	if v.Engine == EngineRemote {
 		v.Warning = insecureWarning(v.RemoteURL)
 	}
-	ob, log := a.ob, a.log
-	a.mu.Unlock()
-	v.Leftovers = leftoversOf(ob, log)
+	v.Leftovers = leftoversOf(st.ob, log)
 	return v, nil
 }
 
@@ -56,7 +56,8 @@ func leftoversOf(ob *outbox.Outbox, log *slog.Logger) Leftovers {
 		log.Warn("list the outbox's files not removed yet", "err", err)
 		return v
 	}
-	v.Count, v.Message = len(ls), outbox.LeftoversSummary(ls)
+	c := outbox.CountLeftovers(ls)
+	v.Count, v.Sent, v.Discarded, v.Interrupted = len(ls), c.Sent, c.Discarded, c.Interrupted
 	for _, l := range ls {
 		v.Details = append(v.Details, outbox.LeftoverDetail(l))
 	}
@@ -65,10 +66,11 @@ func leftoversOf(ob *outbox.Outbox, log *slog.Logger) Leftovers {
 
 // UseLocal switches to the engine on this computer, starting it.
 func (s *Settings) UseLocal() (SettingsView, error) {
-	if err := s.a.switchEngine(EngineLocal, "", ""); err != nil {
+	st, err := s.a.switchEngine(EngineLocal, "", "")
+	if err != nil {
 		return SettingsView{}, err
 	}
-	return s.Get()
+	return settingsView(st, s.a.log)
 }
 
 // UseRemote switches to a family engine; the local engine stops and the
@@ -80,45 +82,69 @@ func (s *Settings) UseRemote(rawURL, token string) (SettingsView, error) {
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return SettingsView{}, badInput("Paste the token the family engine gave you (spark-engine token add).")
+		return SettingsView{}, refused(CodeNoToken, "")
 	}
-	if err := s.a.switchEngine(EngineRemote, u, token); err != nil {
+	st, err := s.a.switchEngine(EngineRemote, u, token)
+	if err != nil {
 		return SettingsView{}, err
 	}
-	return s.Get()
+	return settingsView(st, s.a.log)
 }
 
-func (a *App) switchEngine(kind, u, token string) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ob == nil {
-		return ErrNotReady
-	}
-	old := a.prefs
-	a.prefs.Engine = kind
-	if kind == EngineRemote {
-		a.prefs.RemoteURL, a.prefs.RemoteToken = u, token
-	}
-	if err := a.connect(context.Background()); err != nil {
-		a.prefs = old
-		if cerr := a.connect(context.Background()); cerr != nil {
-			a.log.Error("return to the previous engine", "err", cerr)
+// switchEngine makes Spark use the engine of kind (at u with token, for a
+// family engine): a whole new state, published at once, then one
+// EngineEvent so that every screen reads the engine now chosen. On an error
+// nothing changed: Spark goes on with the engine it used.
+func (a *App) switchEngine(kind, u, token string) (*state, error) {
+	st, err := a.change(func(cur *state) (*state, error) {
+		if cur.ob == nil {
+			return nil, ErrNotReady
 		}
-		return err
+		p := cur.prefs
+		p.Engine = kind
+		if kind == EngineRemote {
+			p.RemoteURL, p.RemoteToken = u, token
+		}
+		next, err := a.connect(context.Background(), cur, p, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := savePrefs(next.dataDir, next.prefs); err != nil {
+			// Leave nothing opened for a state never published.
+			if next.local != nil && next.local != cur.local {
+				a.stopLocal(next)
+			}
+			if next.rep != nil && next.rep != cur.rep {
+				if cerr := next.rep.Close(); cerr != nil {
+					a.log.Error("close the replica", "err", cerr)
+				}
+			}
+			return nil, err
+		}
+		return next, nil
+	})
+	if err != nil {
+		return st, err
 	}
-	if err := savePrefs(a.dataDir, a.prefs); err != nil {
-		return err
-	}
-	a.ob.Kick()
-	return nil
+	st.ob.Kick()
+	a.emit(EngineEvent, EngineSwitched{Engine: st.prefs.Engine, URL: st.cl.BaseURL()})
+	return st, nil
 }
+
+// How a connection test went (TestResult.Code), besides the UIError code
+// of why the address or the token can't be used.
+const (
+	TestConnected = "connected" // the engine answers and accepts the token
+	TestNoAnswer  = "no_answer" // no engine answers at the address
+)
 
 // Test checks that an engine answers at rawURL and accepts token, without
 // switching to it.
 func (s *Settings) Test(rawURL, token string) (TestResult, error) {
 	u, err := checkEngineURL(rawURL)
 	if err != nil {
-		return TestResult{Message: err.Error()}, nil
+		ue := toUIError(err)
+		return TestResult{Code: ue.Code, Address: ue.Name, Detail: ue.Detail}, nil
 	}
 	warning := insecureWarning(u)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -126,19 +152,30 @@ func (s *Settings) Test(rawURL, token string) (TestResult, error) {
 	cl := client.New(u, strings.TrimSpace(token), s.a.hc)
 	h, err := cl.Health(ctx)
 	if err != nil {
-		return TestResult{Message: "No engine answers at " + u + ". Check the address and that the family engine is running.", Warning: warning}, nil
+		return TestResult{Code: TestNoAnswer, Address: u, Detail: err.Error(), Warning: warning}, nil
 	}
 	// Health needs no token; CheckToken tests it.
 	if err := cl.CheckToken(ctx, h.Seq); err != nil {
-		return TestResult{Version: h.Version, Message: toUIError(err).Message, Warning: warning}, nil
+		ue := toUIError(err)
+		return TestResult{Version: h.Version, Code: ue.Code, Address: u, Detail: ue.Detail, Warning: warning}, nil
 	}
-	return TestResult{OK: true, Version: h.Version, Message: "Connected: the engine answers and accepts the token (version " + h.Version + ").", Warning: warning}, nil
+	return TestResult{OK: true, Version: h.Version, Code: TestConnected, Address: u, Warning: warning}, nil
 }
 
-// AddressWarning returns, for an engine address Dad typed, the sentence to
-// show him before his token is sent there: a plain http:// address off this
-// computer lets anyone on the network between read the token and the
-// moments. "" when the address is safe (https://, or this computer).
+// Why an engine address needs a word before the token goes there
+// (AddressWarning, TestResult.Warning, SettingsView.Warning), worded by
+// frontend/src/words.ts's warningWords.
+const (
+	// WarnPlainHTTP: a plain http:// address off this computer lets
+	// anyone on the network between read the token and the moments.
+	WarnPlainHTTP = "plain_http"
+)
+
+// AddressWarning returns, for an engine address Dad typed, why the window
+// must warn him before his token is sent there, as a Warn code: a plain
+// http:// address off this computer lets anyone on the network between
+// read the token and the moments. "" when the address is safe (https://,
+// or this computer).
 func (s *Settings) AddressWarning(rawURL string) string { return insecureWarning(rawURL) }
 
 // insecureWarning is AddressWarning's rule.
@@ -154,16 +191,14 @@ func insecureWarning(rawURL string) string {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return ""
 	}
-	return "This address starts with http://, so the token, and your moments, " +
-		"would cross the network unprotected: someone else on the same network could copy them. " +
-		"Ask whoever runs the family engine for an address that starts with https://."
+	return WarnPlainHTTP
 }
 
 func checkEngineURL(raw string) (string, error) {
 	raw = strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", badInput("%q is not an engine address. It looks like http://192.168.1.20:8787 or https://spark.example.org.", raw)
+		return "", refused(CodeNotEngineAddress, raw)
 	}
 	return raw, nil
 }
@@ -175,28 +210,35 @@ func (s *Settings) SetPippa(p Pippa) (SettingsView, error) {
 	p.Model = strings.TrimSpace(p.Model)
 	if p.URL != "" {
 		if _, err := checkEngineURL(p.URL); err != nil {
-			return SettingsView{}, badInput("%q is not a Pippa address. For Ollama on this computer it is %s.", p.URL, OllamaURL)
+			return SettingsView{}, refused(CodeNotPippaAddress, p.URL)
 		}
 		if p.Model == "" {
-			return SettingsView{}, badInput("Name the model Pippa should use (for Ollama, for example llava).")
+			return SettingsView{}, refused(CodeNoPippaModel, "")
 		}
 	}
-	a := s.a
-	a.mu.Lock()
-	if a.dataDir == "" {
-		a.mu.Unlock()
-		return SettingsView{}, ErrNotReady
+	var seatErr error
+	st, err := s.a.change(func(cur *state) (*state, error) {
+		if cur.dataDir == "" {
+			return nil, ErrNotReady
+		}
+		next := *cur
+		next.prefs.Pippa = p
+		if err := savePrefs(next.dataDir, next.prefs); err != nil {
+			return nil, err
+		}
+		if next.local != nil {
+			// Saved: the engine takes it at its next start if not now.
+			seatErr = next.local.SetPippa(context.Background(), p)
+		}
+		return &next, nil
+	})
+	if err == nil {
+		err = seatErr
 	}
-	a.prefs.Pippa = p
-	err := savePrefs(a.dataDir, a.prefs)
-	if err == nil && a.local != nil {
-		err = a.local.SetPippa(context.Background(), p)
-	}
-	a.mu.Unlock()
 	if err != nil {
 		return SettingsView{}, err
 	}
-	return s.Get()
+	return settingsView(st, s.a.log)
 }
 
 // OpenDataFolder shows the data folder in the file manager.
@@ -206,9 +248,8 @@ func (s *Settings) OpenDataFolder() error { return s.reveal("") }
 func (s *Settings) OpenLogFolder() error { return s.reveal("logs") }
 
 func (s *Settings) reveal(sub string) error {
-	s.a.mu.Lock()
-	dir, sh := s.a.dataDir, s.a.shell
-	s.a.mu.Unlock()
+	st := s.a.state()
+	dir, sh := st.dataDir, st.shell
 	if dir == "" || sh == nil {
 		return ErrNotReady
 	}
@@ -220,35 +261,30 @@ func (s *Settings) reveal(sub string) error {
 // the engine answers, and how many captures wait or are parked.
 func (s *Settings) Status() (Status, error) {
 	a := s.a
-	a.mu.Lock()
-	st := Status{Problem: a.problem, Engine: a.prefs.Engine, Version: version.Version}
-	cl, ob := a.cl, a.ob
-	a.mu.Unlock()
-	if st.Problem != "" || cl == nil || ob == nil {
-		if st.Problem == "" {
-			st.Starting = true
-			st.Problem = "Spark is starting..."
-		}
+	cur := a.state()
+	st := Status{Problem: cur.problem, Engine: cur.prefs.Engine, Version: version.Version}
+	cl, ob := cur.cl, cur.ob
+	if st.Problem != nil || cl == nil || ob == nil {
+		st.Starting = st.Problem == nil
 		return st, nil
 	}
 	st.Ready = true
 	st.EngineURL = cl.BaseURL()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if h, err := cl.Health(ctx); err != nil {
-		st.Reason = "The engine at " + cl.BaseURL() + " can't be reached."
-	} else if err := cl.CheckToken(ctx, h.Seq); err != nil {
-		if e, ok := api.AsError(err); ok && retry.Refused(e.Status) {
-			st.Refused = true
-			st.Reason = "The engine refused Spark's token. Check it in Settings."
-		} else {
-			st.Reachable = true
-		}
-	} else {
-		st.Reachable = true
+	// Not reachable, or refused: the window says so (words.ts engineBanner).
+	if h, err := cl.Health(ctx); err == nil {
+		err := cl.CheckToken(ctx, h.Seq)
+		e, ok := api.AsError(err)
+		st.Refused = err != nil && ok && retry.Refused(e.Status)
+		st.Reachable = !st.Refused
 	}
-	a.engineSeen(st.Reachable, st.Reason)
-	counts, err := a.counts(ctx)
+	seen := CodeOffline
+	if st.Refused {
+		seen = CodeUnauthorized
+	}
+	a.engineSeen(cur, st.Reachable, seen)
+	counts, err := outboxCounts(ctx, ob)
 	if err != nil {
 		return st, fmt.Errorf("count the outbox: %w", err)
 	}

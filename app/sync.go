@@ -8,11 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/internal/retry"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/replica"
-	"github.com/sparkfamily/spark/retry"
 )
 
 // The replica of the family engine, kept by the app while it runs.
@@ -52,6 +51,18 @@ const (
 	SyncProblem  = "problem"  // the sync stopped: Problem says why; Rebuild mends it
 )
 
+// Why the sync stopped: SyncStatus.Problem in State "problem", worded by
+// the window (frontend/src/words.ts's syncProblemWords).
+const (
+	// SyncStopMustRebuild: the family engine's log no longer continues
+	// this computer's copy (it was restored from an older backup, say).
+	SyncStopMustRebuild = "must_rebuild"
+	// SyncStopUnreadable: the engine sent what this Spark can't read.
+	SyncStopUnreadable = "unreadable"
+	// SyncStopNoCopy: the copy could not be opened on this computer.
+	SyncStopNoCopy = "no_copy"
+)
+
 // SyncStatus is what the status bar and Settings show of the replica.
 type SyncStatus struct {
 	State string `json:"state"` // one of the Sync* states
@@ -60,9 +71,13 @@ type SyncStatus struct {
 	AsOf string `json:"asOf"`
 	// Syncing is true while a sync runs.
 	Syncing bool `json:"syncing"`
-	// Problem says, in words for Dad, why the sync stopped (State
-	// "problem") or could not reach the engine (State "offline").
+	// Problem says why the sync stopped (State "problem": a SyncStop
+	// code) or could not reach the engine (State "offline": the UIError
+	// code of why, CodeOffline or CodeUnauthorized, say), as a code the
+	// window words; "" otherwise.
 	Problem string `json:"problem"`
+	// Detail is the technical text behind Problem, for "Details".
+	Detail string `json:"detail"`
 	// CopyBytes and CacheBytes are the small copies' bytes on this
 	// computer and their limit.
 	CopyBytes  int64 `json:"copyBytes"`
@@ -73,37 +88,34 @@ type SyncStatus struct {
 type Sync struct{ a *App }
 
 // Status returns where the replica stands.
-func (s *Sync) Status() (SyncStatus, error) { return s.a.syncStatus(), nil }
+func (s *Sync) Status() (SyncStatus, error) { return syncStatus(s.a.state()), nil }
 
 // Rebuild drops this computer's copy of the family engine and fetches it
 // again from the start, then syncs on as usual.
 func (s *Sync) Rebuild() (SyncStatus, error) {
 	a := s.a
-	rep, cl := a.replicaAndEngine()
+	st := a.state()
+	rep := st.familyReplica()
 	if rep == nil {
-		return a.syncStatus(), badInput("Spark is using the engine on this computer: there is no copy of a family engine to rebuild.")
+		return syncStatus(st), refused(CodeNoFamilyCopy, "")
 	}
 	// Shutdown stops it (ctx) and waits for it (busy) before closing the
 	// replica.
-	a.mu.Lock()
-	ctx := a.repl.ctx
-	if ctx == nil {
-		a.mu.Unlock()
-		return a.syncStatus(), ErrNotReady
+	ctx, ok := a.loop.hold()
+	if !ok {
+		return syncStatus(st), ErrNotReady
 	}
-	a.repl.busy.Add(1)
-	a.mu.Unlock()
-	defer a.repl.busy.Done()
-	a.repl.begin()
-	a.repl.mu.Lock()
-	a.repl.trusted = false
-	a.repl.mu.Unlock()
-	res, err := rep.Rebuild(ctx, cl)
+	defer a.loop.busy.Done()
+	st.sync.begin()
+	st.sync.mu.Lock()
+	st.sync.trusted = false
+	st.sync.mu.Unlock()
+	res, err := rep.Rebuild(ctx, st.cl)
 	if ctx.Err() != nil {
-		return a.syncStatus(), ErrNotReady
+		return syncStatus(st), ErrNotReady
 	}
-	a.syncEnded(rep, res, err, true)
-	return a.syncStatus(), nil
+	a.syncEnded(st, rep, res, err, true)
+	return syncStatus(a.state()), nil
 }
 
 // Bounds of the small copies' limit that Settings takes, in GB.
@@ -120,66 +132,63 @@ const (
 func (s *Sync) SetCacheLimit(gb float64) (SyncStatus, error) {
 	a := s.a
 	if !(gb >= minCacheGB && gb <= maxCacheGB) {
-		return a.syncStatus(), badInput("Give a size between %g and %g GB.", minCacheGB, maxCacheGB)
+		return syncStatus(a.state()), &UIError{Code: CodeBadCacheSize, Min: minCacheGB, Max: maxCacheGB}
 	}
 	n := int64(gb * (1 << 30))
-	a.mu.Lock()
-	if a.dataDir == "" {
-		a.mu.Unlock()
-		return SyncStatus{}, ErrNotReady
-	}
-	old := a.prefs.CacheBytes
-	a.prefs.CacheBytes = n
-	if err := savePrefs(a.dataDir, a.prefs); err != nil {
-		a.prefs.CacheBytes = old
-		a.mu.Unlock()
-		return a.syncStatus(), err
-	}
-	rep := a.repl.rep
-	running := a.repl.kick != nil
-	a.mu.Unlock()
-	if rep != nil {
-		if err := rep.Copies().SetBudget(n); err != nil {
-			return a.syncStatus(), err
+	st, err := a.change(func(cur *state) (*state, error) {
+		if cur.dataDir == "" {
+			return nil, ErrNotReady
 		}
-		if running {
-			a.kickSync()
+		next := *cur
+		next.prefs.CacheBytes = n
+		if err := savePrefs(next.dataDir, next.prefs); err != nil {
+			return nil, err
 		}
+		return &next, nil
+	})
+	if errors.Is(err, ErrNotReady) {
+		return SyncStatus{}, err
 	}
-	return a.syncStatus(), nil
+	if err != nil {
+		return syncStatus(st), err
+	}
+	if st.rep != nil {
+		if err := st.rep.Copies().SetBudget(n); err != nil {
+			return syncStatus(st), err
+		}
+		a.kickSync()
+	}
+	return syncStatus(st), nil
 }
 
-// syncer is the app's part of the replica. rep is guarded by App.mu; the
-// rest by mu.
-type syncer struct {
-	rep  *replica.Replica
-	kick chan struct{}
-	ctx  context.Context // the loop's: ends at Shutdown
+// syncLoop runs the sync of the family engine's replica while Spark runs.
+type syncLoop struct {
+	kick chan struct{} // made by New: a kick before the loop runs waits for it
+
+	mu   sync.Mutex
+	ctx  context.Context // the loop's: ends at Shutdown; nil when it does not run
 	stop context.CancelFunc
 	done chan struct{}
 	busy sync.WaitGroup // a Rebuild running
 
-	mu  sync.Mutex
-	ran bool // a sync has ended since the engine was chosen
-	// trusted is true when the replica holds the chosen engine's copy: it
-	// caught up with it once, in this run or (not switched since) a
-	// previous one. Until then the window reads the engine itself.
-	trusted  bool
-	syncing  bool   //
-	offline  string // why the last sync could not reach the engine
-	problem  string // why the sync stopped; "" when it runs
-	openFail string // why the replica could not be opened
-	// goodBegan is when the last sync that ended well began: everything
-	// the outbox delivered before it is in the replica. What it delivered
-	// since may not be, so the reads keep showing it from the outbox
-	// (sentMoments, heldWrites) and the window never loses a capture or
-	// flips a caption back while the sync catches up.
-	goodBegan time.Time
-	began     time.Time // when the sync under way began
-
 	// failures counts the syncs in a row that could not reach the family
 	// engine. The loop's alone: no lock.
 	failures int
+}
+
+func newSyncLoop() syncLoop { return syncLoop{kick: make(chan struct{}, 1)} }
+
+// hold returns the loop's context and counts a Rebuild running, which
+// Shutdown waits for; ok is false when the loop does not run. The caller
+// calls busy.Done.
+func (l *syncLoop) hold() (context.Context, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx == nil {
+		return nil, false
+	}
+	l.busy.Add(1)
+	return l.ctx, true
 }
 
 // heldSince is the time from which the outbox's deliveries may be
@@ -187,14 +196,14 @@ type syncer struct {
 // this run, or, before one has, ten minutes before the replica last caught
 // up (a sync that began earlier is long over). Zero when Spark does not
 // read a replica.
-func (a *App) heldSince(ctx context.Context) (time.Time, *replica.Replica) {
-	rep := a.readsReplica()
+func heldSince(ctx context.Context, s *state) (time.Time, *replica.Replica) {
+	rep := s.readsReplica()
 	if rep == nil {
 		return time.Time{}, nil
 	}
-	a.repl.mu.Lock()
-	since := a.repl.goodBegan
-	a.repl.mu.Unlock()
+	s.sync.mu.Lock()
+	since := s.sync.goodBegan
+	s.sync.mu.Unlock()
 	if since.IsZero() {
 		st, err := rep.State(ctx)
 		if err != nil {
@@ -207,9 +216,9 @@ func (a *App) heldSince(ctx context.Context) (time.Time, *replica.Replica) {
 
 // heldWrites returns the writes the outbox sent that the replica may not
 // hold yet, in the order Dad made them.
-func (a *App) heldWrites(ctx context.Context) []outbox.Write {
-	since, rep := a.heldSince(ctx)
-	ob, err := a.queue()
+func (a *App) heldWrites(ctx context.Context, s *state) []outbox.Write {
+	since, rep := heldSince(ctx, s)
+	ob, err := s.queue()
 	if rep == nil || err != nil {
 		return nil
 	}
@@ -219,7 +228,7 @@ func (a *App) heldWrites(ctx context.Context) []outbox.Write {
 		return nil
 	}
 	// Only what went to the engine the replica copies.
-	to := ob.Target().URL
+	to := s.target.URL
 	out := ws[:0]
 	for _, w := range ws {
 		if w.Target == to {
@@ -231,9 +240,9 @@ func (a *App) heldWrites(ctx context.Context) []outbox.Write {
 
 // sentMoments returns the captures the outbox delivered that the replica
 // does not hold yet, newest first.
-func (a *App) sentMoments(ctx context.Context) []Moment {
-	since, rep := a.heldSince(ctx)
-	ob, err := a.queue()
+func (a *App) sentMoments(ctx context.Context, s *state) []Moment {
+	since, rep := heldSince(ctx, s)
+	ob, err := s.queue()
 	if rep == nil || err != nil {
 		return nil
 	}
@@ -242,7 +251,7 @@ func (a *App) sentMoments(ctx context.Context) []Moment {
 		a.log.Warn("read the outbox's delivered captures", "err", err)
 		return nil
 	}
-	to := ob.Target().URL
+	to := s.target.URL
 	var out []Moment
 	for i := range es {
 		if es[i].Target != to {
@@ -256,128 +265,79 @@ func (a *App) sentMoments(ctx context.Context) []Moment {
 	return out
 }
 
-// openReplica opens DATA/replica if it is not open. A failure is logged
+// openReplica is connect's part when Spark uses a family engine: the
+// replica (rep, or DATA/replica opened now) and the sync's state afresh,
+// with a sync soon after a switch. A failure to open the replica is logged
 // and shown in the status: the window then reads from the family engine.
-// Called with a.mu held.
-func (a *App) openReplica(ctx context.Context) {
-	if a.repl.rep != nil {
-		return
+func (a *App) openReplica(ctx context.Context, rep *replica.Replica, dataDir string, cacheBytes int64, switched bool) (*replica.Replica, *syncState) {
+	st := &syncState{}
+	if rep == nil {
+		var err error
+		rep, err = replica.Open(ctx, filepath.Join(dataDir, ReplicaDir), replica.Options{CacheBytes: cacheBytes, Logger: a.log.With("part", "replica")})
+		if err != nil {
+			a.log.Error("open the replica", "err", err)
+			st.openFail, st.detail = SyncStopNoCopy, err.Error()
+			return nil, st
+		}
+		// The copy of a previous run is the chosen engine's, unless Dad
+		// switches now.
+		if s, err := rep.State(ctx); err == nil && !s.SyncedAt.IsZero() && !switched {
+			st.trusted = true
+		}
 	}
-	rep, err := replica.Open(ctx, filepath.Join(a.dataDir, ReplicaDir), replica.Options{CacheBytes: a.prefs.CacheBytes, Logger: a.log.With("part", "replica")})
-	a.repl.mu.Lock()
-	defer a.repl.mu.Unlock()
-	if err != nil {
-		a.log.Error("open the replica", "err", err)
-		a.repl.openFail = "Spark can't keep a copy of the family engine on this computer: " + err.Error()
-		return
-	}
-	a.repl.rep, a.repl.openFail = rep, ""
-	if st, err := rep.State(ctx); err == nil && !st.SyncedAt.IsZero() {
-		a.repl.trusted = true
-	}
-}
-
-// useReplica is connect's part when Spark uses a family engine: the
-// replica opened, its status afresh, a sync soon. Called with a.mu held.
-func (a *App) useReplica(ctx context.Context) {
-	switched := a.repl.kick != nil // not the start: Settings chose it
-	a.openReplica(ctx)
-	a.repl.mu.Lock()
-	a.repl.ran, a.repl.offline, a.repl.problem, a.repl.goodBegan = false, "", "", time.Time{}
-	if switched {
-		a.repl.trusted = false
-	}
-	a.repl.mu.Unlock()
 	if switched {
 		a.kickSync()
 	}
+	return rep, st
 }
 
 // usesReplica reports whether the replica's sync sends the "moment"
 // events: whenever Spark uses a family engine and keeps its replica.
-func (a *App) usesReplica() bool {
-	rep, _ := a.replicaAndEngine()
-	return rep != nil
-}
+func (a *App) usesReplica() bool { return a.state().familyReplica() != nil }
 
-// readsReplica returns the replica when the window reads from it.
-// Called with a.mu held.
-func (a *App) readsReplica() *replica.Replica {
-	if a.prefs.Engine != EngineRemote || a.repl.rep == nil {
-		return nil
-	}
-	a.repl.mu.Lock()
-	defer a.repl.mu.Unlock()
-	if !a.repl.trusted {
-		return nil
-	}
-	return a.repl.rep
-}
-
-// closeReplica closes the replica. Called with a.mu held, after the loop
-// stopped.
-func (a *App) closeReplica() {
-	if a.repl.rep == nil {
-		return
-	}
-	if err := a.repl.rep.Close(); err != nil {
-		a.log.Error("close the replica", "err", err)
-	}
-	a.repl.rep = nil
-}
-
-// replicaAndEngine returns the replica and the family engine's client when
-// Spark uses a family engine, else nils.
-func (a *App) replicaAndEngine() (*replica.Replica, *client.Client) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.prefs.Engine != EngineRemote || a.repl.rep == nil || a.cl == nil {
-		return nil, nil
-	}
-	return a.repl.rep, a.cl
-}
-
-// kickSync asks for a sync soon; kicks pile up into one. Called once the
-// loop started.
+// kickSync asks for a sync soon; kicks pile up into one.
 func (a *App) kickSync() {
 	select {
-	case a.repl.kick <- struct{}{}:
+	case a.loop.kick <- struct{}{}:
 	default:
 	}
 }
 
-// startSync runs the sync loop until stopSync. Called with a.mu held.
-func (a *App) startSync() {
-	if a.repl.stop != nil || a.ob == nil {
+// startSync runs the sync loop until stopSync.
+func (a *App) startSync(ob *outbox.Outbox) {
+	l := &a.loop
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop != nil || ob == nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.repl.ctx, a.repl.stop, a.repl.done, a.repl.kick = ctx, cancel, make(chan struct{}), make(chan struct{}, 1)
-	ob := a.ob
+	done := make(chan struct{})
+	l.ctx, l.stop, l.done = ctx, cancel, done
 	events, unsubscribe := ob.Subscribe()
-	done := a.repl.done
 	go func() {
 		defer close(done)
 		defer unsubscribe()
-		a.syncLoop(ctx, ob, events)
+		a.runSync(ctx, events)
 	}()
 	a.kickSync()
 }
 
-// stopSync stops the loop and waits for it. Called without a.mu.
+// stopSync stops the loop and waits for it, and for a Rebuild running.
 func (a *App) stopSync() {
-	a.mu.Lock()
-	stop, done := a.repl.stop, a.repl.done
-	a.repl.stop, a.repl.ctx = nil, nil
-	a.mu.Unlock()
+	l := &a.loop
+	l.mu.Lock()
+	stop, done := l.stop, l.done
+	l.stop, l.ctx = nil, nil
+	l.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
 	}
-	a.repl.busy.Wait()
+	l.busy.Wait()
 }
 
-func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan outbox.Event) {
+func (a *App) runSync(ctx context.Context, events <-chan outbox.Event) {
 	timer := time.NewTimer(syncIdle)
 	defer timer.Stop()
 	for {
@@ -389,10 +349,10 @@ func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan out
 				events = nil
 				continue
 			}
-			if !a.delivered(ctx, ob, ev) {
+			if !delivery(ev) {
 				continue
 			}
-		case <-a.repl.kick:
+		case <-a.loop.kick:
 		case <-timer.C:
 		}
 		// Let a burst of deliveries end before asking.
@@ -403,13 +363,12 @@ func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan out
 			case <-ctx.Done():
 				settle.Stop()
 				return
-			case <-a.repl.kick:
-			case ev, ok := <-events:
+			case <-a.loop.kick:
+			case _, ok := <-events:
+				// One sync after the burst asks for whatever it delivered.
 				if !ok {
 					events = nil
-					continue
 				}
-				a.delivered(ctx, ob, ev)
 			case <-settle.C:
 				break settling
 			}
@@ -418,41 +377,39 @@ func (a *App) syncLoop(ctx context.Context, ob *outbox.Outbox, events <-chan out
 	}
 }
 
-// delivered reports whether an outbox event is a delivered step (its op is
+// delivery reports whether an outbox event is a delivered step (its op is
 // in the engine's log now: a reason to sync). A capture delivered stays on
 // show until the sync brings it.
-func (a *App) delivered(ctx context.Context, ob *outbox.Outbox, ev outbox.Event) bool {
-	if ev.Kind != outbox.EventStepDone && ev.Kind != outbox.EventDone {
-		return false
-	}
-	return true
+func delivery(ev outbox.Event) bool {
+	return ev.Kind == outbox.EventStepDone || ev.Kind == outbox.EventDone
 }
 
 // syncOnce syncs the replica, unless Spark uses the engine on this
 // computer or the sync is stopped by a problem, and returns how long to
 // wait before the next.
 func (a *App) syncOnce(ctx context.Context) time.Duration {
-	rep, cl := a.replicaAndEngine()
+	st := a.state()
+	rep := st.familyReplica()
 	if rep == nil {
 		return syncIdle
 	}
-	a.repl.mu.Lock()
-	stopped := a.repl.problem != ""
-	a.repl.mu.Unlock()
+	st.sync.mu.Lock()
+	stopped := st.sync.problem != ""
+	st.sync.mu.Unlock()
 	if stopped {
 		return syncIdle
 	}
-	a.repl.begin()
-	res, err := rep.Sync(ctx, cl)
+	st.sync.begin()
+	res, err := rep.Sync(ctx, st.cl)
 	if ctx.Err() != nil {
 		return syncIdle
 	}
-	a.syncEnded(rep, res, err, false)
+	a.syncEnded(st, rep, res, err, false)
 	if err != nil && !stopsSync(err) {
-		a.repl.failures++
-		return syncRetry(a.repl.failures, err, nil)
+		a.loop.failures++
+		return syncRetry(a.loop.failures, err, nil)
 	}
-	a.repl.failures = 0
+	a.loop.failures = 0
 	if busy, err := rep.Reading(ctx); err == nil && busy {
 		return syncBusy
 	}
@@ -471,40 +428,42 @@ func syncRetry(failures int, err error, rnd func() float64) time.Duration {
 	return retry.Backoff{Base: syncBusy, Cap: syncIdle, Rand: rnd}.Wait(failures, after)
 }
 
-func (s *syncer) begin() {
-	s.mu.Lock()
-	s.syncing, s.began = true, time.Now()
-	s.mu.Unlock()
-}
-
 // syncEnded records how a sync ended, and tells the window: the moments it
 // changed, and the new status.
-func (a *App) syncEnded(rep *replica.Replica, res replica.Result, err error, rebuilt bool) {
-	a.repl.mu.Lock()
-	a.repl.syncing, a.repl.ran = false, true
+//
+// st is the state the sync ran for: after a switch meanwhile, what it
+// records is of the engine before, which no one reads any more.
+func (a *App) syncEnded(st *state, rep *replica.Replica, res replica.Result, err error, rebuilt bool) {
+	ss := st.sync
+	ss.mu.Lock()
+	ss.syncing, ss.ran = false, true
 	switch {
 	case err == nil:
-		a.repl.offline, a.repl.problem, a.repl.trusted = "", "", true
-		if !a.repl.began.IsZero() {
-			a.repl.goodBegan = a.repl.began
+		ss.offline, ss.problem, ss.detail, ss.trusted = "", "", "", true
+		if !ss.began.IsZero() {
+			ss.goodBegan = ss.began
 		}
 	case stopsSync(err):
 		a.log.Error("the sync stopped", "err", err)
-		a.repl.offline, a.repl.problem = "", syncProblem(err)
+		ss.offline, ss.problem, ss.detail = "", syncProblem(err), err.Error()
 	default:
 		a.log.Info("the family engine can't be reached for a sync", "err", err)
-		a.repl.offline = toUIError(err).Message
+		ue := toUIError(err)
+		ss.offline, ss.detail = ue.Code, ue.Detail
 		if rebuilt {
-			a.repl.problem = ""
+			ss.problem = ""
 		}
 	}
-	a.repl.mu.Unlock()
+	ss.mu.Unlock()
+	if a.state().sync != ss {
+		return // switched meanwhile: EngineEvent had every screen read again
+	}
 	if rebuilt || res.Reset {
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
 	} else {
 		a.emitChanged(rep, res.Moments)
 	}
-	a.emit("sync", a.syncStatus())
+	a.emit("sync", syncStatus(a.state()))
 }
 
 // stopsSync reports an error that a sync again would only repeat: a page
@@ -515,16 +474,12 @@ func stopsSync(err error) bool {
 	return errors.Is(err, replica.ErrBadPage) || errors.Is(err, replica.ErrMustRebuild) || errors.As(err, &ce)
 }
 
-// syncProblem says why the sync stopped, in words for Dad.
+// syncProblem says why the sync stopped, as a code of SyncStatus.Problem.
 func syncProblem(err error) string {
-	switch {
-	case errors.Is(err, replica.ErrMustRebuild):
-		return "The family engine no longer matches the copy on this computer (it may have been restored from an older backup). " +
-			"Your moments are still shown as this computer has them. Rebuild this computer's copy to fetch everything again."
-	default:
-		return "Spark stopped copying the family engine to this computer: the engine sent something this Spark can't read (the details are in Spark's log). " +
-			"Your moments are still shown as this computer has them. Rebuild this computer's copy to fetch everything again; if this comes back, ask whoever looks after the family engine (Spark may need an update)."
+	if errors.Is(err, replica.ErrMustRebuild) {
+		return SyncStopMustRebuild
 	}
+	return SyncStopUnreadable
 }
 
 // emitChanged sends a "moment" event for each moment, as the replica holds
@@ -540,63 +495,58 @@ func (a *App) emitChanged(rep *replica.Replica, ids []string) {
 // asked it just now): unreachable, or refusing Spark's key, the sync line
 // says offline at once instead of the last sync's "Up to date", so the bar
 // never says both; reachable again while the line says offline, a sync
-// runs now rather than at the next tick. reason is why it can't be used.
-func (a *App) engineSeen(ok bool, reason string) {
-	a.mu.Lock()
-	remote, running := a.prefs.Engine == EngineRemote, a.repl.kick != nil
-	a.mu.Unlock()
-	if !remote {
+// runs now rather than at the next tick. code is why it can't be used
+// (CodeOffline, CodeUnauthorized).
+func (a *App) engineSeen(st *state, ok bool, code string) {
+	if st.sync == nil {
 		return
 	}
-	a.repl.mu.Lock()
-	offline, problem := a.repl.offline, a.repl.problem
+	st.sync.mu.Lock()
+	offline, problem := st.sync.offline, st.sync.problem
 	changed := !ok && offline == "" && problem == ""
 	if changed {
-		a.repl.offline = reason
+		st.sync.offline, st.sync.detail = code, ""
 	}
-	a.repl.mu.Unlock()
+	st.sync.mu.Unlock()
 	switch {
 	case changed:
-		a.emit("sync", a.syncStatus())
-	case ok && offline != "" && running:
+		a.emit("sync", syncStatus(a.state()))
+	case ok && offline != "":
 		a.kickSync()
 	}
 }
 
-// syncStatus returns the replica's status.
-func (a *App) syncStatus() SyncStatus {
-	a.mu.Lock()
-	remote, rep := a.prefs.Engine == EngineRemote, a.repl.rep
-	a.mu.Unlock()
-	if !remote {
+// syncStatus returns where the replica of st's engine stands.
+func syncStatus(st *state) SyncStatus {
+	if !st.remote() || st.sync == nil {
 		return SyncStatus{State: SyncLocal}
 	}
-	a.repl.mu.Lock()
-	st := SyncStatus{Syncing: a.repl.syncing}
-	ran, offline, problem, openFail := a.repl.ran, a.repl.offline, a.repl.problem, a.repl.openFail
-	a.repl.mu.Unlock()
+	rep := st.familyReplica()
+	st.sync.mu.Lock()
+	out := SyncStatus{Syncing: st.sync.syncing}
+	ran, offline, problem, openFail := st.sync.ran, st.sync.offline, st.sync.problem, st.sync.openFail
+	detail := st.sync.detail
+	st.sync.mu.Unlock()
 	switch {
 	case openFail != "":
-		st.State, st.Problem = SyncProblem, openFail
+		out.State, out.Problem, out.Detail = SyncProblem, openFail, detail
 	case problem != "":
-		st.State, st.Problem = SyncProblem, problem
+		out.State, out.Problem, out.Detail = SyncProblem, problem, detail
 	case offline != "":
-		st.State, st.Problem = SyncOffline, offline
+		out.State, out.Problem, out.Detail = SyncOffline, offline, detail
 	case !ran:
-		st.State = SyncStarting
+		out.State = SyncStarting
 	default:
-		st.State = SyncUpToDate
+		out.State = SyncUpToDate
 	}
 	if rep == nil {
-		a.mu.Lock()
-		st.CacheBytes = cmp.Or(a.prefs.CacheBytes, replica.DefaultCacheBytes)
-		a.mu.Unlock()
-		return st
+		out.CacheBytes = cmp.Or(st.prefs.CacheBytes, replica.DefaultCacheBytes)
+		return out
 	}
 	if s, err := rep.State(context.Background()); err == nil && !s.SyncedAt.IsZero() {
-		st.AsOf = timeString(&s.SyncedAt)
+		out.AsOf = timeString(&s.SyncedAt)
 	}
-	_, st.CopyBytes = rep.Copies().Usage()
-	st.CacheBytes = rep.Copies().Budget()
-	return st
+	_, out.CopyBytes = rep.Copies().Usage()
+	out.CacheBytes = rep.Copies().Budget()
+	return out
 }

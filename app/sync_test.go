@@ -16,15 +16,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
@@ -125,9 +124,7 @@ func engineHead(tb testing.TB, eng *enginetest.Engine) uint64 {
 func caughtUp(tb testing.TB, a *App, seq uint64) {
 	tb.Helper()
 	waitFor(tb, fmt.Sprintf("the replica to reach seq %d", seq), func() bool {
-		a.mu.Lock()
-		rep := a.repl.rep
-		a.mu.Unlock()
+		rep := a.state().familyReplica()
 		if rep == nil {
 			return false
 		}
@@ -365,7 +362,7 @@ func TestSync_BadPageStopsUntilRebuilt(t *testing.T) {
 		return s.State == SyncProblem
 	})
 	s, _ := a.Sync.Status()
-	if !strings.Contains(s.Problem, "Rebuild this computer's copy") || s.AsOf == "" {
+	if s.Problem != SyncStopUnreadable || s.Detail == "" || s.AsOf == "" {
 		t.Errorf("status = %+v; want the problem and what to do, and the time of the copy shown", s)
 	}
 	t.Logf("the problem shown: %s", s.Problem)
@@ -410,7 +407,7 @@ func TestSync_CacheLimit(t *testing.T) {
 		t.Errorf("limit from an old settings file = %d, want 2 GB", s.CacheBytes)
 	}
 	for _, gb := range []float64{0, -1, 0.01, 1e9} {
-		if _, err := a.Sync.SetCacheLimit(gb); toUIError(err).Code != CodeBadInput || !strings.Contains(err.Error(), "between") {
+		if _, err := a.Sync.SetCacheLimit(gb); toUIError(err).Code != CodeBadCacheSize || toUIError(err).Min != minCacheGB || toUIError(err).Max != maxCacheGB {
 			t.Errorf("SetCacheLimit(%g) = %v; want bad input saying the bounds", gb, err)
 		}
 	}
@@ -418,9 +415,7 @@ func TestSync_CacheLimit(t *testing.T) {
 	if err != nil || s.CacheBytes != 1<<29 {
 		t.Fatalf("SetCacheLimit(0.5) = %+v, %v; want 512 MiB", s, err)
 	}
-	a.mu.Lock()
-	budget := a.repl.rep.Copies().Budget()
-	a.mu.Unlock()
+	budget := a.state().familyReplica().Copies().Budget()
 	if budget != 1<<29 {
 		t.Errorf("the replica's budget = %d, want 512 MiB", budget)
 	}
@@ -459,7 +454,7 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 	before := len(sh.moments)
 	sh.mu.Unlock()
 
-	if mo, err := a.Moments.SetCaption(kept, "The council's letter"); err != nil || mo.Waiting != "" {
+	if mo, err := a.Moments.SetCaption(kept, "The council's letter"); err != nil || mo.WaitsFor != "" {
 		t.Fatalf("SetCaption = %+v, %v; want it sent", mo, err)
 	}
 	if _, err := a.Phrases.Keep("council tax", kept); err != nil {
@@ -468,15 +463,15 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 	if _, err := a.Moments.Delete(gone); err != nil {
 		t.Fatal(err)
 	}
-	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" || mo.Waiting != "" {
-		t.Errorf("Get before the sync = %q (waiting %q), %v; want the new caption, not waiting", mo.Caption, mo.Waiting, err)
+	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" || mo.WaitsFor != "" {
+		t.Errorf("Get before the sync = %q (waiting %q), %v; want the new caption, not waiting", mo.Caption, mo.WaitsFor, err)
 	}
 	p, err := a.Moments.Page("", 10)
 	if err != nil || len(p.Moments) != 1 || p.Moments[0].ID != kept || p.Moments[0].Caption != "The council's letter" {
 		t.Errorf("Page before the sync = %+v, %v; want only the kept moment with its new caption", p.Moments, err)
 	}
 	ps, err := a.Phrases.List()
-	if err != nil || len(ps) != 1 || ps[0].Text != "council tax" || ps[0].Waiting != "" {
+	if err != nil || len(ps) != 1 || ps[0].Text != "council tax" || ps[0].WaitsFor != "" {
 		t.Errorf("Phrases before the sync = %+v, %v; want the kept phrase", ps, err)
 	}
 	waitFor(t, "the caption's moment event", func() bool {
@@ -491,16 +486,14 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 		}
 	}
 	sh.mu.Unlock()
-	if st, err := a.readsReplica().State(context.Background()); err != nil || st.Seq >= engineHead(t, remote) {
+	if st, err := a.state().readsReplica().State(context.Background()); err != nil || st.Seq >= engineHead(t, remote) {
 		t.Fatalf("the replica is at seq %d (%v): it must not have synced the writes yet", st.Seq, err)
 	}
 
 	// The sync brings them; nothing is held any more, and all still shows.
-	a.mu.Lock()
-	a.startSync()
-	a.mu.Unlock()
+	a.startSync(a.state().ob)
 	caughtUp(t, a, engineHead(t, remote))
-	waitFor(t, "the held writes let go", func() bool { return len(a.heldWrites(context.Background())) == 0 })
+	waitFor(t, "the held writes let go", func() bool { return len(a.heldWrites(context.Background(), a.state())) == 0 })
 	if mo, err := a.Moments.Get(kept); err != nil || mo.Caption != "The council's letter" {
 		t.Errorf("Get after the sync = %q, %v", mo.Caption, err)
 	}
@@ -576,9 +569,7 @@ func TestSync_OnScreenCopiesSurviveEviction(t *testing.T) {
 	}
 	waitFor(t, "delivery", delivered(a))
 	caughtUp(t, a, engineHead(t, remote))
-	a.mu.Lock()
-	rep := a.repl.rep
-	a.mu.Unlock()
+	rep := a.state().familyReplica()
 	p, err := a.Moments.Page("", 10)
 	if err != nil || len(p.Moments) != 4 {
 		t.Fatalf("Page = %+v, %v; want 4 moments", p, err)

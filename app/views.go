@@ -3,7 +3,7 @@ package app
 import (
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 )
 
 // The view types below are what the bound methods return to the UI. Times
@@ -13,19 +13,19 @@ import (
 // Status is what the status bar shows.
 type Status struct {
 	// Ready is false while starting, or when Spark could not start; then
-	// Problem says why and what to do.
-	Ready   bool   `json:"ready"`
-	Problem string `json:"problem"`
+	// Problem says why (a start code of errors.go, with the folder as its
+	// Name), nil while starting.
+	Ready   bool     `json:"ready"`
+	Problem *UIError `json:"problem"`
 	// Starting is true while Spark has not finished starting (and has not
-	// failed): the UI says so instead of showing Problem as a failure.
+	// failed): the UI says so.
 	Starting bool `json:"starting"`
 	// Engine is "local" or "remote"; EngineURL is where it is.
 	Engine    string `json:"engine"`
 	EngineURL string `json:"engineURL"`
 	// Reachable tells whether the engine answered its last health check;
-	// Reason says in plain words why not.
-	Reachable bool   `json:"reachable"`
-	Reason    string `json:"reason"`
+	// Refused, that it answered but refused Spark's token.
+	Reachable bool `json:"reachable"`
 	// Waiting counts captures and other writes (notes, edits, phrases...)
 	// not yet delivered and not parked; Parked counts those waiting for
 	// the user. WaitingItems and ParkedItems split the same counts by
@@ -91,12 +91,16 @@ type Media struct {
 
 // Reading is one of Pippa's readings (a turn).
 type Reading struct {
-	ID         string `json:"id"`
-	Mode       string `json:"mode"`
-	Seat       string `json:"seat"`
-	Status     string `json:"status"` // queued, running, finished, failed; waiting (ReadingWaiting)
-	Text       string `json:"text"`
-	Error      string `json:"error"`
+	ID     string `json:"id"`
+	Mode   string `json:"mode"`
+	Seat   string `json:"seat"`
+	Status string `json:"status"` // queued, running, finished, failed; waiting (ReadingWaiting)
+	Text   string `json:"text"`
+	Error  string `json:"error"`
+	// ErrorCode is why a failed reading failed (api.ReadFailCodes), ""
+	// for a reading that did not fail or from an engine older than the
+	// codes; Error is the engine's words, for "Details".
+	ErrorCode  string `json:"errorCode"`
 	StartedAt  string `json:"startedAt"`
 	FinishedAt string `json:"finishedAt"`
 }
@@ -122,15 +126,32 @@ type Moment struct {
 	Pending bool   `json:"pending"`
 	EntryID string `json:"entryID"`
 	Name    string `json:"name"`
-	// Waiting is "" when the engine has every write Dad made to this
-	// moment; otherwise a sentence for him saying it waits on this
-	// computer.
-	Waiting string `json:"waiting"`
+	// WaitsFor is "" when the engine has every write Dad made to this
+	// moment; otherwise what one waits for on this computer: a Waits
+	// code of writes.go (the engine, or, refused, Dad in the Outbox),
+	// worded by the window (words.ts waitingWords).
+	WaitsFor string `json:"waitsFor"`
 	// CarefulAsked is true when a careful reading is waiting in the
 	// outbox or started; CarefulJobID is its job.
 	CarefulAsked bool   `json:"careful_asked"`
 	CarefulJobID string `json:"careful_job_id"`
+	// FullPhoto says, of a photo the engine has without its full photo
+	// (its original), what becomes of that: FullSending, FullRefused or
+	// FullNone; "" for any other moment.
+	FullPhoto string `json:"fullPhoto"`
 }
+
+// The values of Moment.FullPhoto.
+const (
+	// FullSending: the outbox is sending the full photo.
+	FullSending = "sending"
+	// FullRefused: the engine did not take the full photo (too large,
+	// say); it waits in the Outbox for Dad to choose.
+	FullRefused = "refused"
+	// FullNone: nothing will send it: Dad kept the moment without it, or
+	// it never came from where the moment was made.
+	FullNone = "none"
+)
 
 // Page is one page of moments, newest first; Next is the cursor of the
 // following page, "" at the end.
@@ -154,18 +175,18 @@ type Phrase struct {
 	MomentKind    string `json:"momentKind"`
 	MomentCaption string `json:"momentCaption"`
 	MomentGone    bool   `json:"momentGone"`
-	// Waiting is "" once the engine has the keep; otherwise a sentence
-	// for Dad saying it waits on this computer.
-	Waiting string `json:"waiting"`
+	// WaitsFor is "" once the engine has the keep; otherwise what it
+	// waits for on this computer (a Waits code, as Moment.WaitsFor).
+	WaitsFor string `json:"waitsFor"`
 }
 
 // Recall is a quick recall: its moment and its reading.
 type Recall struct {
 	MomentID string  `json:"momentID"`
 	Reading  Reading `json:"reading"`
-	// Waiting is set while the recall waits on this computer; Reading is
-	// then the zero Reading (ID "").
-	Waiting string `json:"waiting"`
+	// WaitsFor is set while the recall waits on this computer (a Waits
+	// code, as Moment.WaitsFor); Reading is then the zero Reading (ID "").
+	WaitsFor string `json:"waitsFor"`
 }
 
 // Careful is what AskCareful returns: the job and its readings, one per
@@ -173,7 +194,9 @@ type Recall struct {
 type Careful struct {
 	JobID    string    `json:"job_id"`
 	Readings []Reading `json:"readings"`
-	Waiting  string    `json:"waiting"`
+	// WaitsFor is set while the job waits on this computer (a Waits code,
+	// as Moment.WaitsFor).
+	WaitsFor string `json:"waits_for"`
 }
 
 // The kinds of Write.
@@ -198,15 +221,26 @@ const (
 )
 
 // Write is a write Dad made (other than a photo) as the Outbox screen
-// shows it.
+// shows it: its kind and its data, which the window words (words.ts
+// writeWhat: Caption “letter from the council”).
 type Write struct {
-	ID       string `json:"id"`
-	Kind     string `json:"kind"` // one of the Write* kinds
-	What     string `json:"what"` // in plain words: Caption "letter from the council"
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // one of the Write* kinds
+	// Text is what Dad typed of a note, a caption or a phrase kept, and
+	// the text of a phrase removed; "" for any other kind.
+	Text string `json:"text"`
+	// TakenAt is the date taken a taken_at write sets, RFC 3339.
+	TakenAt  string `json:"taken_at"`
 	MomentID string `json:"moment_id"`
-	State    string `json:"state"`    // a WriteState* but discarded
-	Problem  string `json:"problem"`  // for parked: what the engine refused, in Dad's words
-	Waiting  string `json:"waiting"`  // for waiting: the sentence every waiting write shows
+	State    string `json:"state"` // a WriteState* but discarded
+	// Code is, for parked, the engine's code of why it refused the write
+	// (an engine or app error code), for the window to word; Detail is
+	// the engine's own text, for "Details" only.
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+	// WaitsFor is, for waiting, what every waiting write waits for (a
+	// Waits code, as Moment.WaitsFor).
+	WaitsFor string `json:"waits_for"`
 	NextTry  string `json:"next_try"` // RFC 3339 or ""
 }
 
@@ -221,9 +255,8 @@ type WriteEvent struct {
 
 // Step is one of an outbox entry's four steps.
 type Step struct {
-	Name  string `json:"name"`  // create, copy, turn, original
-	Label string `json:"label"` // in words
-	Done  bool   `json:"done"`
+	Name string `json:"name"` // create, copy, turn, original
+	Done bool   `json:"done"`
 }
 
 // Entry is an outbox entry as the Outbox screen shows it.
@@ -237,12 +270,17 @@ type Entry struct {
 	BytesSent  int64  `json:"bytesSent"`
 	BytesTotal int64  `json:"bytesTotal"`
 	Attempts   int    `json:"attempts"`
-	Reason     string `json:"reason"`  // why it waits, in words
+	Wait       string `json:"wait"`    // why it waits after trouble: a Wait* code (outboxapi.go), "" when not
+	Detail     string `json:"detail"`  // the trouble (waiting or parked) in the system's words, for Details only
 	NextTry    string `json:"nextTry"` // RFC 3339, "" when not waiting
-	Code       string `json:"code"`    // the engine's code when parked
-	Message    string `json:"message"` // the engine's message when parked
+	Code       string `json:"code"`    // the engine's code when parked, worded by words.ts parkedAdvice
 	Refused    bool   `json:"refused"` // waiting because the engine refused the token
 	CapturedAt string `json:"capturedAt"`
+
+	// OriginalSent is how many bytes of the original the engine holds
+	// while the original is on its way (outbox.Entry's Sending), 0 when
+	// it is not; of BytesTotal, the original's size.
+	OriginalSent int64 `json:"originalSent"`
 }
 
 // OutboxEvent is forwarded to the UI on the "outbox" event.
@@ -251,8 +289,13 @@ type OutboxEvent struct {
 	EntryID   string `json:"entryID"`
 	Step      string `json:"step"`
 	BytesSent int64  `json:"bytesSent"`
-	Reason    string `json:"reason"`
-	NextTry   string `json:"nextTry"`
+	// Detail is the technical text of the last failure, for "Details"
+	// only.
+	Detail string `json:"detail"`
+	// Code is the error code of a parked or waiting entry's last
+	// failure (the engine's, or the outbox's), for the window to word.
+	Code    string `json:"code"`
+	NextTry string `json:"nextTry"`
 }
 
 // SettingsView is what the Settings screen shows.
@@ -265,8 +308,8 @@ type SettingsView struct {
 	OllamaURL   string `json:"ollamaURL"`
 	DataDir     string `json:"dataDir"`
 	LogDir      string `json:"logDir"`
-	// Warning, when set, is a sentence for Dad about the engine in use:
-	// its address sends the token unprotected (see AddressWarning).
+	// Warning, when set, is a Warn code about the engine in use: its
+	// address sends the token unprotected (see AddressWarning).
 	Warning string `json:"warning,omitempty"`
 	// Leftovers are the outbox's files that could not be removed yet.
 	Leftovers Leftovers `json:"leftovers"`
@@ -275,12 +318,15 @@ type SettingsView struct {
 // Leftovers is what Settings' details say about the outbox's files that
 // could not be removed from this computer yet (a program holding one open,
 // as antivirus or a backup tool does on Windows): Spark retries them on its
-// own. Count 0, Message "" and no Details in the usual case.
+// own. Count 0 and no Details in the usual case.
 type Leftovers struct {
 	Count int `json:"count"`
-	// Message is the sentence for Dad (outbox.LeftoversSummary), without
-	// paths.
-	Message string `json:"message"`
+	// Sent, Discarded and Interrupted count them by why they are to go
+	// (outbox.CountLeftovers), worded for Dad by frontend/src/words.ts
+	// leftoversWords.
+	Sent        int `json:"sent"`
+	Discarded   int `json:"discarded"`
+	Interrupted int `json:"interrupted"`
 	// Details are one line per folder: its path, why it is to go, since
 	// when and what the last try said (outbox.LeftoverDetail).
 	Details []string `json:"details"`
@@ -290,8 +336,16 @@ type Leftovers struct {
 type TestResult struct {
 	OK      bool   `json:"ok"`
 	Version string `json:"version"`
-	Message string `json:"message"`
-	// Warning, when set, is a sentence for Dad to read before he uses
+	// Code says how the test went, for the window to word: TestConnected,
+	// TestNoAnswer, or the UIError code of why the address or the token
+	// can't be used.
+	Code string `json:"code"`
+	// Address is the engine address tested, as Spark reads it ("" when
+	// it reads none).
+	Address string `json:"address"`
+	// Detail is the technical text behind Code, for "Details".
+	Detail string `json:"detail"`
+	// Warning, when set, is a Warn code for Dad to read before he uses
 	// this address: it sends the token unprotected (AddressWarning).
 	Warning string `json:"warning,omitempty"`
 }
@@ -311,7 +365,7 @@ func mediaView(m *api.Media) *Media {
 }
 
 func readingView(t api.Turn) Reading {
-	return Reading{ID: t.ID, Mode: t.Mode, Seat: t.Seat, Status: t.Status, Text: t.Text, Error: t.Error,
+	return Reading{ID: t.ID, Mode: t.Mode, Seat: t.Seat, Status: t.Status, Text: t.Text, Error: t.Error, ErrorCode: t.ErrorCode,
 		StartedAt: timeString(t.StartedAt), FinishedAt: timeString(t.FinishedAt)}
 }
 

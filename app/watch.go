@@ -5,9 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/replica"
+	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 )
 
 // The kinds of MomentEvent (mirrored in frontend/src/events.ts).
@@ -84,11 +84,12 @@ func (a *App) watchLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		cur, err := a.client()
+		st := a.state()
+		cur, err := st.client()
 		if err != nil {
 			continue
 		}
-		if a.usesReplica() {
+		if st.familyReplica() != nil {
 			// The sync sends the events from the replica (sync.go).
 			cl = nil
 			continue
@@ -148,6 +149,7 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
 		return
 	}
+	st := a.state()
 	for _, id := range ids {
 		mo, err := read(ctx, id)
 		if err != nil {
@@ -158,7 +160,7 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 			ev.Kind = MomentKindDeleted
 		} else {
 			v := momentView(mo)
-			a.overlayMoment(id, &v, &err)
+			a.overlayMoment(st, id, &v, &err)
 			ev.Moment = &v
 		}
 		a.emit("moment", ev)

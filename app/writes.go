@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -22,29 +21,21 @@ import (
 // answers with the write still waiting.
 var writeWait = 1500 * time.Millisecond
 
-// The sentences a waiting or parked write shows.
+// What a write not sent yet waits for (the WaitsFor of Moment, Phrase,
+// Recall, Careful and Write): codes, worded for Dad by
+// frontend/src/words.ts waitingWords (codes.ts's waitsFor).
 const (
-	waitingFamily = "Saved on this computer; Spark will send it when the family engine is back."
-	waitingLocal  = "Saved on this computer; Spark will send it to its engine in a moment."
-	parkedWords   = "The engine did not take this change. Open the Outbox to try again or discard it."
+	WaitsFamily = "family" // the family engine, to be back
+	WaitsLocal  = "local"  // the engine on this computer, in a moment
+	WaitsParked = "parked" // Dad: the engine refused it, and it waits in the Outbox
 )
-
-// waitingWords is the sentence for a write not sent yet.
-func (a *App) waitingWords() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.prefs.Engine == EngineRemote {
-		return waitingFamily
-	}
-	return waitingLocal
-}
 
 // send stores w in the outbox and waits up to writeWait for the engine to
 // take it. The write returned is sent, still pending (waiting), or parked:
 // parked within the wait, the engine's refusal is returned as the error,
 // the write staying in the Outbox for Retry or Discard.
-func (a *App) send(ctx context.Context, w outbox.Write) (*outbox.Write, error) {
-	ob, err := a.queue()
+func (a *App) send(ctx context.Context, s *state, w outbox.Write) (*outbox.Write, error) {
+	ob, err := s.queue()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +52,7 @@ func (a *App) send(ctx context.Context, w outbox.Write) (*outbox.Write, error) {
 		return got, nil
 	}
 	if now.State == outbox.Parked {
-		return now, &UIError{Code: refusedCode(now.LastCode), Message: now.LastError + ". It is kept in the Outbox, where you can try again or discard it."}
+		return now, &UIError{Code: refusedCode(now.LastCode), Detail: now.LastError, Parked: true}
 	}
 	return now, nil
 }
@@ -85,59 +76,34 @@ func sent(w *outbox.Write, out any) bool {
 	return true
 }
 
-// checkMomentID refuses a moment id that is not a ULID, in the engine's
-// words, before anything is stored.
+// checkMomentID refuses a moment id that is not a ULID, before anything is
+// stored: the engine's code (bad_id), its words the detail.
 func checkMomentID(id string) (string, error) {
 	u, err := api.ParseULID(id)
 	if err != nil {
-		return "", badInput("%s", idWords(err))
+		return "", err
 	}
 	return u, nil
 }
 
-func idWords(err error) string {
-	if e, ok := api.AsError(err); ok {
-		return e.Message
-	}
-	return err.Error()
-}
-
-// checkToken refuses an id that breaks its form (api.Check*).
-func checkID(check func(string) error, id string) error {
-	if err := check(id); err != nil {
-		return badInput("%s", idWords(err))
-	}
-	return nil
-}
-
-// writeWords says what a write does, for the Outbox screen.
-func writeWords(w *outbox.Write) string {
+// writeData sets what the Outbox words a write with (words.ts
+// writeWhat): the text Dad typed of a note, a caption or a phrase kept,
+// the text of a phrase removed, the date taken as RFC 3339.
+func writeData(v *Write, w *outbox.Write) {
 	switch w.Kind {
-	case outbox.WriteNote:
-		return fmt.Sprintf("Note %q", w.Text)
-	case outbox.WriteCaption:
-		return fmt.Sprintf("Caption %q", w.Text)
-	case outbox.WriteTakenAt:
-		if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
-			return "Date taken " + t.Format("2 January 2006 15:04")
-		}
-		return "Date taken " + w.Text
-	case outbox.WriteDelete:
-		return "Delete a moment"
-	case outbox.WriteKeep:
-		return fmt.Sprintf("Keep %q", w.Text)
+	case outbox.WriteNote, outbox.WriteCaption, outbox.WriteKeep:
+		v.Text = w.Text
 	case outbox.WriteUnkeep:
-		return fmt.Sprintf("Remove %q", phraseText(w.PhraseID))
-	case outbox.WriteCareful:
-		return "Ask for a careful reading"
-	case outbox.WriteAgain:
-		return "Ask Pippa again"
-	case outbox.WriteRecall:
-		return "Quick recall"
+		v.Text = phraseText(w.PhraseID)
+	case outbox.WriteTakenAt:
+		v.TakenAt = w.Text
+		if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
+			v.TakenAt = timeString(&t)
+		}
 	}
-	return string(w.Kind)
 }
 
+// phraseText is the text of a phrase, from its id (keep:<text>).
 func phraseText(id string) string {
 	if len(id) > len("keep:") && id[:len("keep:")] == "keep:" {
 		return id[len("keep:"):]
@@ -156,16 +122,18 @@ func writeState(s outbox.State) string {
 	return WriteStateWaiting
 }
 
-// writeView is w as the Outbox shows it; waiting is the sentence of a
-// write not sent yet (waitingWords), the same everywhere in the window.
-func writeView(w *outbox.Write, waiting string) Write {
-	v := Write{ID: w.ID, Kind: string(w.Kind), What: writeWords(w), MomentID: w.MomentID, State: writeState(w.State),
+// writeView is w as the Outbox shows it: its kind and data, and, waiting,
+// what it waits for (state.waitsFor, the same everywhere in the window);
+// parked, the engine's code, its text the detail.
+func writeView(w *outbox.Write, waitsFor string) Write {
+	v := Write{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: writeState(w.State),
 		NextTry: timeString(w.NextTry)}
+	writeData(&v, w)
 	switch v.State {
-	case "parked":
-		v.Problem = w.LastError
-	case "waiting":
-		v.Waiting = waiting
+	case WriteStateParked:
+		v.Code, v.Detail = refusedCode(w.LastCode), w.LastError
+	case WriteStateWaiting:
+		v.WaitsFor = waitsFor
 	}
 	return v
 }
@@ -180,8 +148,9 @@ func (a *App) writeEvent(ev outbox.Event) {
 		state = WriteStateDiscarded
 	}
 	a.emit("write", WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
-	if ev.Kind == outbox.EventAdded || ev.Kind == outbox.EventWaiting {
-		return
+	switch ev.Kind {
+	case outbox.EventAdded, outbox.EventWaiting, outbox.EventStepDone, outbox.EventReset:
+		return // nothing the moment shows changed yet
 	}
 	if w.Kind == outbox.WriteKeep || w.Kind == outbox.WriteUnkeep {
 		a.emit("phrases", struct{}{})

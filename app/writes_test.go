@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -101,18 +102,18 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 
 	note, job, again := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
 	mo, err := a.Moments.AddNote(note, "call the pharmacy")
-	if err != nil || mo.ID != note || mo.Waiting != waitingFamily || !mo.Pending {
+	if err != nil || mo.ID != note || mo.WaitsFor != WaitsFamily || !mo.Pending {
 		t.Fatalf("AddNote offline = %+v, %v; want the note, waiting", mo, err)
 	}
-	if mo, err = a.Moments.SetCaption(note, "call about the prescription"); err != nil || mo.Caption != "call about the prescription" || mo.Waiting == "" {
+	if mo, err = a.Moments.SetCaption(note, "call about the prescription"); err != nil || mo.Caption != "call about the prescription" || mo.WaitsFor == "" {
 		t.Fatalf("SetCaption offline = %+v, %v", mo, err)
 	}
 	ph, err := a.Phrases.Keep("red door", note)
-	if err != nil || ph.ID != "keep:red door" || ph.Waiting == "" {
+	if err != nil || ph.ID != "keep:red door" || ph.WaitsFor == "" {
 		t.Fatalf("Keep offline = %+v, %v", ph, err)
 	}
 	c, err := a.Moments.AskCareful(note, job)
-	if err != nil || c.JobID != job || c.Waiting == "" || len(c.Readings) != 0 {
+	if err != nil || c.JobID != job || c.WaitsFor == "" || len(c.Readings) != 0 {
 		t.Fatalf("AskCareful offline = %+v, %v", c, err)
 	}
 	r, err := a.Moments.ReadAgain(note, again)
@@ -132,14 +133,14 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 
 	page, err := a.Moments.Page("", 50)
 	if err != nil || len(page.Moments) != 1 || page.Moments[0].Caption != "call about the prescription" ||
-		!page.Moments[0].CarefulAsked || page.Moments[0].CarefulJobID != job || page.Moments[0].Waiting == "" {
+		!page.Moments[0].CarefulAsked || page.Moments[0].CarefulJobID != job || page.Moments[0].WaitsFor == "" {
 		t.Fatalf("Page offline = %+v, %v", page, err)
 	}
 	ws, err := a.Outbox.Writes()
 	if err != nil || len(ws) != 5 {
 		t.Fatalf("Writes = %+v, %v; want the note, caption, keep, careful and again", ws, err)
 	}
-	if ws[1].What != `Caption "call about the prescription"` || ws[2].What != `Keep "red door"` || ws[0].State != "waiting" {
+	if ws[1].Kind != WriteCaption || ws[1].Text != "call about the prescription" || ws[2].Kind != WriteKeep || ws[2].Text != "red door" || ws[0].State != "waiting" {
 		t.Errorf("Writes = %+v", ws)
 	}
 
@@ -159,7 +160,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 		got, err = a.Moments.Get(note)
 		return err == nil && len(got.Readings) == 3
 	})
-	if got.Caption != "call about the prescription" || got.Pending || got.Waiting != "" {
+	if got.Caption != "call about the prescription" || got.Pending || got.WaitsFor != "" {
 		t.Errorf("Get after delivery = %+v, %v", got, err)
 	}
 	waitFor(t, "write and moment events", func() bool { return sh.count("write") >= 5 && sh.count("moment") >= 1 && sh.count("phrases") >= 1 })
@@ -167,7 +168,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 	// Online, a write answers with the engine's view.
 	link.set(false, false)
 	mo, err = a.Moments.SetCaption(note, "done")
-	if err != nil || mo.Caption != "done" || mo.Waiting != "" || mo.Pending {
+	if err != nil || mo.Caption != "done" || mo.WaitsFor != "" || mo.Pending {
 		t.Errorf("SetCaption online = %+v, %v", mo, err)
 	}
 }
@@ -182,9 +183,11 @@ func TestWrites_BadInputWritesNothing(t *testing.T) {
 	_, calls["recall id"] = a.Phrases.Recall(strings.Repeat("r", 71))
 	_, calls["taken_at"] = a.Moments.SetTakenAt(ulid.Make().String(), "yesterday")
 	_, calls["phrase"] = a.Phrases.Keep("   ", "")
+	codes := map[string]string{"taken_at": CodeBadTakenAt, "phrase": CodeNoWords}
 	for what, err := range calls {
-		if ue := toUIError(err); ue == nil || ue.Code != CodeBadInput {
-			t.Errorf("%s: %v; want bad_input", what, err)
+		want := cmp.Or(codes[what], api.CodeBadID)
+		if ue := toUIError(err); ue == nil || ue.Code != want {
+			t.Errorf("%s: %v; want %s", what, err, want)
 		}
 	}
 	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 0 {
@@ -197,19 +200,22 @@ func TestWrites_BadInputWritesNothing(t *testing.T) {
 func TestWrites_OnlineAnswerWithTheEngine(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
 	note := ulid.Make().String()
+	// A note answers once stored (TestAddNote_AnswersAtOnceAndSendsBehind)
+	// and is sent behind.
 	mo, err := a.Moments.AddNote(note, "the red door")
-	if err != nil || mo.Waiting != "" || mo.Pending || mo.Kind != api.KindNote {
+	if err != nil || mo.Kind != api.KindNote {
 		t.Fatalf("AddNote = %+v, %v", mo, err)
 	}
-	if mo, err = a.Moments.SetTakenAt(note, "2024-05-01T09:30:00Z"); err != nil || mo.TakenAt != "2024-05-01T09:30:00Z" || mo.Waiting != "" {
+	waitFor(t, "the note sent", delivered(a))
+	if mo, err = a.Moments.SetTakenAt(note, "2024-05-01T09:30:00Z"); err != nil || mo.TakenAt != "2024-05-01T09:30:00Z" || mo.WaitsFor != "" {
 		t.Errorf("SetTakenAt = %+v, %v", mo, err)
 	}
 	ph, err := a.Phrases.Keep("red door", note)
-	if err != nil || ph.Waiting != "" || ph.ID != "keep:red door" {
+	if err != nil || ph.WaitsFor != "" || ph.ID != "keep:red door" {
 		t.Fatalf("Keep = %+v, %v", ph, err)
 	}
 	r, err := a.Phrases.Recall(ulid.Make().String())
-	if err != nil || r.Waiting != "" || r.Reading.ID == "" || r.MomentID == "" {
+	if err != nil || r.WaitsFor != "" || r.Reading.ID == "" || r.MomentID == "" {
 		t.Errorf("Recall = %+v, %v", r, err)
 	}
 	if ok, err := a.Phrases.Remove(ph.ID); err != nil || !ok {
@@ -235,21 +241,71 @@ func TestWrites_OnlineAnswerWithTheEngine(t *testing.T) {
 	}
 }
 
-// A waiting write says the one sentence the moment and the toasts say;
-// a parked one says what the engine refused instead; a sent one neither.
-func TestWriteView_OneWaitingSentence(t *testing.T) {
+// A waiting write says what it waits for, the same as the moment and the
+// toasts say; a parked one the engine's code, its text the detail; a sent
+// one neither.
+func TestWriteView_OneWaitingCode(t *testing.T) {
 	for _, tc := range []struct {
-		state            outbox.State
-		waiting, problem string
+		state                  outbox.State
+		waitsFor, code, detail string
 	}{
-		{outbox.Pending, waitingFamily, ""},
-		{outbox.Parked, "", "too long"},
-		{outbox.Done, "", ""},
+		{outbox.Pending, WaitsFamily, "", ""},
+		{outbox.Parked, "", "caption_too_long", "too long"},
+		{outbox.Done, "", "", ""},
 	} {
-		w := outbox.Write{ID: "w1", Kind: outbox.WriteCaption, State: tc.state, LastError: "too long"}
-		v := writeView(&w, waitingFamily)
-		if v.Waiting != tc.waiting || v.Problem != tc.problem {
-			t.Errorf("writeView(%s) = waiting %q, problem %q; want %q, %q", tc.state, v.Waiting, v.Problem, tc.waiting, tc.problem)
+		w := outbox.Write{ID: "w1", Kind: outbox.WriteCaption, State: tc.state, LastCode: "caption_too_long", LastError: "too long"}
+		v := writeView(&w, WaitsFamily)
+		if v.WaitsFor != tc.waitsFor || v.Code != tc.code || v.Detail != tc.detail {
+			t.Errorf("writeView(%s) = waits for %q, code %q, detail %q; want %q, %q, %q", tc.state, v.WaitsFor, v.Code, v.Detail, tc.waitsFor, tc.code, tc.detail)
 		}
+	}
+}
+
+// TestAddNote_AnswersAtOnceAndSendsBehind: a note is safe on this computer
+// as soon as the outbox has stored it, so the binding answers then, with
+// the note waiting, never after waiting for the engine (issue 21, item
+// 9); the drain sends it behind, once, and the window hears of it.
+func TestAddNote_AnswersAtOnceAndSendsBehind(t *testing.T) {
+	old := writeWait
+	writeWait = 5 * time.Second // far longer than the answer may take
+	t.Cleanup(func() { writeWait = old })
+	for _, tc := range []struct {
+		name string
+		down bool
+	}{{"engine away", true}, {"engine at hand", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			remote := enginetest.Start(t)
+			link := newLinkProxy(t, remote.URL)
+			a, sh := startApp(t, t.TempDir(), nil)
+			if _, err := a.Settings.UseRemote(link.srv.URL, remote.Token); err != nil {
+				t.Fatal(err)
+			}
+			link.set(tc.down, false)
+			note := ulid.Make().String()
+			start := time.Now()
+			mo, err := a.Moments.AddNote(note, "call the pharmacy")
+			took := time.Since(start)
+			if err != nil || mo.ID != note || mo.Caption != "call the pharmacy" || !mo.Pending || mo.WaitsFor == "" {
+				t.Fatalf("AddNote = %+v, %v; want the note, stored and waiting", mo, err)
+			}
+			if took > time.Second {
+				t.Errorf("AddNote took %v; want it to answer once stored, not after waiting for the engine", took)
+			}
+			if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 1 || ws[0].Kind != string(outbox.WriteNote) {
+				t.Fatalf("Writes = %+v, %v; want the note stored", ws, err)
+			}
+			link.set(false, false)
+			if ob, err := a.queue(); err == nil {
+				ob.Kick()
+			}
+			waitFor(t, "the note sent", delivered(a))
+			if got := remote.OpCount(t, api.OpMomentCreate); got != 1 {
+				t.Errorf("%d moment.create ops at the engine; want 1", got)
+			}
+			waitFor(t, "the moment event of the note sent", func() bool { return sh.count("moment") >= 1 })
+			if g, err := a.Moments.Get(note); err != nil || g.Pending || g.WaitsFor != "" {
+				t.Errorf("Get after sending = %+v, %v; want the note, sent", g, err)
+			}
+		})
 	}
 }

@@ -1,0 +1,95 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkfamily/spark/engine/api"
+)
+
+// codesTS is frontend/src/codes.ts: the codes Go sends the window, as
+// TypeScript constants.
+var codesTS = filepath.Join("..", "frontend", "src", "codes.ts")
+
+// TestCodesTS checks that frontend/src/codes.ts holds exactly the codes the
+// Go side sends the window, each group from its Go constants; with
+// SPARK_WRITE_CODES=1 it writes the file from them instead.
+func TestCodesTS(t *testing.T) {
+	has := func(prefix string) func(string, string) bool {
+		return func(name, _ string) bool { return strings.HasPrefix(name, prefix) }
+	}
+	groups := []struct {
+		name, doc string
+		codes     []string
+	}{
+		{"readFail", "Why a reading failed (a reading's errorCode): engine/api.ReadFailCodes.", api.ReadFailCodes},
+		{"readingStatus", "A reading's status: engine/api's Turn constants, and app/views.go's ReadingWaiting (asked for on this computer, not sent yet).",
+			append(goConstants(t, "../engine/api/types.go", has("Turn")), goConstants(t, "views.go", has("ReadingWaiting"))...)},
+		{"engineError", "The engine's error codes (a UIError's code for a call the engine refused): engine/api's Code constants.",
+			goConstants(t, "../engine/api/errors.go", has("Code"))},
+		{"appError", "The app's own error codes (a UIError's code): app/errors.go's Code constants.", goConstants(t, "errors.go", has("Code"))},
+		{"syncStop", "Why the sync stopped (SyncStatus.problem in state \"problem\"): app/sync.go's SyncStop constants.",
+			goConstants(t, "sync.go", has("SyncStop"))},
+		{"connectionTest", "How a connection test went (TestResult.code), besides an appError or engineError code: app/settingsapi.go's Test constants.",
+			goConstants(t, "settingsapi.go", has("Test"))},
+		{"moveStop", "Why bringing moments along stopped, or could not start or count (MoveView.stop): app/move.go's MoveStop constants.",
+			goConstants(t, "move.go", has("MoveStop"))},
+		{"waitsFor", "What a change not sent yet waits for (waitsFor of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants.",
+			goConstants(t, "writes.go", has("Waits"))},
+		{"writeKind", "The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): app/views.go's Write constants but the WriteState ones.",
+			goConstants(t, "views.go", func(name, _ string) bool {
+				return strings.HasPrefix(name, "Write") && !strings.HasPrefix(name, "WriteState")
+			})},
+		{"addressWarning", "Why an engine address needs a word before the token goes there (TestResult.warning, SettingsView.warning, Settings.AddressWarning): app/settingsapi.go's Warn constants.",
+			goConstants(t, "settingsapi.go", has("Warn"))},
+	}
+	var b bytes.Buffer
+	b.WriteString("// The codes the Go side sends the window, as Go names them. Generated\n" +
+		"// from the Go constants by app/codes_test.go (SPARK_WRITE_CODES=1 go test\n" +
+		"// ./app -run TestCodesTS), which checks this file against them: do not\n" +
+		"// edit. The words for each are made in words.ts, and only there.\n")
+	for _, g := range groups {
+		if len(g.codes) == 0 {
+			t.Fatalf("no Go constants for %s", g.name)
+		}
+		codes := slices.Clone(g.codes)
+		if g.name != "readFail" {
+			slices.Sort(codes)
+		}
+		fmt.Fprintf(&b, "\n/** %s */\nexport const %s = {\n", g.doc, g.name)
+		for _, c := range codes {
+			fmt.Fprintf(&b, "  %s: '%s',\n", camel(c), c)
+		}
+		typ := strings.ToUpper(g.name[:1]) + g.name[1:] + "Code"
+		fmt.Fprintf(&b, "} as const;\nexport type %s = (typeof %s)[keyof typeof %s];\n", typ, g.name, g.name)
+	}
+	if os.Getenv("SPARK_WRITE_CODES") != "" {
+		if err := os.WriteFile(codesTS, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(codesTS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, b.Bytes()) {
+		t.Errorf("%s is not what the Go constants make; write it again with SPARK_WRITE_CODES=1 go test ./app -run TestCodesTS. Want:\n%s", codesTS, b.Bytes())
+	}
+}
+
+// camel makes a code a TypeScript name: pippa_unreachable, pippaUnreachable.
+func camel(code string) string {
+	parts := strings.Split(code, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
