@@ -9,9 +9,9 @@ import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
-import type { CaptureEvent, MomentEvent, OutboxEvent, WriteEvent } from './events';
+import type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
-export type { CaptureEvent, MomentEvent, OutboxEvent, WriteEvent } from './events';
+export type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
 export type CaptureResult = app.CaptureResult;
 export type Careful = app.Careful;
@@ -31,15 +31,18 @@ export type TestResult = app.TestResult;
 /** Write is one of Dad's writes on its way (a note, a caption, a kept
  * phrase…), as the Outbox screen lists it beside the photos. */
 export type Write = app.Write;
+/** OutboxStatus: the outbox's one status (app.OutboxStatus). */
+export type OutboxStatus = app.OutboxStatus;
 export type MoveView = app.MoveView;
 
-/** BackendError is what every failed call rejects with: app.UIError. */
+/** BackendError is what every failed call rejects with: app.UIError,
+ * whose words words.ts's problem makes. Its message is the technical
+ * detail (or the code), for logs. */
 export class BackendError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+  readonly code: string;
+  constructor(readonly error: app.UIError) {
+    super(error.detail || error.code);
+    this.code = error.code;
     this.name = 'BackendError';
   }
 }
@@ -57,16 +60,34 @@ export function canceled(e: unknown): boolean {
 }
 
 function isUIError(v: unknown): v is app.UIError {
-  return typeof v === 'object' && v !== null && 'code' in v && 'message' in v;
+  return typeof v === 'object' && v !== null && 'code' in v && 'detail' in v;
 }
 
 /** call runs a binding and turns its rejection into a BackendError. */
+/** firstPage is the first page of Moments read as the window boots,
+ * until the Moments screen takes it. */
+let firstPage: { limit: number; page: Promise<Page> } | null = null;
+
+/** firstPageWhenReady reads the first page of Moments; while Spark is still
+ * starting (the engine opening) it asks again every 25 ms, for up to 10 s. */
+async function firstPageWhenReady(limit: number): Promise<Page> {
+  const until = performance.now() + 10_000;
+  for (;;) {
+    try {
+      return await call(Moments.Page('', limit));
+    } catch (e) {
+      if (!(e instanceof BackendError && e.code === 'not_ready') || performance.now() > until) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 async function call<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (e: unknown) {
-    if (isUIError(e)) throw new BackendError(e.code, e.message);
-    throw new BackendError('failed', errorText(e));
+    if (isUIError(e)) throw new BackendError(e);
+    throw new BackendError({ code: 'failed', detail: errorText(e) } as app.UIError);
   }
 }
 
@@ -79,7 +100,27 @@ export const backend = {
     paste: (batch: string, mime: string, base64: string) => call(Capture.Paste(batch, mime, base64)),
   },
   moments: {
-    page: (before: string, limit: number) => call(Moments.Page(before, limit)),
+    page: (before: string, limit: number): Promise<Page> => {
+      const first = firstPage;
+      if (before === '' && first && first.limit === limit) {
+        firstPage = null;
+        return first.page;
+      }
+      return call(Moments.Page(before, limit));
+    },
+    /** readFirst reads the first page of Moments as the window boots
+     * (main.ts), waiting for Spark to have started, and keeps it for the
+     * screen's own first read of that page, so the two are one trip. */
+    readFirst: (limit: number): Promise<Page> => {
+      const page = firstPageWhenReady(limit);
+      firstPage = { limit, page };
+      return page;
+    },
+    /** forgetFirst drops the page readFirst kept, once the window is
+     * drawn: a later read must not get that old page. */
+    forgetFirst: (): void => {
+      firstPage = null;
+    },
     get: (id: string) => call(Moments.Get(id)),
     setCaption: (id: string, caption: string) => call(Moments.SetCaption(id, caption)),
     setTakenAt: (id: string, takenAt: string) => call(Moments.SetTakenAt(id, takenAt)),
@@ -99,6 +140,9 @@ export const backend = {
     recall: (recallID: string) => call(Phrases.Recall(recallID)),
   },
   outbox: {
+    /** status is everything the window says of the outbox, in one read
+     * (app.OutboxStatus): outbox.ts keeps the latest for every screen. */
+    status: () => call(Outbox.Status()),
     entries: () => call(Outbox.Entries()),
     retry: (id: string) => call(Outbox.Retry(id)),
     retryAll: () => call(Outbox.RetryAll()),
@@ -106,8 +150,6 @@ export const backend = {
     discard: (id: string) => call(Outbox.Discard(id)),
     sendNow: () => call(Outbox.SendNow()),
     writes: () => call(Outbox.Writes()),
-    retryWrite: (id: string) => call(Outbox.RetryWrite(id)),
-    discardWrite: (id: string) => call(Outbox.DiscardWrite(id)),
   },
   settings: {
     get: () => call(Settings.Get()),
@@ -150,6 +192,12 @@ export const backend = {
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {
     return EventsOn('moment', (e: MomentEvent) => fn(e));
+  },
+  /** onEngine: Settings switched engines (app/state.go, sent once on
+   * "engine"): every screen reads what it shows again, from the engine now
+   * chosen (Moments, Phrases, the Outbox, a search, the status bar). */
+  onEngine(fn: (e: EngineSwitched) => void): () => void {
+    return EventsOn('engine', (e: EngineSwitched) => fn(e));
   },
   /** onSync: this computer's copy of the family engine synced (syncstatus.ts). */
   onSync(fn: (s: SyncStatus) => void): () => void {

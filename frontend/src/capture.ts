@@ -5,8 +5,9 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines } from './words';
+import { plural, preview, firstLines, cardRefused, noteKept, problem } from './words';
 import type { Screen } from './screen';
+import { appError } from './codes';
 
 type Go = (t: 'outbox' | 'moments' | 'settings') => void;
 
@@ -32,6 +33,8 @@ export class CaptureScreen implements Screen {
   private pending = new Map<string, Card[]>(); // batch -> placeholder cards
   private bar = h('div', { class: 'batch', hidden: true, 'data-testid': 'batch' });
   private note = h('textarea', { id: 'note', rows: 3, placeholder: 'A few words about today…' });
+  private noteKeptAt = 0;
+  private keepNote = h('button', { type: 'submit', 'data-testid': 'keep-note' }, 'Keep this note');
 
   constructor(private readonly go: Go) {
     const drop = h(
@@ -55,7 +58,7 @@ export class CaptureScreen implements Screen {
       { class: 'note', onsubmit: (e: Event) => { e.preventDefault(); void this.addNote(); } },
       h('label', { for: 'note' }, 'Or write a note'),
       this.note,
-      h('div', { class: 'row end' }, h('button', { type: 'submit' }, 'Keep this note')),
+      h('div', { class: 'row end' }, this.keepNote),
     );
     this.el = h('section', { class: 'screen capture', 'aria-label': 'Add photos' }, drop, this.bar, this.cards, noteForm);
 
@@ -136,7 +139,8 @@ export class CaptureScreen implements Screen {
       state,
       said,
     );
-    card.el = h('li', { class: 'card', 'data-testid': 'card' }, card.open, card.extra);
+    // card.extra (a refused photo's reason and action) comes first.
+    card.el = h('li', { class: 'card', 'data-testid': 'card' }, card.extra, card.open);
     this.cards.prepend(card.el);
     return card;
   }
@@ -146,7 +150,7 @@ export class CaptureScreen implements Screen {
       c.el.classList.add('failed');
       clear(c.thumb, h('span', { class: 'big' }, '!'));
       c.thumb.classList.remove('loading');
-      c.state.textContent = r.error.message;
+      c.state.textContent = problem(r.error).sentence;
       c.el.dataset.state = 'failed';
       return;
     }
@@ -186,9 +190,14 @@ export class CaptureScreen implements Screen {
         c.state.textContent = 'Safe on this computer. It is sent on its own when the connection is back.';
         break;
       case 'parked':
+        // The reason and what to do about it go together, at the top of
+        // the card, where they are in view as soon as the card is.
         c.el.dataset.state = 'parked';
-        c.state.textContent = 'Not sent: it was not accepted.';
-        c.extra.append(h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, 'See what to do'));
+        c.state.textContent = '';
+        c.extra.append(
+          h('p', { class: 'card-refused', 'data-testid': 'card-refused' }, `${cardRefused(e.code)} `),
+          h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, 'See what to do'),
+        );
         break;
       case 'done':
         c.el.dataset.state = 'sent';
@@ -210,17 +219,25 @@ export class CaptureScreen implements Screen {
     const file = item?.getAsFile();
     if (!item || !file) return;
     e.preventDefault();
-    const data = await new Promise<string>((resolve, reject) => {
+    const data = await new Promise<string | null>((resolve) => {
       const r = new FileReader();
       r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''));
-      r.onerror = () => reject(new Error('The pasted picture could not be read.'));
+      r.onerror = () => resolve(null);
       r.readAsDataURL(file);
     });
+    if (data === null) {
+      // The same words as when the Go side can't read it (words.ts).
+      toast(problem({ code: appError.pasteUnreadable }).sentence, 'error');
+      return;
+    }
     await this.run((b) => backend.capture.paste(b, item.type, data));
   }
 
   private async addNote(): Promise<void> {
+    if (this.keepNote.disabled) return;
     const text = this.note.value.trim();
+    // The second click of a double click finds the box already emptied.
+    if (!text && Date.now() - this.noteKeptAt < 1000) return;
     if (!text) {
       toast('Write something first.');
       this.note.focus();
@@ -229,13 +246,22 @@ export class CaptureScreen implements Screen {
     // One note per intent: the same words pressed again (or again after a
     // lost answer) are the same note.
     const key = `note:${text}`;
+    const id = intents.id(key);
+    // The note leaves the box at once; it is safe on this computer as soon
+    // as the binding answers (it does not wait for the engine: the note is
+    // sent behind). Refused, the words come back to the box.
+    this.keepNote.disabled = true;
+    this.note.value = '';
     try {
-      const n = await backend.moments.addNote(intents.id(key), text);
+      await backend.moments.addNote(id, text);
       intents.done(key);
-      if (this.note.value.trim() === text) this.note.value = '';
-      toast(n.waiting ? `Note kept. It is in Moments. ${n.waiting}` : 'Note kept. It is in Moments.');
+      this.noteKeptAt = Date.now();
+      toast(noteKept);
     } catch (e) {
+      if (!this.note.value.trim()) this.note.value = text;
       toastError(e);
+    } finally {
+      this.keepNote.disabled = false;
     }
   }
 }

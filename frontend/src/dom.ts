@@ -51,17 +51,45 @@ function toastHost(): HTMLElement {
   return el;
 }
 
+/** about is what a toast announces something about (a dialog, a screen):
+ * the toast ends when that is no longer on screen. */
+const about = new WeakMap<Element, Element>();
+
+/** onScreen tells whether el is still what the person sees: in the page,
+ * not hidden, in the topmost open modal dialog when there is one, and not
+ * in a closed dialog. */
+function onScreen(el: Element): boolean {
+  if (!el.isConnected || el.closest('[hidden]')) return false;
+  const dlg = el.closest('dialog');
+  if (dlg && !dlg.open) return false;
+  const top = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]')).filter((d) => d.matches(':modal')).at(-1);
+  return !top || top.contains(el);
+}
+
 /** rehomeToasts moves the toasts to where they can be seen (a dialog opened
- * or closed); dialogs call it. */
+ * or closed, another screen shown), and ends those whose subject is no
+ * longer on screen; dialogs and the tabs call it. */
 export function rehomeToasts(): void {
   const el = document.getElementById('toasts');
-  if (el && el.childElementCount > 0) toastHost();
+  if (!el || el.childElementCount === 0) return;
+  for (const t of Array.from(el.children)) {
+    const of = about.get(t);
+    if (of && !onScreen(of)) t.remove();
+  }
+  if (el.childElementCount > 0) toastHost();
+}
+
+/** Toast is a shown toast: end takes it away (its news is done). */
+export interface Toast {
+  end(): void;
 }
 
 /** toast shows a short message for a few seconds, announced to screen
  * readers, above any dialog. An error stays longer (20 s, or until closed)
- * and can carry its detail behind "Details". */
-export function toast(message: string, kind: 'info' | 'error' = 'info', detail = '', action?: { label: string; run: () => void }): void {
+ * and can carry its detail behind "Details". With opts.about (a dialog, a
+ * screen) it ends as soon as that is no longer on screen; the caller ends
+ * it with the handle when what it announced is done. */
+export function toast(message: string, kind: 'info' | 'error' = 'info', detail = '', action?: { label: string; run: () => void }, opts: { about?: Element } = {}): Toast {
   const host = toastHost();
   const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: () => t.remove() }, '✕');
   const t = h(
@@ -73,6 +101,7 @@ export function toast(message: string, kind: 'info' | 'error' = 'info', detail =
     close,
   );
   host.append(t);
+  if (opts.about) about.set(t, opts.about);
   {
     // Errors stay long enough to read and open Details; neither goes while
     // the pointer or the keyboard is on it.
@@ -84,6 +113,7 @@ export function toast(message: string, kind: 'info' | 'error' = 'info', detail =
     t.addEventListener('focusin', hold);
     t.addEventListener('mouseleave', resume);
   }
+  return { end: () => t.remove() };
 }
 
 /** detailsOf is a closed "Details" disclosure holding raw text (an
@@ -100,23 +130,46 @@ export function sentence(e: { sentence: string; detail: string }, cls = 'error-t
 
 /** confirm asks a yes/no question in a modal dialog. */
 export function confirmDialog(title: string, body: string, yes: string, danger = true): Promise<boolean> {
+  return choiceDialog(title, body, [{ label: yes, value: 'yes', danger }]).then((v) => v === 'yes');
+}
+
+/** Choice is one answer a choiceDialog offers besides Cancel. */
+export interface Choice {
+  label: string;
+  value: string;
+  /** danger: the answer loses something (red); else the app's colour. */
+  danger?: boolean;
+  testid?: string;
+}
+
+/** choiceDialog asks a question with Cancel and the choices given (the
+ * safe one first); it answers with the value chosen, or null for Cancel
+ * (or Escape). Cancel has the focus. */
+export function choiceDialog(title: string, body: string, choices: Choice[]): Promise<string | null> {
   return new Promise((resolve) => {
     const dlg = h('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-title' });
-    const done = (v: boolean) => {
+    const done = (v: string | null) => {
       dlg.close();
       dlg.remove();
       rehomeToasts();
       resolve(v);
     };
-    const no = h('button', { type: 'button', onclick: () => done(false) }, 'Cancel');
+    const no = h('button', { type: 'button', onclick: () => done(null) }, 'Cancel');
     dlg.append(
       h('h2', { id: 'confirm-title' }, title),
       h('p', {}, body),
-      h('div', { class: 'row end' }, no, h('button', { type: 'button', class: danger ? 'danger' : 'primary', onclick: () => done(true) }, yes)),
+      h(
+        'div',
+        { class: 'row end' },
+        no,
+        ...choices.map((c) =>
+          h('button', { type: 'button', class: c.danger ? 'danger' : 'primary', ...(c.testid ? { 'data-testid': c.testid } : {}), onclick: () => done(c.value) }, c.label),
+        ),
+      ),
     );
     dlg.addEventListener('cancel', (e) => {
       e.preventDefault();
-      done(false);
+      done(null);
     });
     document.body.append(dlg);
     dlg.showModal();
@@ -125,26 +178,13 @@ export function confirmDialog(title: string, body: string, yes: string, danger =
   });
 }
 
-/** when formats an RFC 3339 time for a person. */
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-export function when(iso: string): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return dateTime.format(d);
-}
+// when, the window's date and time, is made with the words (words.ts).
+export { when } from './words';
 
 /** clock formats an RFC 3339 time as a time of day. */
 export function clock(iso: string): string {
   if (!iso) return '';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-}
-
-export function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 

@@ -28,7 +28,10 @@ export interface OutboxEvent {
   entryID: string;
   step: StepName | '';
   bytesSent: number;
-  reason: string;
+  /** detail is the technical text of the last failure, for "Details" only. */
+  detail: string;
+  /** code is the error code of the entry's last failure (codes.ts). */
+  code: string;
   nextTry: string;
 }
 
@@ -42,6 +45,14 @@ export interface MomentEvent {
   kind: MomentKind;
   id: string;
   moment: Moment | null;
+}
+
+/** EngineSwitched mirrors app.EngineSwitched, sent on "engine" once after
+ * each switch of engine (app/state.go): nothing any screen shows is the
+ * new engine's, so each reads what it shows again. */
+export interface EngineSwitched {
+  engine: 'local' | 'remote';
+  url: string;
 }
 
 /** WriteState: the WriteState* states of app.Write and app.WriteEvent

@@ -6,7 +6,7 @@ import { problem, type Explained } from './words';
 
 /** explain words any error of a call. */
 export function explain(e: unknown): Explained {
-  if (e instanceof BackendError) return problem(e.code, e.message);
+  if (e instanceof BackendError) return problem(e.error);
   return { sentence: 'Something went wrong. Try again.', detail: errorText(e) };
 }
 

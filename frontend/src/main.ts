@@ -1,11 +1,11 @@
 import './style.css';
 import { backend, type Status } from './backend';
-import { h, clear } from './dom';
-import { outboxLine } from './words';
+import { h, clear, rehomeToasts, sentence } from './dom';
+import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWords, startProblem, type EngineState } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
-import { OutboxScreen } from './outbox';
+import { OutboxScreen, onOutboxStatus, outboxStatus } from './outbox';
 import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
 import { SearchScreen } from './search';
@@ -25,8 +25,13 @@ class App {
   private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
   private problem = h('section', { class: 'problem', role: 'alert', hidden: true });
   private main = h('main', { id: 'main', tabindex: -1 });
-  private nav = h('nav', { class: 'tabs', 'aria-label': 'Spark' });
+  private nav = h('nav', { class: 'tabs', id: 'tabs', 'aria-label': 'Spark' });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
+  // In a narrow window (200% zoom) the tabs fold behind this button, so
+  // the header stays one row (style.css shows it).
+  private menuBadge = h('span', { class: 'badge', hidden: true });
+  private menu = h('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': 'tabs', 'data-testid': 'menu' }, h('span', { 'aria-hidden': 'true' }, '☰ '), 'Menu', ' ', this.menuBadge);
+  private header = h('header', { class: 'top' });
   private syncLine = new SyncLine(() => this.go('settings'));
   private search = new SearchScreen();
   private searchBox = h('input', {
@@ -44,7 +49,9 @@ class App {
   status: Status | null = null;
   private acted = false; // the person chose a tab or started adding photos
 
-  constructor(root: HTMLElement) {
+  /** moments says the first page of Moments, read before, has some:
+   * the window opens on the timeline at once. */
+  constructor(root: HTMLElement, moments: boolean) {
     const go = (t: Tab) => this.go(t);
     this.screens = {
       capture: new CaptureScreen(go),
@@ -55,18 +62,37 @@ class App {
     };
     const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
-      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, title: `${labels[t]} (Alt+${Object.keys(labels).indexOf(t) + 1})`, onclick: () => { this.acted = true; this.searchBox.value = ''; this.go(t); } }, labels[t]);
+      const b = h('button', { type: 'button', class: 'tab', 'data-tab': t, title: `${labels[t]} (Alt+${Object.keys(labels).indexOf(t) + 1})`, onclick: () => { this.acted = true; this.searchBox.value = ''; this.fold(); this.go(t); } }, labels[t]);
       if (t === 'outbox') b.append(this.outboxBadge);
       this.tabs.set(t, b);
       nav.append(b);
     }
-    const header = h(
-      'header',
-      { class: 'top' },
+    const header = this.header;
+    header.append(
       h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, 'Spark')),
+      this.menu,
       nav,
       h('div', { class: 'search-wrap', role: 'search' }, this.searchBox),
     );
+    this.menu.addEventListener('click', () => {
+      if (this.menu.getAttribute('aria-expanded') === 'true') this.fold();
+      else {
+        this.menu.setAttribute('aria-expanded', 'true');
+        header.classList.add('menu-open');
+        this.tabs.get(this.tab)?.focus();
+      }
+    });
+    header.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && header.classList.contains('menu-open')) {
+        e.preventDefault();
+        this.fold();
+        this.menu.focus();
+      }
+    });
+    // A click elsewhere folds the menu.
+    document.addEventListener('pointerdown', (e) => {
+      if (!header.contains(e.target as Node)) this.fold();
+    });
     this.searchBox.addEventListener('input', () => {
       clearTimeout(this.searchTimer);
       this.searchTimer = window.setTimeout(() => this.find(this.searchBox.value), 200);
@@ -86,8 +112,8 @@ class App {
       this.main.append(s.el);
     }
     clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, this.problem, this.banner, this.main, this.statusBar);
-    this.go('capture');
-    void this.home();
+    this.go(moments ? 'moments' : 'capture');
+    if (!moments) void this.home();
     backend.onCapture(() => (this.acted = true));
     backend.onOutbox((e) => {
       if (['added', 'done', 'parked', 'waiting', 'removed', 'retried'].includes(e.kind)) this.soon();
@@ -95,7 +121,15 @@ class App {
     // A note or change made, sent, parked or discarded changes what the
     // status bar counts: at once, not at the next poll.
     backend.onWrite(() => this.soon());
+    // Another engine: the status bar says where moments are kept at once
+    // (each screen reads its own again, backend.onEngine).
+    backend.onEngine(() => void this.refreshStatus());
     document.addEventListener('spark:status', () => this.soon());
+    // What the bar and the banner say of the outbox is the outbox's one
+    // status (outbox.ts), the Outbox screen's too.
+    onOutboxStatus(() => {
+      if (this.status) this.renderStatus(this.status);
+    });
     // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
     document.addEventListener('keydown', (e) => {
       if (document.querySelector('dialog[open]')) return;
@@ -117,6 +151,12 @@ class App {
     setInterval(() => void this.refreshStatus(), 4000);
   }
 
+  /** fold closes the menu of a narrow window. */
+  private fold(): void {
+    this.menu.setAttribute('aria-expanded', 'false');
+    this.header.classList.remove('menu-open');
+  }
+
   go(t: Tab): void {
     this.tab = t;
     this.search.el.hidden = true;
@@ -128,6 +168,8 @@ class App {
       s.el.hidden = k !== t;
     }
     this.screens[t].show();
+    // A toast about what was on screen ends with it (dom.ts).
+    rehomeToasts();
   }
 
   /** focusScreen puts the keyboard on the screen just opened: its
@@ -157,6 +199,7 @@ class App {
     for (const b of this.tabs.values()) b.removeAttribute('aria-current');
     for (const s of Object.values(this.screens)) s.el.hidden = true;
     this.search.el.hidden = false;
+    rehomeToasts();
     void this.search.run(q.trim());
   }
 
@@ -198,8 +241,8 @@ class App {
       this.problem.hidden = false;
       clear(
         this.problem,
-        h('h2', {}, st.starting ? 'Spark is starting…' : 'Spark could not start'),
-        st.starting ? null : h('p', {}, st.problem),
+        h('h2', {}, startWords(st.starting)),
+        st.starting || !st.problem ? null : sentence(startProblem(st.problem), ''),
       );
     } else {
       this.problem.hidden = true;
@@ -208,38 +251,37 @@ class App {
     const stuck = !st.ready && !st.starting;
     this.main.hidden = stuck;
     this.nav.hidden = stuck;
-    const waiting = st.waiting;
-    const said = outboxLine(st.waitingItems, st.parkedItems);
+    // The outbox's part, from its one status (the Outbox screen's too):
+    // nothing is said of it before that is first read.
+    const ob = outboxStatus();
+    const waiting = ob ? total(ob.waiting) : 0;
+    const parked = ob ? total(ob.parked) : 0;
+    const said = ob ? outboxLine(ob.waiting, ob.parked) : { banner: '', waiting: '', parked: '' };
     const offline = st.ready && !st.reachable;
     this.banner.hidden = !offline;
     this.banner.classList.toggle('refused', st.refused);
     if (offline) {
-      const what = said.banner;
-      if (st.refused) {
-        clear(
-          this.banner,
-          h('strong', {}, 'The family engine did not accept Spark’s key. '),
-          `${what} `,
-          h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Paste its connection text again in Settings'),
-        );
-      } else {
-        clear(this.banner, h('strong', {}, st.engine === 'remote' ? 'The family engine can’t be reached right now. ' : 'Spark’s own engine on this computer isn’t answering right now. '), what);
-      }
+      const why = engineBanner(st.engine, st.refused);
+      clear(
+        this.banner,
+        h('strong', {}, `${why.why} `),
+        said.banner,
+        why.link ? ' ' : null,
+        why.link ? h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, why.link) : null,
+      );
     }
-    this.outboxBadge.hidden = waiting + st.parked === 0;
-    this.outboxBadge.textContent = String(waiting + st.parked);
-    this.outboxBadge.setAttribute('aria-label', [waiting ? `${waiting} waiting to be sent` : '', st.parked ? `${st.parked} need${st.parked === 1 ? 's' : ''} you` : ''].filter(Boolean).join(', '));
-    const where = st.engine === 'remote' ? 'Kept on the family engine' : 'Kept on this computer';
-    const state = !st.ready ? 'starting' : st.reachable ? 'connected' : st.refused ? 'refused' : 'offline';
-    const stateWords: Record<string, string> = {
-      starting: 'Spark is starting…',
-      connected: where,
-      refused: `${where}, which did not accept Spark’s key`,
-      offline: `${where}, which can’t be reached right now`,
-    };
+    this.outboxBadge.hidden = waiting + parked === 0;
+    this.outboxBadge.textContent = String(waiting + parked);
+    // Beside "Menu" a bare number says nothing: the menu's count is in
+    // words, the same for the eye and for a screen reader.
+    this.menuBadge.hidden = this.outboxBadge.hidden;
+    const badge = badgeWords(waiting, parked);
+    this.menuBadge.textContent = badge.menu;
+    this.outboxBadge.setAttribute('aria-label', badge.label);
+    const state: EngineState = !st.ready ? 'starting' : st.reachable ? 'connected' : st.refused ? 'refused' : 'offline';
     // The items wrap among themselves (a narrow window, 200% zoom), with
-    // a dot between two on a line (style.css); the version keeps its place
-    // at the end of the first line.
+    // a dot between two on a line (style.css). The version is in Settings,
+    // under About Spark: on the bar it was a word for us, not for Dad.
     const items = h(
       'span',
       { class: 'status-items' },
@@ -248,17 +290,40 @@ class App {
         {},
         h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
         ' ',
-        h('span', { 'data-testid': 'engine-state', 'data-state': state }, stateWords[state]),
+        h('span', { 'data-testid': 'engine-state', 'data-state': state }, engineStateWords(state, st.engine)),
       ),
-      h('span', { 'data-testid': 'waiting', 'data-count': waiting }, said.waiting),
-      st.parked > 0
-        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': st.parked, onclick: () => this.go('outbox') }, said.parked)
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting, hidden: said.waiting === '' }, said.waiting),
+      parked > 0
+        ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': parked, onclick: () => this.go('outbox') }, said.parked)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       this.syncLine.el,
     );
-    clear(this.statusBar, items, h('span', { class: 'muted version', 'data-testid': 'version' }, `Spark ${st.version}`));
+    clear(this.statusBar, items);
   }
 }
 
+/** firstWait bounds how long the window waits for the first page of
+ * Moments before it draws anything: a slow start opens on Add photos, and
+ * switches to Moments when the page comes (App.home). */
+const firstWait = 1500;
+/** MOMENTS_PAGE is the Moments screen's page size (moments.ts), so that its
+ * first read is the page read at boot. */
+const MOMENTS_PAGE = 200;
+
 const root = document.getElementById('app');
-if (root) new App(root);
+if (root) {
+  // The first page of Moments is read before the window draws anything, so
+  // the first frame a returning person sees is the timeline with its tiles,
+  // not Add photos, then an empty timeline, then tiles. The Moments screen
+  // takes that same page (backend.moments.readFirst) for its first read.
+  const first = backend.moments.readFirst(MOMENTS_PAGE).then(
+    (p) => p.moments.length > 0,
+    () => false,
+  );
+  const late = new Promise<boolean>((r) => setTimeout(() => r(false), firstWait));
+  void Promise.race([first, late]).then((moments) => {
+    // The Moments screen, if shown, has taken the page by now.
+    new App(root, moments);
+    backend.moments.forgetFirst();
+  });
+}

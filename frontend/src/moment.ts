@@ -1,10 +1,10 @@
 import { backend, type Moment, type Reading } from './backend';
-import { h, clear, toast, when, confirmDialog, bytes, rehomeToasts, sentence } from './dom';
+import { h, clear, toast, when, confirmDialog, rehomeToasts, sentence, type Toast } from './dom';
 import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords } from './words';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 import { showing } from './onscreen';
@@ -22,8 +22,6 @@ const modeWords: Record<string, string> = {
   careful: 'Careful reading',
   recall: 'Quick recall',
 };
-
-export { kindWord };
 
 /**
  * MomentDialog opens one moment: Pippa's latest reading first, then the
@@ -44,10 +42,12 @@ export class MomentDialog {
   private caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
   private captionState = h('span', { class: 'caption-state muted', 'aria-live': 'polite', 'data-testid': 'caption-state' });
   private captionFor = '';
+  // A note's text is its caption on the engine, but Dad wrote a note.
+  private captionLabel = h('label', { for: 'caption' }, 'Caption');
   private captionBox = h(
     'div',
     { class: 'caption-edit' },
-    h('div', { class: 'row between' }, h('label', { for: 'caption' }, 'Caption'), this.captionState),
+    h('div', { class: 'row between' }, this.captionLabel, this.captionState),
     this.caption,
     h('p', { class: 'hint' }, 'Saved as you type.'),
   );
@@ -63,6 +63,12 @@ export class MomentDialog {
   /** list is the moments the dialog can step through (the viewer's next
    * and previous), set by whoever opened it. */
   private list: () => Moment[] = () => [];
+  /** news is the toast of a reading asked for, which ends once the
+   * reading shows (done tells). */
+  private news: { toast: Toast; done: (m: Moment) => boolean } | null = null;
+  /** focusNext is the control (its data-testid) that takes the keyboard at
+   * the next redraw, where the one pressed is replaced. */
+  private focusNext = '';
 
   constructor() {
     this.dlg.append(
@@ -120,6 +126,9 @@ export class MomentDialog {
       // A caption typed earlier that could not be saved comes back.
       const draft = drafts.get(m.id);
       this.caption.value = draft ?? m.caption;
+      const note = m.kind === 'note';
+      this.captionLabel.textContent = note ? 'Your note' : 'Caption';
+      this.caption.placeholder = note ? 'Write your note…' : 'Add a caption…';
       this.captionState.textContent = '';
       if (draft !== undefined && draft !== m.caption && !m.pending) this.captionTimer = window.setTimeout(() => void this.flushCaption(), 0);
     }
@@ -161,9 +170,29 @@ export class MomentDialog {
   private render(): void {
     const m = this.m;
     if (!m) return;
+    // A redraw replaces the readings and the actions: the keyboard goes
+    // back to the control it was on (or the one that took the place of
+    // the button pressed), never to the page.
+    const active = document.activeElement as HTMLElement | null;
+    const refocus = this.focusNext || (active && active !== this.caption && this.body.contains(active) ? (active.dataset.testid ?? '') : '');
+    this.renderBody(m);
+    if (refocus) {
+      const now = document.activeElement;
+      if (!now || now === document.body || !this.dlg.contains(now)) this.body.querySelector<HTMLElement>(`[data-testid="${refocus}"]`)?.focus();
+      this.focusNext = '';
+    }
+    if (this.news?.done(m)) {
+      this.news.toast.end();
+      this.news = null;
+    }
+  }
+
+  private renderBody(m: Moment): void {
     this.dlg.dataset.momentId = m.id;
     const date = when(m.takenAt || m.createdAt);
-    this.title.textContent = m.caption || (m.kind === 'photo' ? m.name || 'Photo' : kindWord(m));
+    // Not the file's name ("olympus_ep3_4032x3024.jpg"): that is in the line
+    // under the photo, for whoever looks for the file.
+    this.title.textContent = titleOf(m);
     const top = latest(m.readings);
     const older = m.readings.filter((r) => r !== top).reverse();
     clear(
@@ -172,6 +201,7 @@ export class MomentDialog {
       older.length
         ? h('details', { class: 'older' }, h('summary', {}, older.length === 1 ? 'One earlier reading' : `${older.length} earlier readings`), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
         : null,
+      h('p', { class: 'hint keep-hint', id: 'keep-hint' }, keepHint),
     );
     const orig = m.original;
     const picture = m.thumb
@@ -181,10 +211,10 @@ export class MomentDialog {
           h(
             'button',
             { type: 'button', class: 'picture-button', 'aria-label': 'Show the photo large', 'data-testid': 'open-viewer', onclick: () => this.openViewer() },
-            h('img', { src: m.thumb, alt: m.caption || m.name || 'Photo', 'data-testid': 'moment-image' }),
+            h('img', { src: m.thumb, alt: titleOf(m), 'data-testid': 'moment-image' }),
           ),
           h('figcaption', { class: 'muted' },
-            orig ? `Click the photo to see it large. Original: ${orig.contentType.replace('image/', '').toUpperCase()}, ${bytes(orig.size)}.` : m.pending ? 'Still on this computer; it will be sent on its own.' : 'The original is on its way.'),
+            orig ? `Click the photo to see it large. Original: ${orig.contentType.replace('image/', '').toUpperCase()}, ${sizeWords(orig.size)}.` : m.pending ? 'Still on this computer; it will be sent on its own.' : fullPhotoWords(m.fullPhoto).dialog),
         )
       : m.kind === 'note' || m.kind === 'recall'
         ? h('blockquote', { class: 'note-text' }, m.caption)
@@ -192,10 +222,12 @@ export class MomentDialog {
     // Keep the photo's elements when it is the same photo, so it does not
     // flicker when a reading arrives.
     const shownThumb = this.pictureSlot.dataset.thumb ?? '';
-    if (!(m.thumb && shownThumb === m.thumb && this.pictureSlot.dataset.original === String(!!orig))) {
+    // (Its words change with what becomes of the full photo.)
+    const full = orig ? 'here' : m.pending ? 'pending' : m.fullPhoto || 'sending';
+    if (!(m.thumb && shownThumb === m.thumb && this.pictureSlot.dataset.original === full)) {
       clear(this.pictureSlot, picture);
       this.pictureSlot.dataset.thumb = m.thumb;
-      this.pictureSlot.dataset.original = String(!!orig);
+      this.pictureSlot.dataset.original = full;
     }
     this.body.classList.toggle('no-picture', picture === null);
     // The caption field stays where it is (never taken out of the page),
@@ -208,9 +240,9 @@ export class MomentDialog {
     clear(
       this.pendingSlot,
       m.pending
-        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, m.waiting || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
-        : m.waiting
-          ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, m.waiting)
+        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waitsFor) || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
+        : m.waitsFor
+          ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waitsFor))
           : null,
     );
     clear(this.metaSlot, h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`));
@@ -233,12 +265,20 @@ export class MomentDialog {
       first ? 'div' : 'li',
       { class: `reading ${r.status}${first ? ' first' : ''}`, 'data-testid': 'reading', 'data-status': r.status },
       h('div', { class: 'row between' }, h('strong', {}, modeWords[r.mode] ?? 'Reading'), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
-      r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text' }, r.text) : null,
+      // Focusable, so words can be chosen and kept from the keyboard (phrasebar.ts).
+      r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text', tabindex: 0, 'aria-describedby': 'keep-hint' }, r.text) : null,
       r.status === 'queued' || r.status === 'running' ? h('p', { class: 'muted' }, r.status === 'running' ? 'Pippa is looking at it now. The reading shows here when it is ready.' : 'Pippa will look at it soon.') : null,
       r.status === 'waiting' ? h('p', { class: 'muted' }, 'Saved on this computer. Pippa is asked as soon as it is sent.') : null,
-      failed ? sentence(readingError(r.error)) : null,
+      failed ? sentence({ sentence: readingError(r.errorCode), detail: r.error }) : null,
       failed && first && this.m && !this.m.pending ? this.againAction(this.m.id, r) : null,
     );
+  }
+
+  /** announce shows a toast about this moment: it ends when done says
+   * the news is done, or when the dialog is no longer on screen. */
+  private announce(message: string, done: (m: Moment) => boolean): void {
+    this.news?.toast.end();
+    this.news = { toast: toast(message, 'info', '', undefined, { about: this.dlg }), done };
   }
 
   /** carefulAction is "Ask for a careful reading", or, once asked (the
@@ -252,7 +292,7 @@ export class MomentDialog {
     return h(
       'div',
       { class: 'careful-asked' },
-      h('p', { class: 'pill', 'data-testid': 'careful-asked' }, 'Careful reading asked'),
+      h('p', { class: 'pill', 'data-testid': 'careful-asked', tabindex: -1 }, 'Careful reading asked'),
       h('button', { type: 'button', class: 'link', 'data-testid': 'ask-careful-again', onclick: () => void this.carefulAgain() }, 'Ask for another careful reading…'),
     );
   }
@@ -263,7 +303,7 @@ export class MomentDialog {
   private againAction(momentID: string, r: Reading): HTMLElement {
     const key = againKey(momentID, r.id);
     if (intents.wasAsked(key)) {
-      return h('p', { class: 'muted', 'data-testid': 'asked-again' }, 'Pippa is asked to read it again. The new reading shows here.');
+      return h('p', { class: 'muted', 'data-testid': 'asked-again', tabindex: -1 }, 'Pippa is asked to read it again. The new reading shows here.');
     }
     return h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: (e: Event) => void this.tryAgain(r, e.currentTarget as HTMLButtonElement) }, 'Try again'));
   }
@@ -320,8 +360,8 @@ export class MomentDialog {
     try {
       const m = await saveCaption(id);
       // Every view of the moment (tiles, this dialog) takes the words saved.
-      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waiting: m.waiting });
-      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waiting ? 'Saved on this computer ✓' : 'Saved ✓';
+      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waitsFor: m.waitsFor });
+      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waitsFor ? 'Saved on this computer ✓' : 'Saved ✓';
     } catch (e) {
       const x = explain(e);
       if (here()) this.captionState.textContent = 'Not saved yet';
@@ -335,13 +375,17 @@ export class MomentDialog {
     // One request per failed reading: pressed twice, or again after a lost
     // answer, it is the same request.
     const key = againKey(m.id, failed.id);
+    const keyboard = document.activeElement === button;
+    const before = readingStates(m);
     button.disabled = true;
     try {
       const r = await backend.moments.readAgain(m.id, intents.id(key));
       intents.asked(key);
-      toast(r.status === 'waiting' ? 'Pippa will read it again once it is sent. It is saved on this computer.' : 'Pippa will read it again.');
+      this.announce(r.status === 'waiting' ? 'Pippa will read it again once it is sent. It is saved on this computer.' : 'Pippa will read it again.', (x) => readDone(x, before, ''));
+      if (keyboard) this.focusNext = 'asked-again';
     } catch (e) {
       button.disabled = false;
+      if (keyboard) button.focus();
       toastError(e);
       return;
     }
@@ -367,13 +411,17 @@ export class MomentDialog {
     // The job id is minted once: pressing again, or after a lost answer or
     // a restart, asks for the same careful reading.
     const key = carefulKey(m.id);
+    const keyboard = !button || document.activeElement === button;
+    const before = readingStates(m);
     if (button) button.disabled = true;
     try {
       const c = await backend.moments.askCareful(m.id, intents.id(key));
       intents.asked(key);
-      toast(c.waiting ? `Careful reading asked. ${c.waiting}` : 'Pippa will take a careful look. It takes a little longer.');
+      this.announce(c.waits_for ? `Careful reading asked. ${waitingWords(c.waits_for)}` : 'Pippa will take a careful look. It takes a little longer.', (x) => readDone(x, before, 'careful'));
+      if (keyboard) this.focusNext = 'careful-asked';
     } catch (e) {
       if (button) button.disabled = false;
+      if (button && keyboard) button.focus();
       toastError(e);
       return;
     }
@@ -405,6 +453,21 @@ export class MomentDialog {
       toastError(e);
     }
   }
+}
+
+/** keepHint says how to keep words of a reading from the keyboard (the
+ * reading's description, shown while it has the keyboard). */
+const keepHint = 'To keep some of these words as a phrase, choose them with the arrow keys (hold Shift for more words), then press Enter.';
+
+/** readingStates is each reading's status by its id. */
+function readingStates(m: Moment): Map<string, string> {
+  return new Map((m.readings ?? []).map((r) => [r.id, r.status]));
+}
+
+/** readDone tells whether a reading (of the mode, or any) has finished or
+ * failed since before. */
+function readDone(m: Moment, before: Map<string, string>, mode: string): boolean {
+  return (m.readings ?? []).some((r) => (!mode || r.mode === mode) && (r.status === 'finished' || r.status === 'failed') && before.get(r.id) !== r.status);
 }
 
 /** carefulKey names the intent of a careful reading of a moment. */

@@ -4,9 +4,11 @@ import { toastError } from './feedback';
 import { openMoment } from './moment';
 import { onMoment } from './store';
 import { showing } from './onscreen';
-import { preview, firstLines, kindWord } from './words';
-import { sections, sorted, tileDate, type Order } from './timeline';
+import { preview, firstLines, kindWord, titleOf, fullPhotoWords } from './words';
+import { tileDate, type Order } from './timeline';
+import { MomentList, rowsOf, type Row } from './momentlist';
 import type { Screen } from './screen';
+import { MoveBlock } from './move';
 
 const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
@@ -15,9 +17,6 @@ const LABEL = 112; // px under the image: the caption or date, and the reading's
 const HEAD = 48; // px of a heading row (Today, This week, a month)
 const OVERSCAN = 600; // px rendered above and below the view
 
-/** Row is a line of the timeline: a heading or a row of tiles. */
-type Row = { kind: 'head'; y: number; label: string; key: string } | { kind: 'tiles'; y: number; from: number; to: number };
-
 /**
  * MomentsScreen is the timeline: every moment, newest first, by the date
  * its photo was taken (or, with the toggle, by when it was added), under
@@ -25,31 +24,37 @@ type Row = { kind: 'head'; y: number; label: string; key: string } | { kind: 'ti
  * rows in view (and some around) exist in the DOM, each tile has a fixed
  * square image box so nothing jumps as small copies load lazily. Every
  * page of moments is fetched in the background (the order by date taken
- * needs them all); the arrow keys move through the tiles.
+ * needs them all); the arrow keys move through the tiles. This is the
+ * view: the list itself, its pages and merges, is momentlist.ts.
  */
 export class MomentsScreen implements Screen {
   readonly el: HTMLElement;
-  private scroller = h('div', { class: 'scroller', 'data-testid': 'moments-scroller', 'aria-label': 'Moments' });
+  private scroller = h('div', { class: 'scroller', 'data-testid': 'moments-scroller' });
   private spacer = h('div', { class: 'spacer' });
-  private grid = h('ul', { class: 'grid', role: 'list' });
+  /** grid is the list of tiles, named for a screen reader (a name on the
+   * plain div that scrolls it would be one no reader may use). */
+  private grid = h('ul', { class: 'grid', role: 'list', 'aria-label': 'Moments' });
   private empty = h('p', { class: 'empty', hidden: true }, 'No moments yet. Add photos and they will show here, with what Pippa says about them.');
   private count = h('span', { class: 'muted', 'data-testid': 'moments-count' });
-  private byID = new Map<string, Moment>();
-  private view: Moment[] = [];
+  /** move offers to bring this computer's moments along when the engine
+   * Spark uses lacks them: Settings' own block (app/move.go), here too. */
+  private move = MoveBlock.make('moments');
+  private list = new MomentList<Moment>(
+    (cursor, n) => backend.moments.page(cursor, n),
+    () => this.invalidate(),
+    (e) => toastError(e),
+    PAGE,
+  );
   private rows: Row[] = [];
   /** heading is each moment's heading, by its index in the view. */
   private heading: string[] = [];
   private height = 0;
-  private next = '';
-  private loading = false;
-  private ended = false;
   private cols = 1;
   private tile = MIN_TILE;
   private rendered = new Map<number, Tile>();
   private painted = false;
-  private heads = new Map<number, HTMLElement>();
+  private heads = new Map<string, HTMLElement>();
   private pool: Tile[] = [];
-  private local = new Map<string, { m: Moment | null; at: number }>();
   private loaded = false;
   private refreshTimer = 0;
   private order: Order = localStorage.getItem('spark.order') === 'added' ? 'added' : 'taken';
@@ -74,6 +79,7 @@ export class MomentsScreen implements Screen {
       'section',
       { class: 'screen moments', 'aria-label': 'Moments' },
       h('div', { class: 'row between' }, h('h1', {}, 'Moments'), h('div', { class: 'row' }, toggle, this.count)),
+      this.move.el,
       this.empty,
       this.scroller,
     );
@@ -84,7 +90,7 @@ export class MomentsScreen implements Screen {
       if (e.kind === 'many') this.reloadSoon();
       else if (e.kind === 'deleted') this.drop(e.id);
       else if (e.moment) {
-        if (this.byID.has(e.id)) this.replace(e.moment);
+        if (this.list.has(e.id)) this.replace(e.moment);
         else this.refreshSoon();
       }
     });
@@ -94,14 +100,28 @@ export class MomentsScreen implements Screen {
     backend.onCapture((e) => {
       if (e.kind === 'done') this.refreshSoon();
     });
+    backend.onEngine(() => this.engineSwitched());
+  }
+
+  /** engineSwitched empties the timeline and reads it again from the
+   * engine Spark now uses: none of the moments shown are that engine's. */
+  private engineSwitched(): void {
+    this.list.switched();
+    clearTimeout(this.refreshTimer);
+    this.active = 0;
+    this.scroller.scrollTop = 0;
+    this.invalidate();
+    if (this.loaded) void this.list.loadAll();
+    void this.move.check();
   }
 
   show(): void {
+    void this.move.check(30_000);
     if (!this.loaded) {
       this.loaded = true;
-      void this.loadAll();
+      void this.list.loadAll();
     } else {
-      void this.refreshTop();
+      void this.list.refreshTop();
     }
     this.layout();
   }
@@ -109,7 +129,7 @@ export class MomentsScreen implements Screen {
   /** moments is the timeline's list, in its order (the viewer steps
    * through it). */
   moments(): Moment[] {
-    return this.view;
+    return this.list.view;
   }
 
   private setOrder(o: Order): void {
@@ -124,77 +144,25 @@ export class MomentsScreen implements Screen {
   private reloadSoon(): void {
     if (!this.loaded) return;
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = window.setTimeout(() => {
-      if (this.loading) return;
-      this.next = '';
-      this.ended = false;
-      void this.loadAll();
-    }, 400);
+    this.refreshTimer = window.setTimeout(() => this.list.reload(), 400);
   }
 
   private refreshSoon(): void {
     if (!this.loaded) return;
     clearTimeout(this.refreshTimer);
-    this.refreshTimer = window.setTimeout(() => void this.refreshTop(), 400);
-  }
-
-  /** refreshTop re-reads the first page and merges it: new moments come
-   * in, delivered captures turn into the engine's moments. */
-  private async refreshTop(): Promise<void> {
-    const asked = performance.now();
-    let page;
-    try {
-      page = await backend.moments.page('', PAGE);
-    } catch {
-      return;
-    }
-    const fresh = this.fresher(page.moments, asked);
-    const ids = new Set(fresh.map((m) => m.id));
-    const oldestTop = fresh.filter((m) => !m.pending).at(-1)?.id ?? '';
-    for (const [id, m] of this.byID) {
-      // Gone from the first page: delivered (pending no more) or deleted.
-      if (!ids.has(id) && (m.pending || (oldestTop !== '' && id > oldestTop))) this.byID.delete(id);
-    }
-    for (const m of fresh) this.byID.set(m.id, m);
-    if (this.byID.size <= fresh.length) {
-      this.next = page.next;
-      this.ended = page.next === '';
-    }
-    this.invalidate();
-  }
-
-  /** loadAll fetches every page, one after another, drawing as they come. */
-  private async loadAll(): Promise<void> {
-    while (!this.ended && !this.loading) {
-      this.loading = true;
-      try {
-        const asked = performance.now();
-        const page = await backend.moments.page(this.next, PAGE);
-        for (const m of this.fresher(page.moments, asked)) this.byID.set(m.id, m);
-        this.next = page.next;
-        this.ended = page.next === '';
-        this.invalidate();
-      } catch (e) {
-        toastError(e);
-        return;
-      } finally {
-        this.loading = false;
-      }
-      // Let the window breathe between pages.
-      await new Promise((r) => setTimeout(r, 0));
-    }
+    this.refreshTimer = window.setTimeout(() => void this.list.refreshTop(), 400);
   }
 
   private invalidate(): void {
     // A redraw must not take the keyboard from the tile that has it.
     const active = document.activeElement as HTMLElement | null;
     const focused = active && this.grid.contains(active) ? active.dataset.moment : undefined;
-    this.view = sorted([...this.byID.values()], this.order);
+    this.list.sort(this.order);
     this.release();
     this.counted();
     this.layout();
     if (focused) {
-      const i = this.view.findIndex((m) => m.id === focused);
+      const i = this.list.view.findIndex((m) => m.id === focused);
       if (i >= 0) this.focusTile(i);
     }
   }
@@ -210,10 +178,11 @@ export class MomentsScreen implements Screen {
   }
 
   private counted(): void {
-    const n = this.view.length;
-    this.empty.hidden = n > 0 || !this.ended;
-    this.count.textContent = n === 0 ? '' : n === 1 && this.ended ? '1 moment' : `${n}${this.ended ? '' : '+'} moments`;
-    this.scroller.setAttribute('aria-label', this.order === 'taken' ? 'Moments, by the date taken, newest first' : 'Moments, by the date added, newest first');
+    const n = this.list.view.length;
+    const ended = this.list.ended;
+    this.empty.hidden = n > 0 || !ended;
+    this.count.textContent = n === 0 ? '' : n === 1 && ended ? '1 moment' : `${n}${ended ? '' : '+'} moments`;
+    this.grid.setAttribute('aria-label', this.order === 'taken' ? 'Moments, by the date taken, newest first' : 'Moments, by the date added, newest first');
   }
 
   private layout(): void {
@@ -226,21 +195,15 @@ export class MomentsScreen implements Screen {
       this.tile = tile;
       this.release();
     }
-    // Rows: a heading, then its moments in rows of cols.
+    // Rows: each section's moments in rows of cols, a section that fits
+    // whole in what is left of the last row joining it there.
     const rowH = tile + LABEL + GAP;
-    const rows: Row[] = [];
-    const heading: string[] = [];
+    const { rows, heading } = rowsOf(this.list.view, this.order, cols);
     let y = 0;
-    let at = 0;
-    for (const s of sections(this.view, this.order)) {
-      for (let i = 0; i < s.items.length; i++) heading.push(s.group.label);
-      rows.push({ kind: 'head', y, label: s.group.label, key: s.group.key });
-      y += HEAD;
-      for (let i = 0; i < s.items.length; i += cols) {
-        rows.push({ kind: 'tiles', y, from: at + i, to: at + Math.min(i + cols, s.items.length) - 1 });
-        y += rowH;
-      }
-      at += s.items.length;
+    for (const row of rows) {
+      if (row.heads.length > 0) y += HEAD;
+      row.y = y;
+      y += rowH;
     }
     this.rows = rows;
     this.heading = heading;
@@ -266,12 +229,12 @@ export class MomentsScreen implements Screen {
     const bottom = this.scroller.scrollTop + this.scroller.clientHeight + OVERSCAN;
     const first = this.rowAt(Math.max(0, top));
     const want = new Set<number>(); // tile indices
-    const heads = new Set<number>(); // row indices
+    const heads = new Set<string>(); // "row:head" of the headings in view
     for (let r = first; r < this.rows.length; r++) {
       const row = this.rows[r];
-      if (!row || row.y > bottom) break;
-      if (row.kind === 'head') heads.add(r);
-      else for (let i = row.from; i <= row.to; i++) want.add(i);
+      if (!row || row.y - HEAD > bottom) break;
+      row.heads.forEach((_, k) => heads.add(`${r}:${k}`));
+      for (let i = row.from; i <= row.to; i++) want.add(i);
     }
     for (const [i, t] of this.rendered) {
       if (!want.has(i)) {
@@ -286,13 +249,17 @@ export class MomentsScreen implements Screen {
         this.heads.delete(r);
       }
     }
-    for (const r of heads) {
-      if (this.heads.has(r)) continue;
+    for (const rk of heads) {
+      if (this.heads.has(rk)) continue;
+      const [r, k] = rk.split(':').map(Number) as [number, number];
       const row = this.rows[r];
-      if (row?.kind !== 'head') continue;
-      const el = h('li', { class: 'timeline-head', 'data-testid': 'timeline-head', 'data-group': row.key, 'data-y': row.y + GAP }, h('h2', {}, row.label));
-      el.style.transform = `translateY(${row.y + GAP}px)`;
-      this.heads.set(r, el);
+      const hd = row?.heads[k];
+      if (!row || !hd) continue;
+      const y = row.y - HEAD + GAP;
+      const el = h('li', { class: 'timeline-head', 'data-testid': 'timeline-head', 'data-group': hd.key, 'data-y': y }, h('h2', {}, hd.label));
+      el.style.transform = `translate(${GAP + hd.col * (this.tile + GAP)}px, ${y}px)`;
+      el.style.width = `${hd.span * (this.tile + GAP) - GAP}px`;
+      this.heads.set(rk, el);
       this.grid.append(el);
     }
     // Tiles leaving the view are reused for those coming in, so a scroll
@@ -304,9 +271,8 @@ export class MomentsScreen implements Screen {
     for (let r = first; r < this.rows.length; r++) {
       const row = this.rows[r];
       if (!row || row.y > bottom) break;
-      if (row.kind !== 'tiles') continue;
       for (let i = row.from; i <= row.to; i++) {
-        const m = this.view[i];
+        const m = this.list.view[i];
         if (m && !this.rendered.has(i)) coming.push({ i, m, y: row.y, col: i - row.from });
       }
     }
@@ -318,7 +284,7 @@ export class MomentsScreen implements Screen {
       return false;
     });
     for (const c of coming) {
-      const t = own.get(c.m.id) ?? this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.view));
+      const t = own.get(c.m.id) ?? this.pool.pop() ?? new Tile((mo) => openMoment(mo, () => this.list.view));
       this.bindTile(t, c.m, c.i, c.y, c.col);
       this.rendered.set(c.i, t);
       this.grid.append(t.li);
@@ -357,17 +323,14 @@ export class MomentsScreen implements Screen {
     const li = (e.target as HTMLElement).closest<HTMLElement>('.tile');
     if (!li) return;
     const i = Number(li.dataset.index);
-    const n = this.view.length;
+    const n = this.list.view.length;
     let to = i;
-    const r = this.rows.findIndex((row) => row.kind === 'tiles' && i >= row.from && i <= row.to);
+    const r = this.rows.findIndex((row) => i >= row.from && i <= row.to);
     const row = this.rows[r];
-    const col = row?.kind === 'tiles' ? i - row.from : 0;
+    const col = row ? i - row.from : 0;
     const line = (dir: 1 | -1): number => {
-      for (let k = r + dir; k >= 0 && k < this.rows.length; k += dir) {
-        const x = this.rows[k];
-        if (x?.kind === 'tiles') return Math.min(x.from + col, x.to);
-      }
-      return i;
+      const x = this.rows[r + dir];
+      return x ? Math.min(x.from + col, x.to) : i;
     };
     switch (e.key) {
       case 'ArrowRight':
@@ -399,7 +362,7 @@ export class MomentsScreen implements Screen {
     const prev = this.rendered.get(this.active);
     this.active = i;
     prev?.setActive(false);
-    const row = this.rows.find((x) => x.kind === 'tiles' && i >= x.from && i <= x.to);
+    const row = this.rows.find((x) => i >= x.from && i <= x.to);
     if (row) {
       const rowH = this.tile + LABEL + GAP;
       const top = row.y + GAP;
@@ -413,35 +376,20 @@ export class MomentsScreen implements Screen {
     t?.focus();
   }
 
-  /** fresher keeps edits and deletions made here while a page was on its
-   * way: an answer asked for before them must not bring back the old. */
-  private fresher(ms: Moment[], asked: number): Moment[] {
-    return ms.flatMap((m) => {
-      const l = this.local.get(m.id);
-      if (!l || l.at < asked) return [m];
-      return l.m ? [l.m] : [];
-    });
-  }
-
   private replace(m: Moment): void {
-    this.local.set(m.id, { m, at: performance.now() });
-    const old = this.byID.get(m.id);
-    this.byID.set(m.id, m);
-    const i = this.view.findIndex((x) => x.id === m.id);
-    if (i >= 0 && old && old.takenAt === m.takenAt) {
+    const i = this.list.replace(m);
+    if (i >= 0) {
       // The same place in the timeline: redraw the one tile.
-      this.view[i] = m;
       const t = this.rendered.get(i);
-      const row = this.rows.find((x) => x.kind === 'tiles' && i >= x.from && i <= x.to);
-      if (t && row?.kind === 'tiles') this.bindTile(t, m, i, row.y, i - row.from);
+      const row = this.rows.find((x) => i >= x.from && i <= x.to);
+      if (t && row) this.bindTile(t, m, i, row.y, i - row.from);
     } else {
       this.invalidate();
     }
   }
 
   private drop(id: string): void {
-    this.local.set(id, { m: null, at: performance.now() });
-    if (this.byID.delete(id)) this.invalidate();
+    if (this.list.drop(id)) this.invalidate();
   }
 }
 
@@ -492,7 +440,7 @@ class Tile {
     this.setActive(active);
     const p = preview(m);
     const kind = kindWord(m);
-    const name = m.kind === 'photo' ? m.caption || m.name || kind : kind;
+    const name = titleOf(m);
     // The name is what the tile shows (its title, date and reading), so
     // what is heard is what is seen.
     b.title = `${name}, ${date}`;
@@ -508,10 +456,13 @@ class Tile {
       clear(this.note, h('span', { class: 'note-kind' }, kind), h('span', { class: 'note-body' }, m.caption));
     }
     // A change Dad made that waits on this computer shows as such.
-    this.pill.hidden = !m.pending && !m.waiting;
-    this.pill.textContent = m.pending ? 'Not sent yet' : m.waiting ? 'Change not sent yet' : '';
-    b.dataset.waiting = m.waiting ? 'true' : 'false';
-    this.pill.className = 'pill waiting';
+    // A photo kept without its full photo says so too.
+    const full = m.pending ? '' : fullPhotoWords(m.fullPhoto).tile;
+    this.pill.hidden = !m.pending && !m.waitsFor && !full;
+    this.pill.textContent = m.pending ? 'Not sent yet' : m.waitsFor ? 'Change not sent yet' : full;
+    b.dataset.waiting = m.waitsFor ? 'true' : 'false';
+    b.dataset.full = m.fullPhoto || '';
+    this.pill.className = m.pending || m.waitsFor ? 'pill waiting' : 'pill';
     this.title.textContent = m.kind === 'photo' ? m.caption || date : kind;
     this.when.textContent = m.kind === 'photo' ? (m.caption ? date : '') : date;
     this.said.textContent = firstLines(p.text, 160);

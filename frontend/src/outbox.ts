@@ -1,8 +1,68 @@
-import { backend, canceled, type Entry, type Write } from './backend';
+import { backend, canceled, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast, bytes, confirmDialog, detailsOf } from './dom';
-import { parkedAdvice, plural, soon, tallyWords, total, type Tally } from './words';
+import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
+import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeMain } from './words';
 import type { Screen } from './screen';
+
+// The outbox's one status. Everything the window says of the outbox (the
+// status bar's items and badge, the offline banner, the Outbox screen's
+// summary and lists) is drawn from the latest app.OutboxStatus, one Go
+// call over one read of the one queue, and every listener is called with
+// the same value in the same turn: no two of them can disagree.
+type StatusListener = (s: OutboxStatus) => void;
+const statusListeners = new Set<StatusListener>();
+let latest: OutboxStatus | null = null;
+let asked = 0;
+let shown = 0;
+let statusTimer = 0;
+let listening = false;
+
+/** outboxStatus is the latest status read, null before the first. */
+export function outboxStatus(): OutboxStatus | null {
+  return latest;
+}
+
+/** onOutboxStatus calls fn with every new status (at once with the latest,
+ * if any); it returns the function that stops it. */
+export function onOutboxStatus(fn: StatusListener): () => void {
+  statusListeners.add(fn);
+  if (!listening) {
+    listening = true;
+    // What changes the outbox: its events, a write's, an engine switch.
+    backend.onOutbox((e) => {
+      if (e.kind !== 'progress') refreshOutboxSoon();
+    });
+    backend.onWrite(() => refreshOutboxSoon());
+    backend.onEngine(() => refreshOutboxSoon());
+    void refreshOutbox();
+  }
+  if (latest) fn(latest);
+  return () => statusListeners.delete(fn);
+}
+
+/** refreshOutbox reads the status and shows it everywhere; an answer older
+ * than one already shown is dropped. It resolves to the error when the
+ * status could not be read (Spark not started yet). */
+export async function refreshOutbox(): Promise<unknown> {
+  const n = ++asked;
+  let s: OutboxStatus;
+  try {
+    s = await backend.outbox.status();
+  } catch (e) {
+    return e;
+  }
+  if (n < shown) return undefined;
+  shown = n;
+  latest = s;
+  for (const fn of statusListeners) fn(s);
+  return undefined;
+}
+
+/** refreshOutboxSoon refreshes the status shortly, a burst of events once. */
+export function refreshOutboxSoon(): void {
+  clearTimeout(statusTimer);
+  statusTimer = window.setTimeout(() => void refreshOutbox(), 100);
+}
 
 type Go = (t: 'settings') => void;
 
@@ -34,8 +94,6 @@ export class OutboxScreen implements Screen {
   private writes = h('ul', { class: 'entries writes', 'data-testid': 'writes' });
   private summary = h('p', { class: 'muted', 'data-testid': 'outbox-summary' });
   private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Send all again');
-  private timer = 0;
-
   constructor(private readonly go: Go) {
     this.el = h(
       'section',
@@ -46,67 +104,50 @@ export class OutboxScreen implements Screen {
       this.writesHead,
       this.writes,
     );
-    backend.onWrite(() => {
-      if (!this.el.hidden) this.soon();
+    onOutboxStatus((s) => {
+      if (!this.el.hidden) this.render(s);
     });
     backend.onOutbox((e) => {
-      if (this.el.hidden) return;
-      if (e.kind === 'progress') {
-        const bar = this.list.querySelector<HTMLProgressElement>(`[data-entry="${CSS.escape(e.entryID)}"] progress`);
-        if (bar) bar.value = e.bytesSent;
-        return;
-      }
-      this.soon();
+      if (this.el.hidden || e.kind !== 'progress') return;
+      const item = this.list.querySelector(`[data-entry="${CSS.escape(e.entryID)}"]`);
+      const bar = item?.querySelector('progress');
+      if (!bar) return;
+      bar.value = e.bytesSent;
+      const words = item?.querySelector('[data-testid=sent]');
+      if (words) words.textContent = sentWords(e.bytesSent, bar.max);
     });
   }
 
   show(): void {
+    const s = outboxStatus();
+    if (s) this.render(s);
     void this.load();
   }
 
   private soon(): void {
-    clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => void this.load(), 250);
+    refreshOutboxSoon();
   }
 
   private async load(): Promise<void> {
-    let es: Entry[];
-    let ws: Write[];
-    try {
-      [es, ws] = await Promise.all([backend.outbox.entries(), backend.outbox.writes()]);
-    } catch (e) {
-      clear(this.list, h('li', { class: 'empty' }, errorBlock(e)));
-      return;
-    }
-    ws = ws.filter((w) => w.state !== 'sent');
-    const parked = es.filter((e) => e.state === 'parked').length;
-    this.retryAll.hidden = parked === 0;
-    // Named as the status bar names them (words.ts tallyWords).
-    const tally = (state: (s: string) => boolean): Tally => ({
-      photos: es.filter((e) => state(e.state)).length,
-      notes: ws.filter((w) => state(w.state) && w.kind === 'note').length,
-      changes: ws.filter((w) => state(w.state) && w.kind !== 'note').length,
-    });
-    const onWay = tally((s) => s !== 'parked');
-    const stuck = tally((s) => s === 'parked');
-    this.summary.textContent =
-      es.length + ws.length === 0
-        ? 'Everything is sent. Nothing is waiting.'
-        : [
-            total(onWay) ? `${tallyWords(onWay)} ${total(onWay) === 1 ? 'is' : 'are'} on the way, safe on this computer until then.` : '',
-            total(stuck) ? `${tallyWords(stuck)} ${total(stuck) === 1 ? 'needs' : 'need'} you to decide what to do.` : '',
-          ]
-            .filter(Boolean)
-            .join(' ');
-    clear(this.list, ...es.map((e) => this.item(e)));
-    this.writesHead.hidden = ws.length === 0;
-    clear(this.writes, ...ws.map((w) => this.write(w)));
+    const err = await refreshOutbox();
+    if (err !== undefined) clear(this.list, h('li', { class: 'empty' }, errorBlock(err)));
+  }
+
+  /** render draws the screen from the one status: its summary is the
+   * status bar's and the banner's count, word for word the same tally. */
+  private render(s: OutboxStatus): void {
+    this.retryAll.hidden = s.entries.every((e) => e.state !== 'parked') && s.writes.every((w) => w.state !== 'parked');
+    this.summary.textContent = outboxSummary(s.waiting, s.parked);
+    this.summary.dataset.waiting = String(s.entries.length + s.writes.length);
+    clear(this.list, ...s.entries.map((e) => this.item(e)));
+    this.writesHead.hidden = s.writes.length === 0;
+    clear(this.writes, ...s.writes.map((w) => this.write(w, s.engine)));
   }
 
   /** write is one of Dad's notes or changes on its way: what it is, why it
    * waits, and for one the engine refused, its reason with Send again and
    * Remove. */
-  private write(w: Write): HTMLElement {
+  private write(w: Write, engine: string): HTMLElement {
     let why: HTMLElement;
     let actions: HTMLElement | null = null;
     if (w.state === 'parked') {
@@ -114,29 +155,29 @@ export class OutboxScreen implements Screen {
       why = h(
         'div',
         { 'data-testid': 'write-problem' },
-        h('p', { class: 'error-text' }, 'The family engine turned this down, so it was not sent. Send it again once that is sorted out, or remove it.'),
-        w.problem ? detailsOf(w.problem) : null,
+        h('p', { class: 'error-text' }, writeRefused(w.code, engine)),
+        w.detail ? detailsOf(w.detail) : null,
       );
       actions = h(
         'div',
         { class: 'row' },
-        h('button', { type: 'button', class: 'primary', 'data-testid': 'retry-write', onclick: () => void this.retryWrite(w) }, 'Send again'),
-        h('button', { type: 'button', class: 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, 'Remove from this list…'),
+        h('button', { type: 'button', class: writeMain(w.code) === 'retry' ? 'primary' : '', 'data-testid': 'retry-write', onclick: () => void this.retryWrite(w) }, 'Send again'),
+        h('button', { type: 'button', class: writeMain(w.code) === 'remove' ? 'primary' : 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, 'Remove from this list…'),
       );
     } else {
-      // The Go side's sentence, the same as the moment and the toasts say.
-      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, w.waiting);
+      // What it waits for, in the words the moment and the toasts say.
+      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, waitingWords(w.waits_for));
     }
     return h(
       'li',
       { class: `entry write ${w.state}`, 'data-write': w.id, 'data-kind': w.kind, 'data-state': w.state, 'data-testid': 'write' },
-      h('div', { class: 'entry-main' }, h('p', { class: 'name' }, w.what), why, actions),
+      h('div', { class: 'entry-main' }, h('p', { class: 'name' }, writeWhat(w)), why, actions),
     );
   }
 
   private async retryWrite(w: Write): Promise<void> {
     try {
-      await backend.outbox.retryWrite(w.id);
+      await backend.outbox.retry(w.id);
       toast('Sending it again.');
       this.soon();
     } catch (err) {
@@ -145,10 +186,10 @@ export class OutboxScreen implements Screen {
   }
 
   private async discardWrite(w: Write): Promise<void> {
-    const ok = await confirmDialog('Remove this from the list?', `${w.what}: it is never sent, and Spark forgets it.`, 'Remove');
+    const ok = await confirmDialog('Remove this from the list?', `${writeWhat(w)}: it is never sent, and Spark forgets it.`, 'Remove');
     if (!ok) return;
     try {
-      await backend.outbox.discardWrite(w.id);
+      await backend.outbox.discard(w.id);
       toast('Removed from the list.');
       this.soon();
     } catch (err) {
@@ -166,7 +207,10 @@ export class OutboxScreen implements Screen {
         return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${stepWords[s.name] ?? s.name}`);
       }),
     );
-    const uploading = e.state === 'pending' && !e.reason && e.bytesSent > 0 && e.bytesSent < e.bytesTotal;
+    // The bytes the engine holds of the file on its way: the original's
+    // from the outbox, either file's from the last progress event.
+    const sent = Math.max(e.bytesSent, e.originalSent);
+    const uploading = e.state === 'pending' && !e.wait && sent > 0 && sent < e.bytesTotal;
     const next = e.steps.find((s) => !s.done)?.name ?? '';
     let why: HTMLElement | null = null;
     let actions: HTMLElement | null = null;
@@ -176,7 +220,7 @@ export class OutboxScreen implements Screen {
         'div',
         { 'data-testid': 'parked-message' },
         h('p', { class: 'error-text' }, advice.sentence),
-        detailsOf(`${e.message || e.code}${e.code ? ` (${e.code})` : ''}`),
+        detailsOf(`${e.detail || e.code}${e.code ? ` (${e.code})` : ''}`),
       );
       const save = h('button', { type: 'button', class: advice.main === 'save' ? 'primary' : '', 'data-testid': 'save-original', onclick: () => void this.save(e) }, 'Save the original…');
       const again = h('button', { type: 'button', class: advice.main === 'retry' ? 'primary' : '', 'data-testid': 'retry', onclick: () => void this.retry(e) }, 'Send again');
@@ -186,16 +230,10 @@ export class OutboxScreen implements Screen {
         ...(advice.main === 'save' ? [save, again] : [again, save]),
         h('button', { type: 'button', class: 'danger', onclick: () => void this.discard(e) }, 'Remove from this list…'),
       );
-    } else if (e.refused) {
-      why = h('p', { class: 'error-text' }, 'Waiting: the family engine did not accept Spark’s key. ', h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check it in Settings'));
-    } else if (e.reason) {
-      const when = e.nextTry ? soon(e.nextTry) : '';
-      why = h(
-        'div',
-        {},
-        h('p', { class: 'muted' }, `Not sent yet: where your moments are kept can’t be reached right now. Spark tries again on its own${when ? `, ${when}` : ''}.`),
-        detailsOf(e.reason),
-      );
+    } else if (e.wait === 'refused') {
+      why = h('p', { class: 'error-text' }, `${waitWords(e.wait, '')} `, h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check it in Settings'));
+    } else if (e.wait) {
+      why = h('div', {}, h('p', { class: 'muted' }, waitWords(e.wait, e.nextTry ? soon(e.nextTry) : '')), e.detail ? detailsOf(e.detail) : null);
     }
     return h(
       'li',
@@ -204,9 +242,9 @@ export class OutboxScreen implements Screen {
       h(
         'div',
         { class: 'entry-main' },
-        h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${bytes(e.bytesTotal)}`)),
-        e.state === 'parked' || e.reason || e.refused ? null : h('p', { class: 'entry-now' }, nowWords[next] ?? 'Almost done…'),
-        uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytesTotal, value: e.bytesSent }), h('span', { class: 'muted' }, `${bytes(e.bytesSent)} of ${bytes(e.bytesTotal)}`)) : null,
+        h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${sizeWords(e.bytesTotal)}`)),
+        e.state === 'parked' || e.wait ? null : h('p', { class: 'entry-now' }, nowWords[next] ?? 'Almost done…'),
+        uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytesTotal, value: sent }), h('span', { class: 'muted', 'data-testid': 'sent' }, sentWords(sent, e.bytesTotal))) : null,
         why,
         actions,
         h('details', { class: 'details' }, h('summary', {}, 'Steps'), steps),
@@ -227,7 +265,7 @@ export class OutboxScreen implements Screen {
   private async doRetryAll(): Promise<void> {
     try {
       const n = await backend.outbox.retryAll();
-      toast(`Sending ${plural(n, 'capture', 'captures')} again.`);
+      toast(n === 1 ? 'Sending it again.' : `Sending all ${n} again.`);
       this.soon();
     } catch (err) {
       toastError(err);
@@ -254,6 +292,26 @@ export class OutboxScreen implements Screen {
   }
 
   private async discard(e: Entry): Promise<void> {
+    // Its moment reached the engine (its full photo refused, say): the
+    // two true choices, keep the moment without it or delete it too.
+    if (e.momentID && e.steps.find((s) => s.name === 'create')?.done) {
+      const w = removeRefused(e.name);
+      const choice = await choiceDialog(w.title, w.body, [
+        { label: w.keep, value: 'keep', testid: 'keep-without' },
+        { label: w.del, value: 'delete', danger: true, testid: 'delete-too' },
+      ]);
+      if (!choice) return;
+      try {
+        await backend.outbox.discard(e.id);
+        // Through the outbox: sent now, or when the engine is back.
+        if (choice === 'delete') await backend.moments.remove(e.momentID);
+        toast(removedWords(e.name, choice === 'delete'));
+        this.soon();
+      } catch (err) {
+        toastError(err);
+      }
+      return;
+    }
     const ok = await confirmDialog(`Remove ${e.name} from the list?`, 'It is never sent, and Spark forgets it. To keep the photo, use “Save the original…” first.', 'Remove');
     if (!ok) return;
     try {

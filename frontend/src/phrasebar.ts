@@ -2,11 +2,13 @@
 // widened to whole words and offered in a small bar that floats under the
 // selection. It shows only once the mouse button is up (or the keys that
 // moved the selection are), and it floats over the dialog rather than
-// taking room in it, so nothing moves while the person selects.
+// taking room in it, so nothing moves while the person selects. From the
+// keyboard, a reading takes the focus: the arrow keys choose a word, Shift
+// and an arrow more words, Enter keeps them and Escape lets go.
 import { backend } from './backend';
 import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
-import { wordRange } from './words';
+import { wordRange, waitingWords } from './words';
 import type { MomentDialog } from './moment';
 
 export function attachPhraseBar(d: MomentDialog): void {
@@ -39,6 +41,71 @@ export function attachPhraseBar(d: MomentDialog): void {
     else if (d.isOpen) settle = window.setTimeout(() => offer(d), 300);
   });
   d.dialog.addEventListener('scroll', hide, { passive: true });
+  d.dialog.addEventListener('keydown', (e) => chooseByKeys(d, e));
+}
+
+/** wordsOf is where each word of a reading's text starts and ends. */
+function wordsOf(text: string): [number, number][] {
+  return Array.from(text.matchAll(/[\p{L}\p{N}'’-]+/gu), (m) => [m.index, m.index + m[0].length] as [number, number]);
+}
+
+/** chosen is the words chosen from the keyboard in a reading: the first
+ * and the last word's index (the first being where Shift started). */
+const chosen = new WeakMap<HTMLElement, { from: number; to: number }>();
+
+/** chooseByKeys lets the keyboard choose words in the focused reading and
+ * keep them. */
+function chooseByKeys(d: MomentDialog, e: KeyboardEvent): void {
+  const el = e.target instanceof HTMLElement && e.target.classList.contains('reading-text') ? e.target : null;
+  const node = el?.firstChild;
+  if (!el || !node || node.nodeType !== Node.TEXT_NODE || e.altKey || e.ctrlKey || e.metaKey) return;
+  const sel = document.getSelection();
+  const mine = !!sel && !sel.isCollapsed && sel.rangeCount > 0 && el.contains(sel.getRangeAt(0).commonAncestorContainer);
+  if (e.key === 'Enter') {
+    if (!mine) return;
+    e.preventDefault();
+    const words = selectedWords(el, sel.getRangeAt(0));
+    const m = d.current;
+    if (words && m) void keep(d, words.words, m.id);
+    return;
+  }
+  if (e.key === 'Escape') {
+    if (!mine) return;
+    // Let go of the words, not of the dialog.
+    e.preventDefault();
+    sel.removeAllRanges();
+    d.bar.hidden = true;
+    return;
+  }
+  const words = wordsOf(node.textContent ?? '');
+  const n = words.length;
+  if (n === 0 || !['ArrowRight', 'ArrowLeft', 'Home', 'End'].includes(e.key)) return;
+  e.preventDefault();
+  let c = mine ? chosen.get(el) : undefined;
+  if (!c) c = { from: e.key === 'ArrowLeft' || e.key === 'End' ? n - 1 : 0, to: e.key === 'ArrowLeft' || e.key === 'End' ? n - 1 : 0 };
+  else {
+    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    const to = e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : Math.max(0, Math.min(n - 1, (e.shiftKey ? c.to : step > 0 ? Math.max(c.from, c.to) : Math.min(c.from, c.to)) + step));
+    c = e.shiftKey ? { from: c.from, to } : { from: to, to };
+  }
+  chosen.set(el, c);
+  const a = words[Math.min(c.from, c.to)];
+  const b = words[Math.max(c.from, c.to)];
+  if (!a || !b || !sel) return;
+  const r = document.createRange();
+  r.setStart(node, a[0]);
+  r.setEnd(node, b[1]);
+  sel.removeAllRanges();
+  sel.addRange(r);
+}
+
+/** selectedWords is a selection in a reading's text widened to whole
+ * words, with where they start and end in it. */
+function selectedWords(el: HTMLElement, range: Range): { words: string; s: number; e: number } | null {
+  const text = el.textContent ?? '';
+  const [s, e] = wordRange(text, offsetIn(el, range.startContainer, range.startOffset), offsetIn(el, range.endContainer, range.endOffset));
+  const words = text.slice(s, e).replace(/\s+/g, ' ').trim();
+  return words ? { words, s, e } : null;
 }
 
 /** readingOf is the reading text element holding a point, if any. */
@@ -71,14 +138,13 @@ function offer(d: MomentDialog): void {
     bar.hidden = true;
     return;
   }
-  const text = el.textContent ?? '';
-  const [s, e] = wordRange(text, offsetIn(el, range.startContainer, range.startOffset), offsetIn(el, range.endContainer, range.endOffset));
-  const words = text.slice(s, e).replace(/\s+/g, ' ').trim();
+  const got = selectedWords(el, range);
   const node = el.firstChild;
-  if (!words || !node || node.nodeType !== Node.TEXT_NODE) {
+  if (!got || !node || node.nodeType !== Node.TEXT_NODE) {
     bar.hidden = true;
     return;
   }
+  const { words, s, e } = got;
   // Show what will be kept: the selection itself snaps to the words.
   const snapped = document.createRange();
   snapped.setStart(node, s);
@@ -111,7 +177,7 @@ function offer(d: MomentDialog): void {
 async function keep(d: MomentDialog, text: string, momentID: string): Promise<void> {
   try {
     const p = await backend.phrases.keep(text, momentID);
-    toast(p.waiting ? `Kept “${p.text}”. You find it under Phrases. ${p.waiting}` : `Kept “${p.text}”. You find it under Phrases.`);
+    toast(p.waitsFor ? `Kept “${p.text}”. You find it under Phrases. ${waitingWords(p.waitsFor)}` : `Kept “${p.text}”. You find it under Phrases.`);
     d.bar.hidden = true;
     document.getSelection()?.removeAllRanges();
   } catch (e) {

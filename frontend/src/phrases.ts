@@ -4,7 +4,7 @@ import { h, clear, toast, when, sentence } from './dom';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { latest, readingError, kindWord } from './words';
+import { latest, readingError, kindWord, waitingWords } from './words';
 import type { Screen } from './screen';
 
 /** RECALL names the intent of the quick recall in progress. */
@@ -42,6 +42,10 @@ export class PhrasesScreen implements Screen {
       if (e.id === this.recallMoment && e.moment) this.showRecall(e.moment);
     });
     backend.onPhrases(() => {
+      if (!this.el.hidden) void this.load();
+    });
+    // Another engine, other phrases (show reads them when hidden).
+    backend.onEngine(() => {
       if (!this.el.hidden) void this.load();
     });
     backend.onWrite((e) => {
@@ -96,7 +100,7 @@ export class PhrasesScreen implements Screen {
           'p',
           { class: 'muted phrase-meta' },
           `Kept ${when(p.keptAt)}`,
-          p.waiting ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${p.waiting}`) : null,
+          p.waitsFor ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${waitingWords(p.waitsFor)}`) : null,
           from ? ' · from ' : p.momentGone ? ' · its moment was deleted' : '',
           from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.momentID) }, what) : null,
         ),
@@ -157,7 +161,7 @@ export class PhrasesScreen implements Screen {
       if (this.recallMoment === m.id) this.showRecall(m);
     } catch (e) {
       // Refused (no phrases, say): nothing was asked, the next press is new.
-      if (e instanceof BackendError && e.code === 'bad_input') intents.done(RECALL);
+      if (e instanceof BackendError && e.code === 'bad_id') intents.done(RECALL);
       this.inProgress(false);
       clear(this.recall, errorBlock(e));
     } finally {
@@ -166,12 +170,12 @@ export class PhrasesScreen implements Screen {
   }
 
   private showAnswer(r: Recall): void {
-    if (r.waiting || !r.reading.id) {
+    if (r.waitsFor || !r.reading.id) {
       this.recallMoment = r.momentID;
       clear(
         this.recall,
         h('p', { class: 'pill waiting', 'data-testid': 'recall-status' }, 'Not sent yet'),
-        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, r.waiting || 'Pippa recalls your phrases as soon as it is sent.'),
+        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, waitingWords(r.waitsFor) || 'Pippa recalls your phrases as soon as it is sent.'),
       );
       return;
     }
@@ -201,7 +205,7 @@ export class PhrasesScreen implements Screen {
       this.recall,
       h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Could not recall') : 'Pippa is recalling…'),
       r.text ? h('blockquote', { class: 'reading-text', 'data-testid': 'recall-text' }, r.text) : null,
-      r.error ? sentence(readingError(r.error)) : null,
+      r.status === 'failed' ? sentence({ sentence: readingError(r.errorCode), detail: r.error }) : null,
       this.recallMoment ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(this.recallMoment) }, 'Open this recall') : null,
     );
   }

@@ -7,7 +7,7 @@ import { h, clear, when } from './dom';
 import { explain } from './feedback';
 import { sentence } from './dom';
 import { openMoment } from './moment';
-import { kindWord } from './words';
+import { kindWord, titleOf } from './words';
 import type { Screen } from './screen';
 import type { app } from '../wailsjs/go/models';
 
@@ -33,6 +33,10 @@ export class SearchScreen implements Screen {
 
   constructor() {
     this.el = h('section', { class: 'screen search', 'aria-label': 'Search results' }, h('h1', {}, 'Search'), this.status, this.grid, this.loose);
+    // The results shown are the engine's before: ask the one now chosen.
+    backend.onEngine(() => {
+      if (!this.el.hidden && this.query) void this.run(this.query);
+    });
   }
 
   show(): void {}
@@ -73,7 +77,7 @@ export class SearchScreen implements Screen {
 
   private tile(r: app.SearchResult): HTMLElement {
     const m = r.moment;
-    const title = m.caption && m.kind === 'photo' ? m.caption : kindWord(m);
+    const title = titleOf(m);
     return h(
       'li',
       { class: 'result' },

@@ -1,8 +1,11 @@
-import { backend, type Leftovers, type MoveView, type SettingsView, type TestResult } from './backend';
+import { backend, type Leftovers, type SettingsView, type TestResult } from './backend';
+import { MoveBlock } from './move';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, detailsOf, confirmDialog, sentence } from './dom';
 import type { Screen } from './screen';
+import { leftoversWords } from './words';
 import { syncBlock } from './syncstatus';
+import { connectionTestWords, warningWords } from './words';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -84,6 +87,8 @@ export class SettingsScreen implements Screen {
       separate,
     );
     conn.setAttribute('aria-describedby', 'connection-help');
+    // What was said of the text before is not said of the text now.
+    for (const f of [conn, url, token]) f.addEventListener('input', () => clear(result));
     const sync = () => {
       remoteFields.hidden = !remote.checked;
     };
@@ -110,7 +115,7 @@ export class SettingsScreen implements Screen {
         h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
         h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
         remoteFields,
-        MoveBlock.mount(),
+        MoveBlock.mount('settings'),
         detailsOf(
           [
             s.engine === 'remote' && s.remoteURL ? `The family engine is at ${s.remoteURL}.` : '',
@@ -162,6 +167,7 @@ export class SettingsScreen implements Screen {
         ),
         leftoversBlock(s.leftovers),
       ),
+      h('fieldset', {}, h('legend', {}, 'About Spark'), aboutLine()),
     );
     // This computer's copy of the family engine: what stopped it, and its rebuild.
     this.body.firstElementChild?.after(syncBlock());
@@ -176,7 +182,7 @@ export class SettingsScreen implements Screen {
     } catch {
       return true; // the test or connection that follows says what is wrong
     }
-    return !warning || confirmDialog('This address is not protected', warning, 'Send it anyway');
+    return !warning || confirmDialog('This address is not protected', warningWords(warning), 'Send it anyway');
   }
 
   private async test(url: string, token: string, out: HTMLElement): Promise<void> {
@@ -195,7 +201,7 @@ export class SettingsScreen implements Screen {
   /** showTest shows a connection test's answer, and its warning (a
    * token sent over plain http, say) when it has one. */
   private showTest(out: HTMLElement, r: TestResult): void {
-    clear(out, h('p', {}, r.message), r.warning ? h('p', { class: 'warn-text', 'data-testid': 'test-warning' }, r.warning) : null);
+    clear(out, h('p', {}, connectionTestWords(r)), r.warning ? h('p', { class: 'warn-text', 'data-testid': 'test-warning' }, warningWords(r.warning)) : null);
     out.className = `test-result ${r.ok ? 'ok' : 'bad'}`;
   }
 
@@ -222,7 +228,7 @@ export class SettingsScreen implements Screen {
     }
     const ok = await confirmDialog(
       'The family engine does not answer',
-      `${r.test.message} You can connect anyway: photos you add wait safely on this computer and are sent once it answers.`,
+      `${connectionTestWords(r.test)} You can connect anyway: photos you add wait safely on this computer and are sent once it answers.`,
       'Connect anyway',
       false,
     );
@@ -254,79 +260,19 @@ export class SettingsScreen implements Screen {
  * as antivirus does on Windows), in Dad's words; the folders and what the
  * last try said are behind Details. Spark retries them on its own. */
 function leftoversBlock(l: Leftovers): HTMLElement | null {
-  if (l.count === 0 || !l.message) return null;
-  const el = sentence({ sentence: l.message, detail: (l.details ?? []).join('\n') }, 'hint');
+  const said = leftoversWords(l);
+  if (l.count === 0 || !said) return null;
+  const el = sentence({ sentence: said, detail: (l.details ?? []).join('\n') }, 'hint');
   el.dataset['testid'] = 'leftovers';
   return el;
 }
 
-// ---- Bringing moments along from the other engine (app/move.go) ----
-
-/** MoveBlock: once Spark uses the family engine, says how many of the
- * moments kept on this computer the family engine lacks, and offers to
- * bring them along (the same copy as `spark-engine push`), with a progress
- * bar; back on this computer's engine, the same for the family engine's
- * moments this computer lacks (the Go side words both ways). It is empty
- * when there is no other engine to bring moments from. Leaving Settings does not stop it; pressing the button again goes on
- * from where it stopped. Nothing is deleted anywhere. */
-class MoveBlock {
-  private static current: MoveBlock | null = null;
-  private static listening = false;
-  /** events counts the move events seen: one that came before the
-   * button's answer is newer than it. */
-  private static events = 0;
-  readonly el = h('div', { class: 'move', 'data-testid': 'move', 'aria-live': 'polite' });
-
-  /** mount makes the block for a fresh Settings render and fills it. */
-  static mount(): HTMLElement {
-    const b = new MoveBlock();
-    MoveBlock.current = b;
-    if (!MoveBlock.listening) {
-      MoveBlock.listening = true;
-      backend.onMove((v) => {
-        MoveBlock.events++;
-        MoveBlock.current?.show(v);
-      });
-    }
-    void b.check();
-    return b.el;
-  }
-
-  private async check(): Promise<void> {
-    try {
-      this.show(await backend.settings.moveCheck());
-    } catch {
-      clear(this.el); // nothing to offer while Spark is not ready
-    }
-  }
-
-  private async start(): Promise<void> {
-    try {
-      const seen = MoveBlock.events;
-      const v = await backend.settings.bringAlong();
-      if (MoveBlock.events === seen) this.show(v);
-    } catch (e) {
-      toastError(e);
-    }
-  }
-
-  show(v: MoveView): void {
-    if (v.running) {
-      const bar = h('progress', { max: String(Math.max(v.total, 1)), value: String(v.done), 'data-testid': 'move-progress' });
-      const pct = v.total > 0 ? Math.floor((100 * v.done) / v.total) : 0;
-      clear(this.el, h('p', {}, `${v.message} ${pct}%`), bar,
-        h('p', { class: 'hint' }, 'You can keep using Spark or close it; press the button again later to go on from where it stopped.'));
-      return;
-    }
-    const parts: (HTMLElement | null)[] = [];
-    if (v.message) parts.push(h('p', { class: v.finished ? 'ok-text' : 'warn-text', 'data-testid': 'move-message' }, v.message));
-    if (v.available && v.lacking > 0) {
-      parts.push(
-        h('p', { 'data-testid': 'move-lacking' }, v.offer),
-        h('button', { type: 'button', class: 'primary', 'data-testid': 'move-start', onclick: () => void this.start() }, v.button),
-        h('p', { class: 'hint' }, v.hint),
-      );
-    }
-    clear(this.el, ...parts);
-  }
+/** aboutLine says which Spark this is (for whoever helps Dad), filled in
+ * once the app's status is read. */
+function aboutLine(): HTMLElement {
+  const p = h('p', { 'data-testid': 'version' });
+  void backend.settings.status().then((st) => {
+    p.textContent = `This is Spark version ${st.version}.`;
+  }).catch(() => {});
+  return p;
 }

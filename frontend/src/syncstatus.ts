@@ -4,7 +4,8 @@
 // that fetches it again. With the engine on this computer there is no
 // copy to speak of, and both stay hidden.
 import { backend, errorText, type SyncStatus } from './backend';
-import { h, clear, when, bytes } from './dom';
+import { h, clear, when } from './dom';
+import { sizeWords, syncProblemWords } from './words';
 import { toastError } from './feedback';
 
 /** SyncState mirrors the Sync* states of app/sync.go. */
@@ -60,7 +61,7 @@ export class SyncLine {
     this.text.textContent = words;
     this.text.dataset.state = s.state;
     this.text.classList.toggle('warn', s.state === 'problem' || s.state === 'offline');
-    this.text.title = s.problem;
+    this.text.title = syncProblemWords(s);
     this.link.hidden = s.state !== 'problem';
   }
 }
@@ -73,7 +74,7 @@ export function syncBlock(): HTMLElement {
   const render = (s: SyncStatus) => {
     block.hidden = s.state === 'local';
     if (block.hidden) return;
-    const usage = `The small photos take ${bytes(s.copyBytes)} here; the full-size photos are fetched only when you open one.`;
+    const usage = `The small photos take ${sizeWords(s.copyBytes)} here; the full-size photos are fetched only when you open one.`;
     if (s.state !== 'problem') {
       clear(
         body,
@@ -98,7 +99,7 @@ export function syncBlock(): HTMLElement {
     });
     clear(
       body,
-      h('p', { class: 'warn-text', role: 'alert', 'data-testid': 'sync-problem' }, s.problem),
+      h('p', { class: 'warn-text', role: 'alert', 'data-testid': 'sync-problem' }, syncProblemWords(s)),
       h('p', { class: 'hint' }, 'Nothing is lost: everything is kept on the family engine, and this computer fetches its copy again from the start.'),
       h('div', { class: 'row' }, rebuild),
     );

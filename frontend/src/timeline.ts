@@ -79,13 +79,15 @@ export function sections<M extends Dated>(ms: M[], order: Order, now = Date.now(
 const shortFmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
 const timeFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
-/** tileDate is the short date a tile shows: the time of day for today, the
- * day otherwise; "added" when it is when the moment was added because the
- * photo has no date of its own. */
+/** tileDate is the short date a tile shows: "Today, 11:00" for today, the
+ * day otherwise; "Added …" when it is when the moment was added because
+ * the photo has no date of its own. It begins with a capital either way. */
 export function tileDate(m: Dated, order: Order, now = Date.now()): string {
   const { t, added } = dateOf(m, order);
   if (!t) return '';
-  const s = t >= startOfDay(now) ? `today ${timeFmt.format(t)}` : shortFmt.format(t);
-  if (order === 'taken' && added && m.kind === 'photo') return `added ${s}`;
-  return s;
+  const today = t >= startOfDay(now);
+  if (order === 'taken' && added && m.kind === 'photo') {
+    return today ? `Added today, ${timeFmt.format(t)}` : `Added ${shortFmt.format(t)}`;
+  }
+  return today ? `Today, ${timeFmt.format(t)}` : shortFmt.format(t);
 }

@@ -6,7 +6,6 @@
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TIME_LEN = 10;
-const RANDOM_LEN = 16;
 const MAX_TIME = 2 ** 48 - 1;
 
 export type RandomSource = (bytes: Uint8Array) => void;
@@ -111,5 +110,3 @@ const shared = new Monotonic();
 export function ulid(): string {
   return shared.next();
 }
-
-export const ULID_RANDOM_LEN = RANDOM_LEN;

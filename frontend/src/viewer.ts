@@ -5,7 +5,7 @@
 // original is fetched only now, replacing it once it has loaded.
 import { backend, type Moment } from './backend';
 import { h, rehomeToasts, when } from './dom';
-import { drawable, kindWord } from './words';
+import { drawable, titleOf, fullPhotoWords } from './words';
 
 const MIN = 0.05;
 const MAX = 8;
@@ -116,11 +116,11 @@ export class Viewer {
     this.index = i;
     this.m = m;
     this.rot = 0;
-    this.title.textContent = m.caption || m.name || `${kindWord(m)} · ${when(m.takenAt || m.createdAt)}`;
+    this.title.textContent = `${titleOf(m)} · ${when(m.takenAt || m.createdAt)}`;
     this.count.textContent = list.length > 1 ? `${i + 1} of ${list.length}` : '';
     this.prevBtn.hidden = i === 0;
     this.nextBtn.hidden = i === list.length - 1;
-    this.img.alt = m.caption || m.name || 'Photo';
+    this.img.alt = titleOf(m);
     this.img.dataset.source = 'copy';
     const token = ++this.loadToken;
     this.natural = { w: 0, h: 0 };
@@ -146,7 +146,7 @@ export class Viewer {
     if (token !== this.loadToken) return;
     const o = fresh.original;
     if (!o) {
-      this.setNote('The full photo is still on its way; this is its small copy.');
+      this.setNote(fullPhotoWords(fresh.fullPhoto).viewer);
       return;
     }
     if (!drawable.has(o.contentType)) {

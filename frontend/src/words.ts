@@ -1,6 +1,9 @@
 // The words the UI shows for what the Go side reports: readings, their
-// states and their errors, in sentences a person can act on. Pure
-// functions (no DOM), so the unit tests run them in Node.
+// states and their errors, in sentences a person can act on. The Go side
+// sends codes, names and numbers (codes.ts); every sentence is made here,
+// and none from the engine's own words. Pure functions (no DOM), so the
+// unit tests run them in Node.
+import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind } from './codes.js';
 
 /** The fields of a reading (app.Reading) these functions look at. */
 export interface ReadingLike {
@@ -8,6 +11,9 @@ export interface ReadingLike {
   status: string;
   text: string;
   error: string;
+  /** errorCode is why a failed reading failed (codes.ts's readFail); ""
+   * from an engine older than the codes. */
+  errorCode?: string;
   startedAt?: string;
 }
 
@@ -22,9 +28,72 @@ export interface MomentLike {
  * type (HEIC) is shown as its small copy. */
 export const drawable = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
 
+/** noteKept is what Dad reads once his note is stored: it is sent on its
+ * own, so it says nothing of the engine. */
+export const noteKept = 'Note kept. It is safe on this computer, and you will find it in Moments.';
+
+/** FullPhotoWords is what the moment's dialog, the viewer and a tile say
+ * of a photo kept without its full photo (its original). */
+export interface FullPhotoWords {
+  dialog: string;
+  viewer: string;
+  /** tile: a few words on the tile; "" when it says nothing. */
+  tile: string;
+}
+
+/** fullPhotoWords says what becomes of a photo's full photo when the
+ * engine has only its small copy (app.Moment.FullPhoto): on its way only
+ * when Spark is sending it. */
+export function fullPhotoWords(fullPhoto: string): FullPhotoWords {
+  switch (fullPhoto) {
+    case 'refused':
+      return {
+        dialog: 'The full photo was not taken, so only its small copy is kept. The Outbox says why, and what you can do.',
+        viewer: 'The full photo was not taken; this is its small copy. The Outbox says what you can do.',
+        tile: 'Full photo not sent',
+      };
+    case 'none':
+      return {
+        dialog: 'Kept without its full photo: only this small copy is kept.',
+        viewer: 'Kept without its full photo; this is its small copy.',
+        tile: 'Small copy only',
+      };
+  }
+  return { dialog: 'The full photo is on its way.', viewer: 'The full photo is still on its way; this is its small copy.', tile: '' };
+}
+
+/** RemoveRefused is what the Outbox asks before it removes a photo whose
+ * moment and small copy are already kept, its full photo refused. */
+export function removeRefused(name: string): { title: string; body: string; keep: string; del: string } {
+  return {
+    title: `Remove ${name} from the list?`,
+    body: 'Its moment and small copy are already kept, with what Pippa said; only the full photo was not taken. You can keep the moment without its full photo, or delete the moment too. To keep the full photo on this computer, use “Save the original…” first.',
+    keep: 'Keep the moment without it',
+    del: 'Delete the moment too',
+  };
+}
+
+/** removedWords is the toast once Dad chose (removeRefused). */
+export function removedWords(name: string, deleted: boolean): string {
+  return deleted ? `${name} is removed, and its moment is deleted.` : `${name} is removed from the list. Its moment stays in Moments, without its full photo.`;
+}
+
 /** kindWord names a moment's kind for a person. */
 export function kindWord(m: { kind: string }): string {
   return m.kind === 'note' ? 'Note' : m.kind === 'recall' ? 'Quick recall' : 'Photo';
+}
+
+/** titleOf is what a search result is titled: a photo's caption, else the
+ * first words of Pippa's reading of it (so that uncaptioned photos differ),
+ * else the kind of moment; a note's own words show as its match. */
+export function titleOf(m: MomentLike & { caption: string }): string {
+  if (m.kind !== 'photo') return kindWord(m);
+  if (m.caption) return m.caption;
+  const r = latest(m.readings);
+  if (!r || r.status !== readingStatus.finished || !r.text) return kindWord(m);
+  const first = r.text.split(/(?<=[.!?])\s/)[0] ?? r.text;
+  const words = first.split(/\s+/);
+  return words.length <= 6 ? first : `${words.slice(0, 6).join(' ').replace(/[,:;]$/, '')}…`;
 }
 
 /** latest is the reading to show first: the newest finished one, else the
@@ -34,14 +103,14 @@ export function latest<R extends ReadingLike>(readings: R[] | null): R | null {
   const rs = readings ?? [];
   for (let i = rs.length - 1; i >= 0; i--) {
     const r = rs[i];
-    if (r && r.status === 'finished' && r.text) return r;
+    if (r && r.status === readingStatus.finished && r.text) return r;
   }
   return rs.at(-1) ?? null;
 }
 
 /** busy tells whether Pippa is still on one of the moment's readings. */
 export function busy(m: MomentLike): boolean {
-  return (m.readings ?? []).some((r) => r.status === 'queued' || r.status === 'running');
+  return (m.readings ?? []).some((r) => r.status === readingStatus.queued || r.status === readingStatus.running);
 }
 
 /** Preview is what a card or tile says under its picture. */
@@ -55,12 +124,12 @@ export interface Preview {
 export function preview(m: MomentLike): Preview {
   if (m.pending) return { state: 'pending', text: 'On this computer. Pippa will read it once it is sent.' };
   const r = latest(m.readings);
-  if (r && r.status === 'finished' && r.text) return { state: 'reading', text: r.text };
+  if (r && r.status === readingStatus.finished && r.text) return { state: 'reading', text: r.text };
   if (busy(m)) {
-    const running = (m.readings ?? []).some((x) => x.status === 'running');
+    const running = (m.readings ?? []).some((x) => x.status === readingStatus.running);
     return running ? { state: 'working', text: 'Pippa is reading it…' } : { state: 'waiting', text: 'Waiting for Pippa…' };
   }
-  if (r && r.status === 'failed') return { state: 'failed', text: 'Pippa could not read it. Open it to try again.' };
+  if (r && r.status === readingStatus.failed) return { state: 'failed', text: 'Pippa could not read it. Open it to try again.' };
   if (m.kind === 'note') return { state: 'none', text: '' };
   return { state: 'none', text: 'No reading yet.' };
 }
@@ -71,63 +140,372 @@ export interface Explained {
   detail: string;
 }
 
-/** readingError turns a failed reading's error (the engine's words, with
- * addresses and Go errors in them) into a sentence; the raw text becomes
- * the detail behind "Details". */
-export function readingError(raw: string): Explained {
-  const detail = raw.trim();
-  let sentence = 'Pippa could not read this. Press “Try again”.';
-  if (/did not answer|connection refused|no such host|timeout|deadline|unreachable/i.test(raw)) {
-    sentence = 'Pippa did not answer. Check that the program that runs Pippa is started (on this computer that is usually Ollama), then press “Try again”.';
-  } else if (/refused the request|401|403|api key|unauthori[sz]ed/i.test(raw)) {
-    sentence = 'Pippa turned the request down. Check Pippa’s address, model and key in Settings, then press “Try again”.';
-  } else if (/larger than a small copy/i.test(raw)) {
-    sentence = 'This picture is too large for Pippa to look at. Add it again so Spark makes a smaller copy.';
-  } else if (/no text|no choices|not an OpenAI|neither text/i.test(raw)) {
-    sentence = 'Pippa answered, but with nothing to read. Press “Try again”; if it happens again, choose another model in Settings.';
+/** readingError words why a reading failed, from its code (a reading's
+ * errorCode: codes.ts's readFail). A code it does not know (a newer
+ * engine's), or none (a reading from an engine older than the codes), is
+ * worded as readingFailed. The engine's own words (the reading's error)
+ * are only ever the detail behind "Details"; nothing here reads them. */
+export function readingError(code: string): string {
+  switch (code) {
+    case readFail.pippaUnreachable:
+      return 'Pippa did not answer. Check that the program that runs Pippa is started (on this computer that is usually Ollama), then press “Try again”.';
+    case readFail.pippaRefused:
+      return 'Pippa turned the request down. Check Pippa’s address, model and key in Settings, then press “Try again”.';
+    case readFail.photoTooLargeForPippa:
+      return 'This picture is too large for Pippa to look at. Add it again so Spark makes a smaller copy.';
+    case readFail.pippaAnswerUnreadable:
+      return 'Pippa answered, but with nothing to read. Press “Try again”; if it happens again, choose another model in Settings.';
   }
-  return { sentence, detail };
+  return 'Pippa could not read this. Press “Try again”.';
 }
 
-/** problem turns an error code and message of a failed call (app.UIError)
- * into a sentence and a detail. The app's own messages are already written
- * for a person; the engine's are kept as the detail. */
-export function problem(code: string, message: string): Explained {
-  switch (code) {
-    case 'offline':
-      return { sentence: 'Spark can’t reach where your moments are kept right now. Try again when the connection is back; anything you add meanwhile waits safely on this computer.', detail: message };
-    case 'unauthorized':
-      return { sentence: 'The family engine did not accept Spark’s key. Paste its connection text again in Settings.', detail: message };
-    case 'not_ready':
-      return { sentence: 'Spark is still starting. Try again in a moment.', detail: message };
-    case 'no_phrases':
-      return { sentence: 'Keep a phrase first: select some words in one of Pippa’s readings and choose “Keep this phrase”.', detail: '' };
-    case 'moment_deleted':
-    case 'not_found':
-      return { sentence: 'This moment is no longer there: it was deleted, perhaps on another computer.', detail: message };
-    case 'bad_input':
-    case 'failed':
-    case 'canceled':
-      return { sentence: message, detail: '' };
-    default:
-      // A text the engine will not keep because of its length (a caption
-      // past the engine's cap, say).
-      if (/too_(large|long)|caption/i.test(code) || /too long|longer than|at most \d+ bytes/i.test(message)) {
-        return { sentence: 'This is too long to keep. Shorten it and it is saved on its own.', detail: message };
-      }
-      return { sentence: 'Something went wrong. Try again; if it keeps happening, the details below help whoever looks after Spark.', detail: message };
+/** UIErrorLike is what a failed call rejects with (app.UIError): a code,
+ * the names and numbers its words need, and the technical detail. */
+export interface UIErrorLike {
+  code: string;
+  detail?: string;
+  name?: string;
+  min?: number;
+  max?: number;
+  /** parked: a write the engine refused, kept in the Outbox. */
+  parked?: boolean;
+}
+
+/** tooLong are the codes of a text the engine will not keep because of its
+ * length (a caption past the engine's cap, say). */
+const tooLong: ReadonlySet<string> = new Set([engineError.captionTooLong, engineError.turnTooLarge, engineError.bodyTooLarge]);
+
+const somethingWrong = 'Something went wrong. Try again; if it keeps happening, the details below help whoever looks after Spark.';
+
+/** problem words a failed call (app.UIError) from its code, names and
+ * numbers; its detail is kept apart, for "Details". A write the engine
+ * refused (parked) is said to be kept in the Outbox too. */
+export function problem(e: UIErrorLike): Explained {
+  const p = refusal(e);
+  if (!e.parked) return p;
+  return { sentence: `${p.sentence} It is kept in the Outbox, where you can try again or discard it.`, detail: p.detail };
+}
+
+/** refusal is problem's sentence for the code alone. */
+function refusal(e: UIErrorLike): Explained {
+  const detail = e.detail ?? '';
+  const name = e.name ?? '';
+  const say = (sentence: string, d = detail): Explained => ({ sentence, detail: d });
+  switch (e.code) {
+    case appError.offline:
+      return say('Spark can’t reach where your moments are kept right now. Try again when the connection is back; anything you add meanwhile waits safely on this computer.');
+    case appError.unauthorized:
+      return say('The family engine did not accept Spark’s key. Paste its connection text again in Settings.');
+    case engineError.forbidden:
+      return say('This was added on another computer, so this computer can’t change it. Whoever looks after Spark can.');
+    case appError.notReady:
+      return say('Spark is still starting. Try again in a moment.');
+    case engineError.tooManyReadings:
+      return say('Pippa has been asked for many readings from this computer just now. Spark asks her again on its own in a little while; nothing is lost.');
+    case engineError.searchTooBroad:
+      return say('That search finds too much to show quickly. Add another word, or a few more letters.', '');
+    case engineError.noPhrases:
+      return say('Keep a phrase first: select some words in one of Pippa’s readings and choose “Keep this phrase”.', '');
+    case engineError.momentDeleted:
+    case engineError.notFound:
+      return say('This moment is no longer there: it was deleted, perhaps on another computer.');
+    case engineError.mediaTooLarge:
+      return say('This photo is too large to be accepted where your moments are kept.');
+    case appError.canceled:
+      return say('Nothing was chosen.', '');
+    case appError.noPhotos:
+      return say(`There are no photos (JPEG, PNG, WebP or HEIC) in ${name}.`, '');
+    case appError.notPicture:
+      return say(`The clipboard holds ${name}, which Spark can’t keep. Copy a JPEG, PNG, WebP or HEIC picture.`, '');
+    case appError.pasteUnreadable:
+      return say('The pasted picture could not be read.', '');
+    case appError.notWaiting:
+      return say('This is no longer waiting: it was sent or removed.', '');
+    // Why Spark could not start (Status.problem): startProblem.
+    case appError.noDataFolder:
+      return say(`Spark can’t create its data folder ${name}. Check that the disk is not full and that you may write there.`);
+    case appError.noLog:
+      return say(`Spark can’t write its log ${name}. Check that the disk is not full.`);
+    case appError.badSettings:
+      return say(`Spark can’t read its settings file ${name}: move it aside and start Spark again to get the defaults.`);
+    case appError.outboxUnopened:
+      return say(
+        `Spark can’t open its outbox at ${name}. Your photos in it are kept as they are; Spark will not change or delete them. Quit Spark, copy that folder somewhere safe (it holds photos not yet sent), and ask for help: the outbox can be repaired or its photos imported again from the copy.`,
+      );
+    case appError.engineInUse:
+      return say(
+        `Spark can’t start its engine: its folder ${name} is already in use by another program, and only one program at a time may use it. Close the other one (another Spark window, or a spark-engine serve using that folder), then start Spark again.`,
+      );
+    case appError.engineFailed:
+      return say(`Spark can’t start its engine in ${name}. Start Spark again; if it keeps happening, the details below help whoever looks after Spark.`);
+    case engineError.badId:
+      return say('Spark could not do this: what it was asked about is not something it knows. Try again; if it keeps happening, the details below help whoever looks after Spark.');
+    // Why a file was not added: its card names the file.
+    case appError.emptyFile:
+      return say('The file is empty (0 bytes); it may not have finished copying. Copy it again from the camera or phone.');
+    case appError.notPhoto:
+      return say('This is not a photo Spark can keep. Spark keeps JPEG, PNG, WebP and HEIC photos: save or export it as one of those first.');
+    case appError.damagedPhoto:
+      return say('This photo is damaged or cut short. Copy it again from the camera or phone.');
+    case appError.photoTooLarge:
+      return say('This picture has too many pixels for Spark to make its small copy safely.');
+    case appError.diskFull:
+      return say('The disk on this computer is full. Free some space, then add the photo again.');
+    case appError.noFile:
+      return say('This file is not there any more. Check where it is (was the card or phone unplugged?).');
+    case appError.notAllowed:
+      return say('Spark is not allowed to read this file.');
+    case appError.notAdded:
+      return say('This photo could not be added. Try again; if it keeps happening, the details below help whoever looks after Spark.');
+    case appError.notConnectionText:
+      return say('That is not a connection text. It is one line like https://spark.example.org#spk_… ; ask whoever looks after the family engine to send it to you.', '');
+    case appError.noEngineAddress:
+      return say('The connection text does not start with an engine address (like https://spark.example.org). Paste the whole line you were sent.', '');
+    case appError.notEngineAddress:
+      return say(`“${name}” is not an engine address. It looks like http://192.168.1.20:8787 or https://spark.example.org.`, '');
+    case appError.noToken:
+      return say('Paste the token the family engine gave you (spark-engine token add).', '');
+    case appError.notPippaAddress:
+      return say(`“${name}” is not a Pippa address. For Ollama on this computer it is ${ollamaURL}.`, '');
+    case appError.noPippaModel:
+      return say('Name the model Pippa should use (for Ollama, for example llava).', '');
+    case appError.notOutboxEntry:
+      return say('This is no longer in the Outbox.', '');
+    case appError.originalDelivered:
+      return say(`The original of ${name} is no longer in the Outbox: it was delivered. Open it from Moments instead.`, '');
+    case appError.badTakenAt:
+      return say('Give the date and time the moment was taken, like 2024-05-01T09:30:00Z.', '');
+    case appError.emptyNote:
+      return say('Write something first.', '');
+    case appError.noWords:
+      return say('Select some words of a reading first.', '');
+    case appError.badPhrase:
+      return say('These words can’t be kept as a phrase. Select fewer words, then keep them again.');
+    case appError.noOtherEngine:
+      return say('Spark has no other engine to bring moments from: choose the family engine to bring this computer’s moments to it, or this computer’s engine to bring the family engine’s moments here.', '');
+    case appError.noFamilyCopy:
+      return say('Spark is using the engine on this computer: there is no copy of a family engine to rebuild.', '');
+    case appError.badCacheSize:
+      return say(`Give a size between ${e.min ?? 0} and ${e.max ?? 0} GB.`, '');
+    case appError.engineTooOld:
+      return say('This engine is too old to search. Ask whoever looks after it to update Spark.', '');
   }
+  if (tooLong.has(e.code)) return say('This is too long to keep. Shorten it and it is saved on its own.');
+  return say(somethingWrong);
+}
+
+/** startProblem words why Spark could not start (app.Status's problem: a
+ * start code, the folder or file as its name, the technical reason as its
+ * detail, shown behind "Details"). */
+export function startProblem(e: UIErrorLike): Explained {
+  return problem(e);
+}
+
+/** ollamaURL is Pippa's address for Ollama on this computer (app.OllamaURL). */
+export const ollamaURL = 'http://127.0.0.1:11434/v1';
+
+/** syncProblemWords words why this computer's copy of the family engine
+ * stopped (SyncStatus state "problem": a syncStop code) or can't reach
+ * the engine (state "offline": the call's error code); "" otherwise. */
+export function syncProblemWords(s: { state: string; problem: string }): string {
+  if (s.state === 'problem') {
+    switch (s.problem) {
+      case syncStop.mustRebuild:
+        return 'The family engine no longer matches the copy on this computer (it may have been restored from an older backup). Your moments are still shown as this computer has them. Rebuild this computer’s copy to fetch everything again.';
+      case syncStop.noCopy:
+        return 'Spark can’t keep a copy of the family engine on this computer. Your moments are still shown from the family engine while it answers; the details are in Spark’s log.';
+    }
+    return 'Spark stopped copying the family engine to this computer: the engine sent something this Spark can’t read (the details are in Spark’s log). Your moments are still shown as this computer has them. Rebuild this computer’s copy to fetch everything again; if this comes back, ask whoever looks after the family engine (Spark may need an update).';
+  }
+  if (s.state === 'offline') {
+    if (s.problem === appError.unauthorized) return 'The family engine refused Spark’s token. Check it in Settings.';
+    return 'The family engine can’t be reached right now. Your captures are safe on this computer and will send on their own.';
+  }
+  return '';
+}
+
+/** connectionTestWords words how a connection test went (app.TestResult):
+ * connected, no answer at the address, or why the address or the token
+ * can't be used. */
+export function connectionTestWords(r: { code: string; version: string; address: string; detail?: string }): string {
+  switch (r.code) {
+    case connectionTest.connected:
+      return `Connected: the engine answers and accepts the token (version ${r.version}).`;
+    case connectionTest.noAnswer:
+      return `No engine answers at ${r.address}. Check the address and that the family engine is running.`;
+    case appError.unauthorized:
+      return 'The engine refused Spark’s token. Check the token you were given.';
+  }
+  return problem({ code: r.code, name: r.address, detail: r.detail ?? '' }).sentence;
+}
+
+/** warningWords words why an engine address needs a word before Spark's
+ * token goes there (app.TestResult's and app.SettingsView's warning,
+ * Settings.AddressWarning: codes.ts's addressWarning); "" for none. */
+export function warningWords(code: string): string {
+  switch (code) {
+    case '':
+      return '';
+    case addressWarning.plainHttp:
+      return 'This address starts with http://, so the token, and your moments, would cross the network unprotected: someone else on the same network could copy them. Ask whoever runs the family engine for an address that starts with https://.';
+  }
+  return 'This address may not be safe to send Spark’s key to. Ask whoever runs the family engine for an address that starts with https://.';
+}
+
+/** dateTime is how the window writes a date and time: in the person's
+ * locale, medium date, short time. */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** when formats an RFC 3339 time for a person; "" when it does not read. */
+export function when(iso: string): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return dateTime.format(d);
+}
+
+/** waitingWords says where a change Dad made is while it is not sent yet,
+ * from what it waits for (a moment's, a phrase's, a recall's, a careful
+ * reading's or a write's waitsFor: codes.ts's waitsFor); "" when nothing
+ * waits. The moment, the toasts and the Outbox all say it with this. */
+export function waitingWords(code: string): string {
+  switch (code) {
+    case '':
+      return '';
+    case waitsFor.family:
+      return 'Saved on this computer; Spark will send it when the family engine is back.';
+    case waitsFor.local:
+      return 'Saved on this computer; Spark will send it to its engine in a moment.';
+    case waitsFor.parked:
+      return 'This change was turned down where your moments are kept. Open the Outbox to send it again or remove it.';
+  }
+  return 'Saved on this computer; Spark will send it as soon as it can.';
+}
+
+/** WriteLike is what writeWhat reads of an app.Write: its kind and data. */
+export interface WriteLike {
+  kind: string;
+  /** text: what Dad typed of a note, a caption or a phrase kept; a
+   * phrase removed's text. */
+  text: string;
+  /** taken_at: the date taken a taken_at write sets, RFC 3339. */
+  taken_at: string;
+}
+
+/** writeWhat names one of Dad's changes on its way, from its kind and its
+ * data (app.Write): the Outbox's line, and the question before it is
+ * removed. A date is written as the rest of the window writes dates. */
+export function writeWhat(w: WriteLike): string {
+  switch (w.kind) {
+    case writeKind.note:
+      return `Note “${w.text}”`;
+    case writeKind.caption:
+      return `Caption “${w.text}”`;
+    case writeKind.takenAt: {
+      const d = when(w.taken_at);
+      return d ? `Date taken ${d}` : 'Change the date taken';
+    }
+    case writeKind.delete:
+      return 'Delete a moment';
+    case writeKind.keep:
+      return `Keep the phrase “${w.text}”`;
+    case writeKind.unkeep:
+      return `Remove the phrase “${w.text}”`;
+    case writeKind.careful:
+      return 'Ask for a careful reading';
+    case writeKind.again:
+      return 'Ask Pippa again';
+    case writeKind.recall:
+      return 'Quick recall';
+  }
+  return 'A change';
+}
+
+/** writeRefused says, of a change the engine turned down (a parked
+ * app.Write), which engine (engine "remote" or "local", app.OutboxStatus's
+ * engine), why, from its code, and what Dad can do. The engine's own text
+ * is only ever the detail behind "Details". */
+export function writeRefused(code: string, engine: string): string {
+  const head = `${engine === 'remote' ? 'The family engine' : 'Spark’s engine on this computer'} turned this down, so it was not sent.`;
+  switch (code) {
+    case engineError.unknownMoment:
+    case engineError.notFound:
+    case engineError.momentDeleted:
+      return `${head} The moment it belongs to is no longer there: it was deleted, perhaps on another computer. You can remove it from this list.`;
+    case engineError.forbidden:
+      return `${head} The moment was added on another computer, and this computer’s key may change only what was added with it. Whoever looks after Spark can change it; you can remove it from this list.`;
+    case appError.badPhrase:
+    case engineError.badText:
+      return `${head} These words can’t be kept as a phrase. Remove it from this list, then keep fewer words.`;
+  }
+  if (tooLong.has(code)) return `${head} It is too long to keep. Remove it from this list, then make it shorter and save it again.`;
+  return `${head} Send it again once that is sorted out, or remove it.`;
+}
+
+/** WaitCode says why a photo waits after trouble (app.Entry's wait, the
+ * Wait* codes of app/outboxapi.go; a Go test checks this list). */
+export type WaitCode = 'network' | 'refused' | 'forbidden' | 'too_many_readings' | 'outbox' | 'failed' | 'busy';
+
+/** waitWords says why a photo waits, and that Spark tries again on its
+ * own (when: "in about a minute", or ""). */
+export function waitWords(code: string, when: string): string {
+  const again = `Spark tries again on its own${when ? `, ${when}` : ''}.`;
+  switch (code as WaitCode) {
+    case 'network':
+      return `Not sent yet: where your moments are kept can’t be reached right now. ${again}`;
+    case 'refused':
+      return 'Waiting: the family engine did not accept Spark’s key.';
+    case 'forbidden':
+      return `Not sent yet: this was added on another computer, and this computer’s key may change only what was added with it. Whoever looks after Spark can change it. ${again}`;
+    case 'too_many_readings':
+      return `Not sent yet: Pippa has been asked for many readings from this computer just now. ${again}`;
+    case 'outbox':
+      return `Not sent yet: Spark can’t use its outbox on this computer right now. ${again}`;
+    case 'failed':
+      return `Not sent yet: sending failed. ${again}`;
+    case 'busy':
+      return `Not sent yet: where your moments are kept is busy. ${again}`;
+  }
+  return `Not sent yet. ${again}`;
 }
 
 /** parkedAdvice says, for a capture the engine refused, what the person
  * can do, and which action can work: retrying only helps when something
  * changed on the engine's side. */
+/** writeMain is the Outbox's main button for a change the engine turned
+ * down: "Send again", unless sending again can't help because the moment
+ * it belongs to is gone, when removing it from the list is what is left. */
+export function writeMain(code: string): 'retry' | 'remove' {
+  switch (code) {
+    case engineError.unknownMoment:
+    case engineError.notFound:
+    case engineError.momentDeleted:
+      return 'remove';
+  }
+  return 'retry';
+}
+
 export function parkedAdvice(code: string): { sentence: string; main: 'save' | 'retry' } {
   switch (code) {
     case 'media_too_large':
       return {
         sentence: 'This photo is too large to be accepted where your moments are kept, so sending it again will not help. Save the original somewhere safe. If whoever looks after Spark raises the limit, press “Send again”.',
         main: 'save',
+      };
+    case 'missing_file':
+      return {
+        sentence: 'The copy of this photo that Spark keeps on this computer to send is gone from its folder. If you moved it, put it back and press “Send again”; otherwise remove it from this list and add the photo again.',
+        main: 'retry',
+      };
+    case 'unreadable_file':
+      return {
+        sentence: 'Spark can’t read the copy of this photo it keeps on this computer to send. If you changed Spark’s folder, undo that and press “Send again”; otherwise remove it from this list and add the photo again.',
+        main: 'retry',
+      };
+    case 'changed_file':
+      return {
+        sentence: 'The copy of this photo that Spark keeps on this computer to send has changed since the photo was added. If you put an older copy of Spark’s folder back, put the right one back and press “Send again”; otherwise remove it from this list and add the photo again.',
+        main: 'retry',
       };
     case 'unknown_moment':
     case 'media_conflict':
@@ -137,6 +515,13 @@ export function parkedAdvice(code: string): { sentence: string; main: 'save' | '
     default:
       return { sentence: 'This photo was not accepted where your moments are kept. Press “Send again”; if it is refused again, save the original somewhere safe.', main: 'retry' };
   }
+}
+
+/** cardRefused is the short reason on an Add photos card whose photo the
+ * engine refused, from the outbox event's code. */
+export function cardRefused(code: string): string {
+  if (code === engineError.mediaTooLarge) return 'Not sent: this photo is too large to be accepted.';
+  return 'Not sent: it was not accepted.';
 }
 
 /** Tally is how many photos, notes and other changes there are of
@@ -150,6 +535,21 @@ export interface Tally {
 }
 
 /** plural says a count with its noun: "1 photo", "2 photos". */
+/**
+ * sizeWords writes a size as people read it ("3.2 MB", "512 bytes"). It
+ * gives what the outbox's FormatSize gives the spark command, character
+ * for character: both are checked against test/testdata/sizes.json.
+ */
+export function sizeWords(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(0)} KB`;
+  return n === 1 ? '1 byte' : `${n} bytes`;
+}
+
+/** sentWords says how much of a photo the engine holds: "12.0 MB of 34.0 MB sent". */
+export const sentWords = (sent: number, size: number): string => `${sizeWords(sent)} of ${sizeWords(size)} sent`;
+
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -173,8 +573,10 @@ export function tallyWords(t: Tally): string {
 }
 
 /** OutboxLine is what the window says of the outbox outside the Outbox
- * screen: the offline banner's sentence, the status bar's waiting item,
- * and its "needs you" item ("" when nothing is parked). */
+ * screen: the offline banner's sentence, the status bar's waiting item
+ * and its "needs you" item ("" when there is nothing to say). It and the
+ * Outbox screen's summary (outboxSummary) are worded from one
+ * app.OutboxStatus (outbox.ts), so they always agree. */
 export interface OutboxLine {
   banner: string;
   waiting: string;
@@ -182,7 +584,8 @@ export interface OutboxLine {
 }
 
 /** outboxLine words what waits (not parked) and what is parked (waits
- * for Dad), from the Status's counts. */
+ * for Dad), from one OutboxStatus's tallies. "Everything sent" is said
+ * only when nothing waits and nothing is parked. */
 export function outboxLine(waiting: Tally, parked: Tally): OutboxLine {
   const n = total(waiting);
   const p = total(parked);
@@ -190,9 +593,151 @@ export function outboxLine(waiting: Tally, parked: Tally): OutboxLine {
     banner: n
       ? `${tallyWords(waiting)} ${n === 1 ? 'is' : 'are'} waiting safely on this computer and will be sent on ${n === 1 ? 'its' : 'their'} own when it is back.`
       : 'Anything you add waits safely on this computer and is sent on its own when it is back.',
-    waiting: n ? `${tallyWords(waiting)} waiting to be sent` : 'Everything sent',
+    waiting: n ? `${tallyWords(waiting)} waiting to be sent` : p ? '' : 'Everything sent',
     parked: p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you` : '',
   };
+}
+
+/** outboxSummary is the Outbox screen's first line, from the same tallies
+ * as outboxLine. */
+export function outboxSummary(waiting: Tally, parked: Tally): string {
+  const n = total(waiting);
+  const p = total(parked);
+  if (n + p === 0) return 'Everything is sent. Nothing is waiting.';
+  return [
+    n ? `${tallyWords(waiting)} ${n === 1 ? 'is' : 'are'} on the way, safe on this computer until then.` : '',
+    p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you to decide what to do.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** engineBanner is the banner's words when the engine is away: why (the
+ * family engine, or this computer's own, does not answer, or the family
+ * engine refused Spark's key), and, when refused, the words of the link
+ * to Settings ("" otherwise). outboxLine's banner follows. */
+export function engineBanner(engine: string, refused: boolean): { why: string; link: string } {
+  if (refused) return { why: 'The family engine did not accept Spark’s key.', link: 'Paste its connection text again in Settings' };
+  return { why: engine === 'remote' ? 'The family engine can’t be reached right now.' : 'Spark’s own engine on this computer isn’t answering right now.', link: '' };
+}
+
+/** EngineState is the status bar's state of the engine. */
+export type EngineState = 'starting' | 'connected' | 'refused' | 'offline';
+
+/** engineStateWords is the status bar's first item: where moments are
+ * kept (engine "remote" or "local"), and whether it answers. */
+export function engineStateWords(state: EngineState, engine: string): string {
+  const where = engine === 'remote' ? 'Kept on the family engine' : 'Kept on this computer';
+  switch (state) {
+    case 'starting':
+      return startWords(true);
+    case 'refused':
+      return `${where}, which did not accept Spark’s key`;
+    case 'offline':
+      return `${where}, which can’t be reached right now`;
+  }
+  return where;
+}
+
+/** startWords is the heading while Spark starts, or when it could not. */
+export function startWords(starting: boolean): string {
+  return starting ? 'Spark is starting…' : 'Spark could not start';
+}
+
+/** badgeWords is the Outbox count in words: beside "Menu" in a narrow
+ * window (menu), and what a screen reader hears of the Outbox tab's
+ * badge (label); "" when nothing waits. */
+export function badgeWords(waiting: number, parked: number): { menu: string; label: string } {
+  const needs = parked ? `${parked} need${parked === 1 ? 's' : ''} you` : '';
+  return {
+    menu: [waiting ? `${waiting} to send` : '', needs].filter(Boolean).join(', '),
+    label: [waiting ? `${waiting} waiting to be sent` : '', needs].filter(Boolean).join(', '),
+  };
+}
+
+/** MoveLike is what moveWords reads of an app.MoveView. */
+export interface MoveLike {
+  way: string;
+  lacking: number;
+  running: boolean;
+  finished: boolean;
+  stop: string;
+  refused: number;
+}
+
+/** MoveWords are the words of bringing moments along: the offer, its
+ * button and hint (when moments are lacking), what it is doing or how it
+ * went (message), and what may be done while it runs (going). */
+export interface MoveWords {
+  offer: string;
+  button: string;
+  hint: string;
+  message: string;
+  going: string;
+}
+
+/** moveWords words bringing moments along (app.MoveView) from the way it
+ * goes ("to_family" or "here"), how many moments are lacking, and why it
+ * stopped (codes.ts's moveStop). */
+export function moveWords(v: MoveLike): MoveWords {
+  const here = v.way === 'here';
+  const n = v.lacking;
+  const what = n === 1 ? 'moment' : 'moments';
+  const w: MoveWords = {
+    offer: '',
+    button: '',
+    hint: '',
+    message: '',
+    going: 'You can keep using Spark or close it; press the button again later to go on from where it stopped.',
+  };
+  if (n > 0 && here) {
+    // "doesn't" as the browser tests read it.
+    w.offer = `The family engine has ${n} ${what} this computer doesn't.`;
+    w.button = n === 1 ? 'Bring it here' : 'Bring them here';
+    w.hint = 'They stay on the family engine too. Readings Pippa already gave come along as they are.';
+  } else if (n > 0) {
+    w.offer = `The family engine does not have ${n} ${what} that ${n === 1 ? 'is' : 'are'} kept on this computer.`;
+    w.button = `Bring my ${n} ${what} along`;
+    w.hint = 'They stay on this computer too. Readings Pippa already gave come along as they are.';
+  }
+  if (v.running) {
+    w.message = here ? 'Bringing the family engine’s moments here…' : 'Bringing your moments along…';
+  } else if (v.finished) {
+    w.message = here ? 'All your moments are on this computer now. They are still on the family engine too.' : 'All your moments are on the family engine now. They are still on this computer too.';
+  } else {
+    switch (v.stop) {
+      case moveStop.cantCount:
+        w.message = 'Spark can’t tell right now which moments the family engine lacks.';
+        break;
+      case moveStop.cantRead:
+        w.message = 'Spark can’t read the moments to bring along.';
+        break;
+      case moveStop.incomplete:
+        w.message = `${here ? 'This computer' : 'The family engine'} took everything but ${plural(v.refused, 'thing', 'things')}. Press the button again to try those again.`;
+        break;
+      case moveStop.stopped:
+        w.message = 'Spark stopped bringing your moments along. Press the button again to go on from where it stopped.';
+        break;
+    }
+  }
+  return w;
+}
+
+/** leftoversWords is Settings' sentence about the outbox's files not
+ * removed from this computer yet (app.Leftovers' counts), without paths;
+ * "" when there are none. The spark command says the same
+ * (cmd/spark/words.go leftoversWords). */
+export function leftoversWords(l: { sent: number; discarded: number; interrupted: number }): string {
+  const n = l.sent + l.discarded + l.interrupted;
+  if (n === 0) return '';
+  const parts = [
+    l.sent ? `${plural(l.sent, 'photo', 'photos')} already sent` : '',
+    l.discarded ? `${plural(l.discarded, 'photo', 'photos')} you discarded` : '',
+    l.interrupted ? `${plural(l.interrupted, 'copy', 'copies')} left from an import that was interrupted` : '',
+  ].filter(Boolean);
+  const last = parts.pop() ?? '';
+  const what = parts.length ? `${parts.join(', ')} and ${last}` : last;
+  return `${what} could not be removed from this computer yet (a program may have ${n === 1 ? 'it' : 'them'} open). Spark tries again on its own.`;
 }
 
 /** soon says when a time to come is, roughly ("in about 2 minutes"). */

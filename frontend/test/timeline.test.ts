@@ -19,8 +19,16 @@ test('by date taken, a moment without one goes by when it was added, and says so
   assert.deepEqual(sorted(ms, 'taken').map((x) => x.id), ['02', '01', '03']);
   assert.deepEqual(sorted(ms, 'added').map((x) => x.id), ['03', '02', '01']);
   assert.deepEqual(sections(sorted(ms, 'taken'), 'taken', now).map((s) => [s.group.key, s.items.length]), [['today', 1], ['2021-03', 1], ['2015-06', 1]]);
-  assert.match(tileDate(ms[1]!, 'taken', now), /^added today/);
+  assert.match(tileDate(ms[1]!, 'taken', now), /^Added today, /);
   assert.doesNotMatch(tileDate(ms[0]!, 'taken', now), /added/);
   assert.doesNotMatch(tileDate(m('n', '', iso(2026, 5, 20), 'note'), 'taken', now), /added/, 'a note is not "added"');
   assert.equal(dateOf(ms[0]!, 'added').added, true);
+});
+
+test('a tile\'s date begins with a capital, today or not', () => {
+  const today = m('t', '', iso(2026, 5, 20, 11), 'note');
+  assert.match(tileDate(today, 'added', now), /^Today, \d/);
+  assert.match(tileDate(m('a', '', iso(2026, 5, 20, 11)), 'taken', now), /^Added today, \d/);
+  assert.match(tileDate(m('b', '', iso(2026, 3, 2)), 'taken', now), /^Added [A-Z0-9]/);
+  assert.match(tileDate(m('c', iso(2021, 3, 2), iso(2026, 5, 19)), 'taken', now), /^[A-Z0-9]/);
 });

@@ -1,5 +1,5 @@
 // Checks the UI's ULID module against the reference, oklog/ulid, through
-// e2e/ulidcheck (a Go program): each side decodes what the other minted.
+// e2e/cmd/ulidcheck (a Go program): each side decodes what the other minted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,7 +16,7 @@ interface Report {
 }
 
 function goCheck(ms: number, n: number, ids: string[]): Report {
-  const out = execFileSync('go', ['run', './e2e/ulidcheck', '-ms', String(ms), '-n', String(n), ...ids], {
+  const out = execFileSync('go', ['run', './e2e/cmd/ulidcheck', '-ms', String(ms), '-n', String(n), ...ids], {
     cwd: root,
     encoding: 'utf8',
     timeout: 120_000,

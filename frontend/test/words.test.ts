@@ -2,7 +2,9 @@
 // says of a moment's readings, and failed readings in plain sentences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine } from '../src/words.js';
+import { readFileSync } from 'node:fs';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords } from '../src/words.js';
+import { readFail } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
 const snap = (from: string, to: string) => {
@@ -34,13 +36,11 @@ test('a card says the latest reading, or what Pippa is doing', () => {
   assert.equal(latest([r('finished', 'old'), r('finished', 'new', 'careful'), r('failed')])?.text, 'new');
 });
 
-test('a failed reading is a sentence without addresses; the raw error is the detail', () => {
-  const raw = 'Pippa\'s seat "pippa" (http://127.0.0.1:9/v1) did not answer after 5 attempts: dial tcp 127.0.0.1:9: connect: connection refused; check that the model server is running and reachable, then ask again';
-  const e = readingError(raw);
-  assert.doesNotMatch(e.sentence, /127\.0\.0\.1|seat|dial/);
-  assert.match(e.sentence, /Try again/);
-  assert.equal(e.detail, raw);
-  assert.match(readingError('Pippa\'s seat "pippa" (http://x) refused the request: 400').sentence, /Settings/);
+test('a failed reading is a sentence without addresses, from its code; the raw error is only ever the detail', () => {
+  const e = readingError(readFail.pippaUnreachable);
+  assert.doesNotMatch(e, /127\.0\.0\.1|seat|dial/);
+  assert.match(e, /Try again/);
+  assert.match(readingError(readFail.pippaRefused), /Settings/);
 });
 
 test('a parked photo too large for the engine: saving is the action that can work', () => {
@@ -56,9 +56,15 @@ test('first lines stop at a word', () => {
 });
 
 test('an engine error in plain words, the engine’s own behind Details', () => {
-  assert.match(problem('bad_caption', 'the caption is 70000 bytes; at most 65536 bytes').sentence, /too long/);
-  assert.equal(problem('no_phrases', 'no phrase kept').detail, '');
-  const x = problem('internal', 'database is locked');
+  assert.match(problem({ code: 'caption_too_long', detail: 'the caption is 70000 bytes; at most 65536 bytes' }).sentence, /too long/);
+  assert.equal(problem({ code: 'no_phrases', detail: 'no phrase kept' }).detail, '');
+  const f = problem({ code: 'forbidden', detail: 'moment X was created by another device' });
+  assert.match(f.sentence, /another computer/);
+  assert.doesNotMatch(f.sentence, /key in Settings|connection text/);
+  assert.equal(f.detail, 'moment X was created by another device');
+  assert.match(problem({ code: 'too_many_readings', detail: 'this device is asking for readings faster than the family engine allows' }).sentence, /on its own/);
+  assert.match(problem({ code: 'search_too_broad', detail: 'That search matches too much' }).sentence, /another word/);
+  const x = problem({ code: 'internal', detail: 'database is locked' });
   assert.doesNotMatch(x.sentence, /database/);
   assert.equal(x.detail, 'database is locked');
 });
@@ -90,4 +96,94 @@ test('the banner, the status bar and its “needs you” say what waits, never a
   assert.equal(outboxLine(none, t(0, 0, 1)).parked, '1 change needs you');
   assert.equal(outboxLine(none, t(1, 0, 1)).parked, '1 photo and 1 change need you');
   for (const l of [outboxLine(t(0, 2, 3), t(0, 1, 1))]) assert.doesNotMatch(`${l.banner} ${l.waiting} ${l.parked}`, /photo/);
+});
+
+test('sizes: the same words as the spark command (outbox.FormatSize), from one table', () => {
+  const table = JSON.parse(readFileSync(new URL('../../../test/testdata/sizes.json', import.meta.url), 'utf8')) as [number, string][];
+  assert.ok(table.length >= 10);
+  for (const [n, want] of table) assert.equal(sizeWords(n), want, `${n} bytes`);
+});
+
+test('an original on its way says how much of it the engine holds, in the sizes’ words', () => {
+  assert.equal(sentWords(12 * 1024 ** 2, 34 * 1024 ** 2), '12.0 MB of 34.0 MB sent');
+  assert.equal(sentWords(512 * 1024, 3 * 1024 ** 2), '512 KB of 3.0 MB sent');
+});
+
+test('the Outbox summary and the status bar are worded from the same tallies; “Everything sent” only when nothing needs Dad either', () => {
+  const t = (photos: number, notes: number, changes: number) => ({ photos, notes, changes });
+  const none = t(0, 0, 0);
+  assert.equal(outboxSummary(none, none), 'Everything is sent. Nothing is waiting.');
+  assert.equal(outboxLine(none, none).waiting, 'Everything sent');
+  assert.equal(outboxLine(none, t(1, 0, 0)).waiting, '', 'a parked photo: not “Everything sent”');
+  assert.equal(outboxSummary(none, t(1, 0, 0)), '1 photo needs you to decide what to do.');
+  assert.equal(outboxSummary(t(1, 0, 1), none), '1 photo and 1 change are on the way, safe on this computer until then.');
+});
+
+test('leftovers: the same sentences as the spark command (cmd/spark/words.go), from the outbox’s numbers', () => {
+  assert.equal(leftoversWords({ sent: 0, discarded: 0, interrupted: 0 }), '');
+  assert.equal(leftoversWords({ sent: 3, discarded: 0, interrupted: 0 }), '3 photos already sent could not be removed from this computer yet (a program may have them open). Spark tries again on its own.');
+  assert.equal(
+    leftoversWords({ sent: 1, discarded: 1, interrupted: 1 }),
+    '1 photo already sent, 1 photo you discarded and 1 copy left from an import that was interrupted could not be removed from this computer yet (a program may have them open). Spark tries again on its own.',
+  );
+});
+
+test('the banner and the status bar say where moments are kept and why the engine is away, worded here, not in main.ts', () => {
+  assert.deepEqual(engineBanner('remote', false), { why: 'The family engine can’t be reached right now.', link: '' });
+  assert.deepEqual(engineBanner('local', false), { why: 'Spark’s own engine on this computer isn’t answering right now.', link: '' });
+  assert.deepEqual(engineBanner('remote', true), { why: 'The family engine did not accept Spark’s key.', link: 'Paste its connection text again in Settings' });
+  assert.equal(engineStateWords('connected', 'remote'), 'Kept on the family engine');
+  assert.equal(engineStateWords('connected', 'local'), 'Kept on this computer');
+  assert.equal(engineStateWords('refused', 'remote'), 'Kept on the family engine, which did not accept Spark’s key');
+  assert.equal(engineStateWords('offline', 'local'), 'Kept on this computer, which can’t be reached right now');
+  assert.equal(engineStateWords('starting', 'local'), 'Spark is starting…');
+  assert.equal(startWords(true), 'Spark is starting…');
+  assert.equal(startWords(false), 'Spark could not start');
+  assert.deepEqual(badgeWords(2, 1), { menu: '2 to send, 1 needs you', label: '2 waiting to be sent, 1 needs you' });
+  assert.deepEqual(badgeWords(0, 3), { menu: '3 need you', label: '3 need you' });
+  assert.deepEqual(badgeWords(0, 0), { menu: '', label: '' });
+});
+
+test('bringing moments along: the offer, the button, the hint and how it went, from the way, the count and a code', () => {
+  const v = (o: Partial<Parameters<typeof moveWords>[0]>) => moveWords({ way: 'to_family', lacking: 0, running: false, finished: false, stop: '', refused: 0, ...o });
+  const here = v({ way: 'here', lacking: 2 });
+  assert.equal(here.offer, "The family engine has 2 moments this computer doesn't.");
+  assert.equal(here.button, 'Bring them here');
+  assert.equal(here.hint, 'They stay on the family engine too. Readings Pippa already gave come along as they are.');
+  assert.equal(v({ way: 'here', lacking: 1 }).offer, "The family engine has 1 moment this computer doesn't.");
+  assert.equal(v({ way: 'here', lacking: 1 }).button, 'Bring it here');
+  const there = v({ lacking: 3 });
+  assert.equal(there.offer, 'The family engine does not have 3 moments that are kept on this computer.');
+  assert.equal(there.button, 'Bring my 3 moments along');
+  assert.equal(there.hint, 'They stay on this computer too. Readings Pippa already gave come along as they are.');
+  assert.equal(v({ lacking: 1 }).offer, 'The family engine does not have 1 moment that is kept on this computer.');
+  assert.equal(v({ lacking: 1 }).button, 'Bring my 1 moment along');
+  assert.equal(v({ running: true }).message, 'Bringing your moments along…');
+  assert.equal(v({ way: 'here', running: true }).message, 'Bringing the family engine’s moments here…');
+  assert.equal(v({ finished: true }).message, 'All your moments are on the family engine now. They are still on this computer too.');
+  assert.equal(v({ way: 'here', finished: true }).message, 'All your moments are on this computer now. They are still on the family engine too.');
+  assert.equal(v({ stop: 'incomplete', refused: 2 }).message, 'The family engine took everything but 2 things. Press the button again to try those again.');
+  assert.equal(v({ way: 'here', stop: 'incomplete', refused: 1 }).message, 'This computer took everything but 1 thing. Press the button again to try those again.');
+  assert.equal(v({ stop: 'cant_count' }).message, 'Spark can’t tell right now which moments the family engine lacks.');
+  assert.equal(v({ stop: 'cant_read' }).message, 'Spark can’t read the moments to bring along.');
+  assert.equal(v({ stop: 'stopped' }).message, 'Spark stopped bringing your moments along. Press the button again to go on from where it stopped.');
+  assert.deepEqual(v({}), { offer: '', button: '', hint: '', message: '', going: 'You can keep using Spark or close it; press the button again later to go on from where it stopped.' });
+});
+
+test('why Spark could not start: the folder named, what to do, the technical reason behind Details', () => {
+  const inUse = startProblem({ code: 'engine_in_use', name: '/home/dad/.local/share/spark/engine', detail: 'pid 4242 (spark-engine serve)' });
+  assert.match(inUse.sentence, /\/home\/dad\/\.local\/share\/spark\/engine/);
+  assert.match(inUse.sentence, /already in use/);
+  assert.match(inUse.sentence, /Close the other one/);
+  assert.doesNotMatch(inUse.sentence, /engine\.lock/);
+  assert.equal(inUse.detail, 'pid 4242 (spark-engine serve)');
+  const ob = startProblem({ code: 'outbox_unopened', name: '/home/dad/spark/outbox', detail: 'file is not a database' });
+  assert.match(ob.sentence, /outbox/);
+  assert.match(ob.sentence, /will not change or delete/);
+  assert.match(ob.sentence, /\/home\/dad\/spark\/outbox/);
+  for (const code of ['no_data_folder', 'no_log', 'bad_settings', 'engine_failed', 'failed']) {
+    const e = startProblem({ code, name: '/home/dad/spark', detail: 'permission denied' });
+    assert.ok(e.sentence.length > 20 && !/permission denied/.test(e.sentence), `${code}: ${e.sentence}`);
+  }
+  assert.match(startProblem({ code: 'bad_settings', name: '/home/dad/spark/settings.json' }).sentence, /move it aside/);
 });

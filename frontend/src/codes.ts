@@ -1,0 +1,159 @@
+// The codes the Go side sends the window, as Go names them. Generated
+// from the Go constants by app/codes_test.go (SPARK_WRITE_CODES=1 go test
+// ./app -run TestCodesTS), which checks this file against them: do not
+// edit. The words for each are made in words.ts, and only there.
+
+/** Why a reading failed (a reading's errorCode): engine/api.ReadFailCodes. */
+export const readFail = {
+  pippaUnreachable: 'pippa_unreachable',
+  pippaRefused: 'pippa_refused',
+  pippaAnswerUnreadable: 'pippa_answer_unreadable',
+  photoTooLargeForPippa: 'photo_too_large_for_pippa',
+  readingFailed: 'reading_failed',
+} as const;
+export type ReadFailCode = (typeof readFail)[keyof typeof readFail];
+
+/** A reading's status: engine/api's Turn constants, and app/views.go's ReadingWaiting (asked for on this computer, not sent yet). */
+export const readingStatus = {
+  failed: 'failed',
+  finished: 'finished',
+  queued: 'queued',
+  running: 'running',
+  waiting: 'waiting',
+} as const;
+export type ReadingStatusCode = (typeof readingStatus)[keyof typeof readingStatus];
+
+/** The engine's error codes (a UIError's code for a call the engine refused): engine/api's Code constants. */
+export const engineError = {
+  badDigest: 'bad_digest',
+  badErrorCode: 'bad_error_code',
+  badHost: 'bad_host',
+  badId: 'bad_id',
+  badJson: 'bad_json',
+  badKind: 'bad_kind',
+  badLimit: 'bad_limit',
+  badMediaRef: 'bad_media_ref',
+  badMode: 'bad_mode',
+  badRole: 'bad_role',
+  badStatus: 'bad_status',
+  badTakenAt: 'bad_taken_at',
+  badText: 'bad_text',
+  bodyTooLarge: 'body_too_large',
+  captionTooLong: 'caption_too_long',
+  digestMismatch: 'digest_mismatch',
+  forbidden: 'forbidden',
+  importConflict: 'import_conflict',
+  internal: 'internal',
+  mediaConflict: 'media_conflict',
+  mediaTooLarge: 'media_too_large',
+  methodNotAllowed: 'method_not_allowed',
+  momentDeleted: 'moment_deleted',
+  noPhrases: 'no_phrases',
+  notFound: 'not_found',
+  requestIdReused: 'request_id_reused',
+  requestTimeout: 'request_timeout',
+  searchTooBroad: 'search_too_broad',
+  tooManyReadings: 'too_many_readings',
+  tooManyTurns: 'too_many_turns',
+  turnTooLarge: 'turn_too_large',
+  unauthorized: 'unauthorized',
+  unavailable: 'unavailable',
+  unknownMoment: 'unknown_moment',
+} as const;
+export type EngineErrorCode = (typeof engineError)[keyof typeof engineError];
+
+/** The app's own error codes (a UIError's code): app/errors.go's Code constants. */
+export const appError = {
+  badCacheSize: 'bad_cache_size',
+  badPhrase: 'bad_phrase',
+  badSettings: 'bad_settings',
+  badTakenAt: 'bad_taken_at',
+  canceled: 'canceled',
+  damagedPhoto: 'damaged_photo',
+  diskFull: 'disk_full',
+  emptyFile: 'empty_file',
+  emptyNote: 'empty_note',
+  engineFailed: 'engine_failed',
+  engineInUse: 'engine_in_use',
+  engineTooOld: 'engine_too_old',
+  failed: 'failed',
+  noDataFolder: 'no_data_folder',
+  noEngineAddress: 'no_engine_address',
+  noFamilyCopy: 'no_family_copy',
+  noFile: 'no_file',
+  noLog: 'no_log',
+  noOtherEngine: 'no_other_engine',
+  noPhotos: 'no_photos',
+  noPippaModel: 'no_pippa_model',
+  noToken: 'no_token',
+  noWords: 'no_words',
+  notAdded: 'not_added',
+  notAllowed: 'not_allowed',
+  notConnectionText: 'not_connection_text',
+  notEngineAddress: 'not_engine_address',
+  notOutboxEntry: 'not_outbox_entry',
+  notPhoto: 'not_photo',
+  notPicture: 'not_picture',
+  notPippaAddress: 'not_pippa_address',
+  notReady: 'not_ready',
+  notWaiting: 'not_waiting',
+  offline: 'offline',
+  originalDelivered: 'original_delivered',
+  outboxUnopened: 'outbox_unopened',
+  pasteUnreadable: 'paste_unreadable',
+  photoTooLarge: 'photo_too_large',
+  unauthorized: 'unauthorized',
+} as const;
+export type AppErrorCode = (typeof appError)[keyof typeof appError];
+
+/** Why the sync stopped (SyncStatus.problem in state "problem"): app/sync.go's SyncStop constants. */
+export const syncStop = {
+  mustRebuild: 'must_rebuild',
+  noCopy: 'no_copy',
+  unreadable: 'unreadable',
+} as const;
+export type SyncStopCode = (typeof syncStop)[keyof typeof syncStop];
+
+/** How a connection test went (TestResult.code), besides an appError or engineError code: app/settingsapi.go's Test constants. */
+export const connectionTest = {
+  connected: 'connected',
+  noAnswer: 'no_answer',
+} as const;
+export type ConnectionTestCode = (typeof connectionTest)[keyof typeof connectionTest];
+
+/** Why bringing moments along stopped, or could not start or count (MoveView.stop): app/move.go's MoveStop constants. */
+export const moveStop = {
+  cantCount: 'cant_count',
+  cantRead: 'cant_read',
+  incomplete: 'incomplete',
+  stopped: 'stopped',
+} as const;
+export type MoveStopCode = (typeof moveStop)[keyof typeof moveStop];
+
+/** What a change not sent yet waits for (waitsFor of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants. */
+export const waitsFor = {
+  family: 'family',
+  local: 'local',
+  parked: 'parked',
+} as const;
+export type WaitsForCode = (typeof waitsFor)[keyof typeof waitsFor];
+
+/** The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): app/views.go's Write constants but the WriteState ones. */
+export const writeKind = {
+  again: 'again',
+  caption: 'caption',
+  careful: 'careful',
+  delete: 'delete',
+  keep: 'keep',
+  note: 'note',
+  recall: 'recall',
+  takenAt: 'taken_at',
+  unkeep: 'unkeep',
+} as const;
+export type WriteKindCode = (typeof writeKind)[keyof typeof writeKind];
+
+/** Why an engine address needs a word before the token goes there (TestResult.warning, SettingsView.warning, Settings.AddressWarning): app/settingsapi.go's Warn constants. */
+export const addressWarning = {
+  plainHttp: 'plain_http',
+} as const;
+export type AddressWarningCode = (typeof addressWarning)[keyof typeof addressWarning];
