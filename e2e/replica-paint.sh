@@ -37,7 +37,7 @@ go build -o "$tmp/spark-engine" ./cmd/spark-engine || { echo "FAIL: build spark-
 go build -o "$tmp/spark" ./cmd/spark || { echo "FAIL: build spark"; exit 1; }
 
 # The family engine: an app data folder whose engine/ holds the moments.
-go run ./e2e/seed -data "$tmp/family" -moments "$n" || { echo "FAIL: seeding $n moments"; exit 1; }
+go run ./e2e/cmd/seedfolder -data "$tmp/family" -moments "$n" || { echo "FAIL: seeding $n moments"; exit 1; }
 fam="$tmp/family/engine"
 token=$("$tmp/spark-engine" token add replica-paint --data "$fam" 2>"$tmp/token.log") || { echo "FAIL: spark-engine token add"; exit 1; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -5,7 +5,7 @@
 # --no-build) and sets bin to it.
 build_window() {
   if [ "${1:-}" != "--no-build" ]; then
-    wails build -o spark-desktop -ldflags "-X github.com/sparkfamily/spark/version.Version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" >/tmp/spark-wails-build.log 2>&1 ||
+    wails build -o spark-desktop -ldflags "-X github.com/sparkfamily/spark/internal/version.Version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)" >/tmp/spark-wails-build.log 2>&1 ||
       { tail -30 /tmp/spark-wails-build.log; echo "FAIL: wails build"; exit 1; }
   fi
   bin=build/bin/spark-desktop

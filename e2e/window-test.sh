@@ -5,7 +5,7 @@
 # to its data folder, and that SIGTERM closes it cleanly (drain stopped,
 # engine closed). It prints cold start and memory figures and saves a
 # screenshot of the real window to build/screenshots/window.png. The photos
-# are read by a fake Pippa (e2e/fakepippa), so the pictures show readings;
+# are read by a fake Pippa (e2e/cmd/windowpippa), so the pictures show readings;
 # with xdotool, e2e/window-tour.sh then takes a picture of every screen in
 # light and in dark (build/screenshots/tour/).
 #
@@ -35,16 +35,16 @@ start_xvfb "$tmp/xvfb.log"
 
 export SPARK_DATA="$tmp/data"
 # A fake Pippa reads the photos, so the pictures show readings.
-go build -o "$tmp/fakepippa" ./e2e/fakepippa || { echo "FAIL: build the fake Pippa"; exit 1; }
+go build -o "$tmp/fakepippa" ./e2e/cmd/windowpippa || { echo "FAIL: build the fake Pippa"; exit 1; }
 "$tmp/fakepippa" -url-file "$tmp/pippa.url" >"$tmp/pippa.log" 2>&1 &
 pippa_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/pippa.url" ] && break; sleep 0.1; done
-go run ./e2e/seed -data "$SPARK_DATA" -pippa "$(cat "$tmp/pippa.url")" || { echo "FAIL: set the fake Pippa"; exit 1; }
+go run ./e2e/cmd/seedfolder -data "$SPARK_DATA" -pippa "$(cat "$tmp/pippa.url")" || { echo "FAIL: set the fake Pippa"; exit 1; }
 # With the test photos at hand, a few are captured first (as "Choose
 # photos…" would), so the window opens on Moments, as for a returning user.
 photos=../shared/photos
 if [ -d "$photos" ]; then
-  go run ./e2e/seed -data "$SPARK_DATA" "$photos"/pixel_4048x3036.jpg "$photos"/olympus_ep3_4032x3024.jpg \
+  go run ./e2e/cmd/seedfolder -data "$SPARK_DATA" "$photos"/pixel_4048x3036.jpg "$photos"/olympus_ep3_4032x3024.jpg \
     "$photos"/nokia83_4608x1976.jpg "$photos"/iphone6_3264x2448.jpg "$photos"/canon_sx60_2048x1536_orient6.jpg \
     "$photos"/parrot_4608x3456.jpg || { echo "FAIL: seeding photos"; exit 1; }
 fi
@@ -111,7 +111,7 @@ done
 n=${WINDOW_MOMENTS:-10000}
 big="$tmp/big"
 seed_start=$(date +%s)
-go run ./e2e/seed -data "$big" -moments "$n" || { echo "FAIL: seeding $n moments"; exit 1; }
+go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" || { echo "FAIL: seeding $n moments"; exit 1; }
 seed_s=$(( $(date +%s) - seed_start ))
 SPARK_DATA="$big" "$bin" >"$tmp/app-big.log" 2>&1 &
 app_pid=$!

@@ -79,11 +79,11 @@ func run(listen, dist, data, urlFile string, verbose bool) error {
 	if st, _ := a.Settings.Status(); !st.Ready {
 		return fmt.Errorf("the app did not start: %s", st.Problem)
 	}
-	if _, err := a.Settings.SetPippa(app.Pippa{URL: pippa.URL, Model: "fake-pippa"}); err != nil {
+	if _, err := a.Settings.SetPippa(app.Pippa{URL: pippa.URL(), Model: "fake-pippa"}); err != nil {
 		return fmt.Errorf("set the fake Pippa: %w", err)
 	}
 
-	t := &testAPI{shell: sh, app: a, dir: tmp, pippa: pippa.URL, fake: pippa, data: data, logger: logger}
+	t := &testAPI{shell: sh, app: a, dir: tmp, pippa: pippa.URL(), fake: pippa, data: data, logger: logger}
 	defer t.stopRemote()
 
 	mux := http.NewServeMux()

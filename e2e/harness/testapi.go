@@ -19,13 +19,14 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/app"
-	"github.com/sparkfamily/spark/client"
 	"github.com/sparkfamily/spark/e2e/internal/seed"
-	"github.com/sparkfamily/spark/e2e/pippafake"
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // testAPI holds the test-only routes.
@@ -35,7 +36,7 @@ type testAPI struct {
 	dir    string // the harness's temp folder
 	data   string // the app's data folder
 	pippa  string
-	fake   *pippafake.Server
+	fake   *pippatest.Server
 	logger *slog.Logger
 
 	mu     sync.Mutex
@@ -143,7 +144,7 @@ func (t *testAPI) prepareRemote(w http.ResponseWriter, r *http.Request) {
 			fail(w, err)
 			return
 		}
-		tok, err := eng.Tokens().Add("family-e2e")
+		tok, err := eng.Tokens().Add("family-e2e", auth.ScopeAdmin)
 		eng.Close()
 		if err != nil {
 			fail(w, err)
@@ -387,7 +388,7 @@ func (t *testAPI) leftover(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	db, err := sql.Open("sqlite", sqlitedsn.DSN(filepath.Join(ob, "outbox.db"), url.Values{"_pragma": {"busy_timeout(10000)"}}))
+	db, err := sql.Open("sqlite", sqlitedb.DSN(filepath.Join(ob, "outbox.db"), url.Values{"_pragma": {"busy_timeout(10000)"}}))
 	if err != nil {
 		fail(w, err)
 		return

@@ -256,7 +256,7 @@ test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off',
     // With moments the app opens on Moments; start over on Add photos, and
     // from the top of the page Tab reaches the tabs and the main actions,
     // each with a visible focus ring.
-    await p.locator('nav.tabs').getByRole('button', { name: 'Add photos' }).click();
+    await tab(p, 'Add photos');
     await p.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
     const seen = [];
     for (let i = 0; i < 12; i++) {
@@ -269,20 +269,21 @@ test('keyboard, 200% zoom and dark mode: everything reachable, nothing cut off',
         }),
       );
     }
-    for (const name of ['Add photos', 'Settings', 'Choose photos…', 'Import a folder…']) {
-      const hit = seen.find((s) => s.text.startsWith(name));
+    // At 200% the tabs are folded behind the menu button (issue 21).
+    for (const name of ['Menu', 'Choose photos…', 'Import a folder…']) {
+      const hit = seen.find((s) => s.text.replace(/^☰\s*/, '').startsWith(name));
       assert.ok(hit, `Tab reaches “${name}” (saw ${seen.map((s) => s.text).join(' | ')})`);
       assert.ok(hit.outline, `“${name}” shows a focus ring`);
     }
     for (const name of ['Add photos', 'Moments', 'Outbox', 'Settings']) {
-      await p.locator('nav.tabs').getByRole('button', { name }).click();
+      await tab(p, name);
       const overflow = await p.evaluate(() => {
         const m = document.querySelector('main .screen:not([hidden])');
         return Math.max(document.documentElement.scrollWidth - document.documentElement.clientWidth, m ? m.scrollWidth - m.clientWidth : 0);
       });
       assert.ok(overflow <= 1, `${name} fits the width at 200% zoom (overflow ${overflow}px)`);
     }
-    await p.locator('nav.tabs').getByRole('button', { name: 'Moments' }).click();
+    await tab(p, 'Moments');
     await p.getByTestId('moment-tile').first().waitFor();
     await p.keyboard.press('Tab');
     await shot(p, 'zoom200-dark');

@@ -22,13 +22,14 @@ export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** launch starts Chromium with a fresh profile and opens the app. */
-export async function launch({ width = 1180, height = 800, colorScheme = 'light' } = {}) {
+export async function launch({ width = 1180, height = 800, colorScheme = 'light', deviceScaleFactor = 1 } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'spark-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,
     args: chromiumArgs,
     viewport: { width, height },
+    deviceScaleFactor,
     colorScheme,
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -52,8 +53,17 @@ export async function choose(page, paths) {
   await page.getByRole('button', { name: 'Choose photos…' }).click();
 }
 
+/** tab opens a screen from the tabs; in a narrow window (200% zoom) they
+ * are folded behind the menu button, which it opens first. */
 export async function tab(page, name) {
-  await page.locator('nav.tabs').getByRole('button', { name }).click();
+  const b = page.locator('nav.tabs').getByRole('button', { name });
+  const menu = page.getByTestId('menu');
+  // After a load the window draws once the first page of Moments is read
+  // (up to 1.5 s): wait for the tab, or for the menu where the header is
+  // folded, before asking which one shows.
+  const shown = await until(async () => ((await b.isVisible()) ? 'tab' : (await menu.isVisible()) ? 'menu' : ''), `the ${name} tab or the menu`, 20_000);
+  if (shown === 'menu') await menu.click();
+  await b.click();
 }
 
 export async function shot(page, name) {
@@ -76,7 +86,14 @@ export async function until(fn, what, timeout = 60_000) {
 export async function rpc(path, ...args) {
   const r = await fetch(`${url()}/rpc/${path}`, { method: 'POST', body: JSON.stringify(args) });
   const out = await r.json();
-  if (out.error) throw new Error(`${path}: ${out.error.message}`);
+  if (out.error) {
+    // The window gets a code with its names and numbers (app.UIError), never
+    // a sentence: words.ts words it. The error carries them as `ui`.
+    const e = out.error;
+    const err = new Error(`${path}: ${[e.code, e.name, e.detail].filter(Boolean).join(': ')}`);
+    err.ui = e;
+    throw err;
+  }
   return out.result;
 }
 

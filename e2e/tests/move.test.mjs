@@ -108,6 +108,24 @@ test('moments kept on this computer are brought to the family engine from Settin
   await page.getByTestId('connect').click();
   await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
 
+  // Issue 21, item 2: Moments itself offers to bring them along, in the
+  // words of Settings' own count (checked against it below).
+  await tab(page, 'Moments');
+  const here = page.getByTestId('moments-move');
+  const hereSaid = await here.getByTestId('move-lacking').filter({ hasText: /^The family engine does not have \d+ moments that are kept on this computer\.$/ }).innerText({ timeout: 30_000 });
+  const hereButton = await here.getByTestId('move-start').innerText();
+  assert.ok(await here.getByTestId('move-start').isVisible(), 'the offer is in view in Moments');
+  await shot(page, 'move-offered-moments-light');
+  const violations = await axe(page, 'Moments, moments to bring along');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'move-offered-moments-dark');
+  violations.push(...(await axe(page, 'Moments, moments to bring along, dark')));
+  await page.emulateMedia({ colorScheme: 'light' });
+  // Settings draws itself again from a fresh copy when shown: wait for it.
+  const fresh = page.waitForResponse((r) => r.url().includes('/rpc/Settings/Get'));
+  await tab(page, 'Settings');
+  await fresh;
+
   // Settings says how many it lacks, and offers to bring them.
   // (Moments of the earlier tests are among them.)
   const block = page.getByTestId('move');
@@ -118,7 +136,9 @@ test('moments kept on this computer are brought to the family engine from Settin
   const button = block.getByTestId('move-start');
   assert.equal(await button.innerText(), `Bring my ${n} moments along`);
   await shot(page, 'move-offered');
-  const violations = await axe(page, 'Settings, moments to bring along');
+  violations.push(...(await axe(page, 'Settings, moments to bring along')));
+  assert.equal(hereSaid, said, 'Moments says what Settings says');
+  assert.equal(hereButton, `Bring my ${n} moments along`, 'Moments offers to bring them along');
 
   // Pressing it shows the progress (however short: a watcher on the block
   // notes every bar drawn), then the finished message.
@@ -138,6 +158,8 @@ test('moments kept on this computer are brought to the family engine from Settin
   assert.equal(await block.getByTestId('move-progress').count(), 0, 'the bar is gone once finished');
   assert.equal(await block.getByTestId('move-start').count(), 0, 'nothing left to bring');
   await shot(page, 'move-finished');
+  // Moments heard it too: no offer left there.
+  assert.equal(await page.getByTestId('moments-move').getByTestId('move-start').count(), 0, 'Moments offers nothing once they are brought along');
   violations.push(...(await axe(page, 'Settings, moments brought along')));
   assert.deepEqual(violations.map((v) => `${v.where}: ${v.id}`), [], 'no axe-core violations');
 

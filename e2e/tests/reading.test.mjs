@@ -110,7 +110,8 @@ test('a failed reading says what to do, keeps the raw error behind Details, and 
   assert.match(await details.locator('pre').innerText(), /127\.0\.0\.1/, 'the raw error is behind Details');
   await shot(page, 'moment-failed');
 
-  await harness('/test/pippa', {});
+  // Slow, so the toast (which ends once the new reading shows) is seen.
+  await harness('/test/pippa', { delayMs: 3000 });
   await dialog.getByTestId('try-again').click();
   // The toast shows above the dialog, not under its backdrop.
   const t = page.locator('#toasts .toast').filter({ hasText: 'read it again' });
@@ -123,5 +124,7 @@ test('a failed reading says what to do, keeps the raw error behind Details, and 
   });
   assert.ok(hit, 'the toast is on top where it is drawn');
   await dialog.locator('[data-testid=reading][data-status=finished]').filter({ hasText: 'red door' }).waitFor({ timeout: 30_000 });
+  await until(async () => (await t.count()) === 0, 'the toast ends once the new reading shows', 2000);
+  await harness('/test/pippa', {});
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 });

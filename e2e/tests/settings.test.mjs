@@ -3,7 +3,7 @@
 // makes while Settings loads is not redrawn over by the copy it fetched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, tab, shot } from './lib.mjs';
+import { localWindow, harness, tab, shot, until } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -68,4 +68,47 @@ test('a click on Family engine while Settings loads is kept: the copy that arriv
   await page.unroute('**/rpc/Settings/Get');
   assert.equal(await page.getByLabel('Family engine').isChecked(), true, 'Family engine is still chosen');
   assert.equal(await page.getByLabel('Connection text').isVisible(), true, 'the connection text field is still shown');
+});
+
+test("Settings' choices wear the app's colour and keep their size beside a long label", async () => {
+  await tab(page, 'Settings');
+  const remote = page.locator('#engine-remote');
+  await remote.waitFor();
+  // Settings draws again when its copy arrives: an element read while it
+  // is replaced has no style yet, so it is read until it has.
+  const look = (sel) => until(() => page.locator(sel).first().evaluate((e) => {
+    const s = getComputedStyle(e);
+    const b = e.getBoundingClientRect();
+    return e.isConnected && s.accentColor ? { accent: s.accentColor, w: Math.round(b.width), h: Math.round(b.height) } : null;
+  }), `${sel} drawn`, 10_000);
+  const r = await look('#engine-remote');
+  assert.notEqual(r.accent, 'auto', 'the radio is the app\'s colour, not the browser\'s blue');
+  await tab(page, 'Moments');
+  const order = await look('.order-choice input');
+  assert.equal(r.accent, order.accent, `Settings' radios have the colour of Moments' own (${r.accent} against ${order.accent})`);
+  await page.setViewportSize({ width: 520, height: 800 });
+  await tab(page, 'Settings');
+  const narrow = await look('#engine-remote');
+  assert.ok(narrow.w >= 18 && narrow.h >= 18, `the Family engine radio keeps its size in a narrow window (${narrow.w}x${narrow.h})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('the version is in Settings, under About Spark, not on the status bar', async () => {
+  await tab(page, 'Settings');
+  const about = page.locator('fieldset').filter({ has: page.locator('legend', { hasText: 'About Spark' }) });
+  await about.getByText(/^This is Spark version \S+\.$/).waitFor();
+  assert.doesNotMatch(await page.locator('.statusbar').innerText(), /Spark/, 'the status bar says nothing of Spark\'s version');
+});
+
+test('"That is not a connection text" goes once the text is changed', async () => {
+  await tab(page, 'Settings');
+  await page.locator('#engine-remote').check();
+  const conn = page.getByTestId('connection');
+  await conn.fill('hello');
+  await page.getByTestId('connect').click();
+  const said = page.getByText('That is not a connection text');
+  await said.waitFor();
+  await conn.fill('http://127.0.0.1:9#spk_abc');
+  await until(async () => (await said.count()) === 0, 'the old error gone once the text changed', 5_000);
+  await page.locator('#engine-local').check();
 });

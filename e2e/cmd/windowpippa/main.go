@@ -1,11 +1,11 @@
-// Command fakepippa is a fake Pippa for the real window under Xvfb
-// (e2e/window-test.sh): an OpenAI-compatible chat-completions server on
-// loopback that answers each photo with one of a few readings of the kind
+// Command windowpippa is a fake Pippa for the real window under Xvfb
+// (e2e/window-test.sh): the project's one fake (engine/pippa/pippatest),
+// an OpenAI-compatible chat-completions server on loopback, that answers each photo with one of a few readings of the kind
 // Dad asks for (a letter, a label), picked by the photo's bytes so the same
 // photo always reads the same. It writes its base URL (with /v1) to the
 // file given, once it serves.
 //
-// Usage: go run ./e2e/fakepippa -url-file FILE [-delay 0s]
+// Usage: go run ./e2e/cmd/windowpippa -url-file FILE [-delay 0s]
 package main
 
 import (
@@ -17,7 +17,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/sparkfamily/spark/e2e/pippafake"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
 
 var readings = []string{
@@ -33,23 +33,25 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the server's base URL here once it serves")
 	delay := flag.Duration("delay", 0, "wait this long before each answer")
 	flag.Parse()
-	p, err := pippafake.Start(func(content string) string {
-		if !pippafake.HasImage(content) {
-			return "Remembering together: the water bill is paid, Anna rings on Sunday, and the tomatoes go out after the frost."
-		}
-		sum := sha256.Sum256([]byte(content))
-		return readings[int(sum[0])%len(readings)]
-	})
+	p, err := pippatest.Start()
 	if err != nil {
 		log.Fatal(err)
 	}
+	p.SetReply(func(r pippatest.ChatRequest) string {
+		images := r.Images()
+		if len(images) == 0 {
+			return "Remembering together: the water bill is paid, Anna rings on Sunday, and the tomatoes go out after the frost."
+		}
+		sum := sha256.Sum256([]byte(images[0]))
+		return readings[int(sum[0])%len(readings)]
+	})
 	p.SetDelay(*delay)
 	if *urlFile != "" {
-		if err := os.WriteFile(*urlFile, []byte(p.URL+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(*urlFile, []byte(p.URL()+"\n"), 0o600); err != nil {
 			log.Fatal(err)
 		}
 	}
-	fmt.Println("fake Pippa at", p.URL)
+	fmt.Println("fake Pippa at", p.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig

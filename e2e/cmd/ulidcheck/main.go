@@ -3,7 +3,7 @@
 // oklog/ulid, and mints ULIDs with oklog/ulid's monotonic entropy for the
 // UI's decoder, so both sides are checked against the reference.
 //
-// Usage: go run ./e2e/ulidcheck -ms MILLIS -n COUNT [ULID...]
+// Usage: go run ./e2e/cmd/ulidcheck -ms MILLIS -n COUNT [ULID...]
 // It prints one JSON object: each argument decoded (its time in ms, or the
 // parse error), whether the arguments strictly increase, and COUNT ULIDs
 // minted at MILLIS.

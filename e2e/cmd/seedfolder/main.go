@@ -1,4 +1,4 @@
-// Command seed fills a Spark data folder before the app starts on it, for
+// Command seedfolder fills a Spark data folder before the app starts on it, for
 // e2e/window-test.sh: photos captured into the outbox, as "Choose photos…"
 // would (the README's screenshot), or many small moments written straight
 // into the engine (the memory figure with 10,000 moments).
@@ -6,7 +6,7 @@
 // With -pippa URL it also sets the app's Pippa (DATA/settings.json) to
 // that chat-completions server, a fake one for the window's pictures.
 //
-// Usage: go run ./e2e/seed -data DIR [-moments N] [-pippa URL] [PHOTO...]
+// Usage: go run ./e2e/cmd/seedfolder -data DIR [-moments N] [-pippa URL] [PHOTO...]
 package main
 
 import (
@@ -21,9 +21,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/e2e/internal/seed"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
 

@@ -1,0 +1,355 @@
+//go:build linux
+
+// Command windowbench starts desktop apps in turn on an X display and
+// prints, for each, the cold start to its first painted frame, when its
+// screen settled, and the memory of its whole process tree a while after
+// the paint: medians of a few alternating starts, with the load average.
+// e2e/window-bench.sh builds the apps and runs it under Xvfb and D-Bus.
+//
+// The pictures are read from Xvfb's own frame buffer, which Xvfb -fbdir DIR
+// keeps in DIR/Xvfb_screen0 as an XWD image: reading it costs no process
+// and no round trip to the X server, so polling it every 10 ms takes
+// next to nothing from the apps measured.
+//
+// The first painted frame is the first picture of the screen with more
+// than -colours distinct colours: a blank screen or a window
+// mapped but not yet drawn has a handful (its background colour), a drawn
+// page's anti-aliased text and pictures hundreds. The screen settled at the
+// last change of the picture seen before the memory is read. The memory is
+// the sum of Pss and Rss in /proc/PID/smaps_rollup over the app and every
+// process it started (WebKit's web and network processes).
+//
+// Usage:
+//
+//	windowbench -fb DIR/Xvfb_screen0 [-runs 3] [-settle 8s] NAME=BINARY[:DATADIR] ...
+//
+// A DATADIR is copied afresh for each start and given to the app as
+// SPARK_DATA, so every start opens the same folder.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sparkfamily/spark/internal/benchkit"
+)
+
+type app struct {
+	name, bin, data string
+}
+
+// start is what one start of an app measured.
+type start struct {
+	paint, settled time.Duration
+	pss, rss       int64 // bytes, whole tree
+	procs          int
+}
+
+func main() {
+	runs := flag.Int("runs", 3, "starts of each app, in turn")
+	settle := flag.Duration("settle", 8*time.Second, "how long after the first paint the memory is read")
+	colours := flag.Int("colours", 200, "a frame with more distinct colours than this is painted")
+	timeout := flag.Duration("timeout", 60*time.Second, "give up on a start that paints nothing for this long")
+	title := flag.String("title", "", "a line printed above the table")
+	flag.StringVar(&fbFile, "fb", "", "Xvfb's frame buffer file (Xvfb -fbdir DIR: DIR/Xvfb_screen0)")
+	flag.StringVar(&shots, "shots", "", "keep each app's first painted frame here, as NAME-RUN.xwd (convert xwd:F.xwd F.png)")
+	flag.Parse()
+	var apps []app
+	for _, arg := range flag.Args() {
+		name, rest, ok := strings.Cut(arg, "=")
+		if !ok {
+			fmt.Fprintln(os.Stderr, "usage: windowbench [flags] NAME=BINARY[:DATADIR] ...")
+			os.Exit(2)
+		}
+		bin, data, _ := strings.Cut(rest, ":")
+		apps = append(apps, app{name: name, bin: bin, data: data})
+	}
+	if len(apps) == 0 || fbFile == "" {
+		fmt.Fprintln(os.Stderr, "usage: windowbench [flags] NAME=BINARY[:DATADIR] ...")
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	got := make([][]start, len(apps))
+	for run := 1; run <= *runs; run++ {
+		for i, a := range apps {
+			s, err := measure(ctx, a, run, *settle, *colours, *timeout)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "windowbench: %s, start %d: %v\n", a.name, run, err)
+				os.Exit(1)
+			}
+			fmt.Printf("  start %d %-8s paint %5d ms  settled %5d ms  PSS %4d MB  RSS %4d MB  (%d processes)\n",
+				run, a.name, s.paint.Milliseconds(), s.settled.Milliseconds(), s.pss>>20, s.rss>>20, s.procs)
+			got[i] = append(got[i], s)
+		}
+	}
+	if *title != "" {
+		fmt.Println(*title)
+	}
+	fmt.Printf("medians of %d alternating starts, memory %s after the first paint; load average %s\n", *runs, *settle, benchkit.LoadAverage())
+	fmt.Printf("  %-8s %10s %10s %8s %8s\n", "app", "paint ms", "settled ms", "PSS MB", "RSS MB")
+	med := make([]start, len(apps))
+	for i, a := range apps {
+		var p, st []time.Duration
+		var pss, rss []int64
+		for _, s := range got[i] {
+			p, st, pss, rss = append(p, s.paint), append(st, s.settled), append(pss, s.pss), append(rss, s.rss)
+		}
+		med[i] = start{paint: benchkit.Median(p), settled: benchkit.Median(st), pss: benchkit.Median(pss), rss: benchkit.Median(rss)}
+		fmt.Printf("  %-8s %10d %10d %8d %8d\n", a.name, med[i].paint.Milliseconds(), med[i].settled.Milliseconds(), med[i].pss>>20, med[i].rss>>20)
+	}
+	for i := 1; i < len(apps); i++ {
+		fmt.Printf("  %s / %s: paint %.2fx, PSS %.2fx, RSS %.2fx\n", apps[0].name, apps[i].name,
+			ratio(float64(med[0].paint), float64(med[i].paint)), ratio(float64(med[0].pss), float64(med[i].pss)), ratio(float64(med[0].rss), float64(med[i].rss)))
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// measure starts a once and stops it when its memory has been read.
+func measure(ctx context.Context, a app, run int, settle time.Duration, colours int, timeout time.Duration) (start, error) {
+	var s start
+	// The screen must be blank before the start, or the last app's window
+	// would count as this one's paint.
+	if err := waitBlank(ctx, colours, 10*time.Second); err != nil {
+		return s, err
+	}
+	cmd := exec.Command(a.bin)
+	cmd.Env = os.Environ()
+	if a.data != "" {
+		dir, err := os.MkdirTemp("", "windowbench-data-")
+		if err != nil {
+			return s, err
+		}
+		defer os.RemoveAll(dir)
+		data := filepath.Join(dir, "data")
+		if out, err := exec.Command("cp", "-a", a.data, data).CombinedOutput(); err != nil {
+			return s, fmt.Errorf("copy %s: %v: %s", a.data, err, out)
+		}
+		cmd.Env = append(cmd.Env, "SPARK_DATA="+data)
+	}
+	var logBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return s, fmt.Errorf("start %s: %w", a.bin, err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer stop(cmd, exited)
+
+	var last uint64
+	for {
+		f, err := grab(ctx)
+		if err != nil {
+			return s, err
+		}
+		now := time.Since(began)
+		if s.paint == 0 && f.colours > colours {
+			s.paint, s.settled, last = now, now, f.sum
+			if shots != "" {
+				if err := os.WriteFile(filepath.Join(shots, fmt.Sprintf("%s-%d.xwd", a.name, run)), f.raw, 0o644); err != nil {
+					return s, err
+				}
+			}
+		} else if s.paint != 0 && f.sum != last {
+			s.settled, last = now, f.sum
+		}
+		if s.paint == 0 && now > timeout {
+			return s, fmt.Errorf("nothing painted within %s; its output:\n%s", timeout, logBuf.String())
+		}
+		if s.paint != 0 && now > s.paint+settle {
+			break
+		}
+		select {
+		case <-exited:
+			return s, fmt.Errorf("it exited (%v); its output:\n%s", waitErr, logBuf.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	tree := descendants(cmd.Process.Pid)
+	s.procs = len(tree)
+	for _, pid := range tree {
+		pss, rss, err := rollup(pid)
+		if err != nil {
+			continue // a helper that ended meanwhile
+		}
+		s.pss += pss
+		s.rss += rss
+	}
+	return s, nil
+}
+
+// stop ends the app with SIGTERM, as a logout would, then its whole
+// process group if anything is left.
+func stop(cmd *exec.Cmd, exited <-chan struct{}) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+func waitBlank(ctx context.Context, colours int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		f, err := grab(ctx)
+		if err != nil {
+			return err
+		}
+		if f.colours <= colours {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the screen is not blank before the start")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// frame is what one picture of the screen tells.
+type frame struct {
+	colours int
+	sum     uint64
+	raw     []byte // the XWD image
+}
+
+var seen = make([]uint64, 1<<24/64) // a bit per 24-bit colour, reused
+
+// fbFile is Xvfb's frame buffer, an XWD image; shots, if set, is where
+// the first painted frames are kept.
+var fbFile, shots string
+
+// grab reads the screen from Xvfb's frame buffer and counts its colours.
+func grab(ctx context.Context) (frame, error) {
+	b, err := os.ReadFile(fbFile)
+	if err != nil {
+		return frame{}, fmt.Errorf("read the screen: %w", err)
+	}
+	return countXWD(b)
+}
+
+// countXWD reads an XWD image of a TrueColor screen of 32 bits per pixel
+// (Xvfb's at depth 24): its header is big-endian, its pixels in the
+// header's byte order.
+func countXWD(b []byte) (frame, error) {
+	if len(b) < 100 {
+		return frame{}, errors.New("xwd: short header")
+	}
+	field := func(i int) uint32 { return binary.BigEndian.Uint32(b[i*4:]) }
+	headerSize, byteOrder, bpp, bpl, height, ncolours := field(0), field(7), field(11), field(12), field(5), field(19)
+	if bpp != 32 {
+		return frame{}, fmt.Errorf("xwd: %d bits per pixel, want 32", bpp)
+	}
+	off := int(headerSize) + int(ncolours)*12
+	end := off + int(bpl)*int(height)
+	if end > len(b) {
+		return frame{}, errors.New("xwd: short image")
+	}
+	px := b[off:end]
+	clear(seen)
+	h := fnv.New64a()
+	_, _ = h.Write(px)
+	n := 0
+	for i := 0; i+4 <= len(px); i += 4 {
+		var v uint32
+		if byteOrder == 0 { // LSBFirst
+			v = binary.LittleEndian.Uint32(px[i:])
+		} else {
+			v = binary.BigEndian.Uint32(px[i:])
+		}
+		v &= 0xffffff
+		if seen[v>>6]&(1<<(v&63)) == 0 {
+			seen[v>>6] |= 1 << (v & 63)
+			n++
+		}
+	}
+	return frame{colours: n, sum: h.Sum64(), raw: b}, nil
+}
+
+// descendants returns pid and every process below it.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The command's name, in parentheses, may hold spaces: the fields
+		// after its last ')' are state, ppid, ...
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		children[ppid] = append(children[ppid], p)
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
+// rollup returns a process's Pss and Rss in bytes.
+func rollup(pid int) (pss, rss int64, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	return parseRollup(f)
+}
+
+func parseRollup(r io.Reader) (pss, rss int64, err error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 || f[2] != "kB" {
+			continue
+		}
+		kb, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "Pss:":
+			pss = kb << 10
+		case "Rss:":
+			rss = kb << 10
+		}
+	}
+	return pss, rss, sc.Err()
+}

@@ -1,0 +1,91 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"strings"
+	"testing"
+)
+
+// xwd makes an XWD dump of a w x h screen of 32-bit pixels, little-endian,
+// as xwd -root writes Xvfb's, from pixel(x, y).
+func xwd(w, h int, pixel func(x, y int) uint32) []byte {
+	const headerSize = 100 + 4 // 25 fields and a short window name
+	b := make([]byte, headerSize+w*h*4)
+	fields := map[int]uint32{0: headerSize, 4: uint32(w), 5: uint32(h), 7: 0, 11: 32, 12: uint32(w * 4), 19: 0}
+	for i, v := range fields {
+		binary.BigEndian.PutUint32(b[i*4:], v)
+	}
+	for y := range h {
+		for x := range w {
+			binary.LittleEndian.PutUint32(b[headerSize+(y*w+x)*4:], pixel(x, y))
+		}
+	}
+	return b
+}
+
+func TestCountXWD(t *testing.T) {
+	tests := []struct {
+		name  string
+		pixel func(x, y int) uint32
+		want  int
+	}{
+		{"blank", func(x, y int) uint32 { return 0 }, 1},
+		// The byte above the 24 bits of colour is padding, not a colour.
+		{"padding ignored", func(x, y int) uint32 { return uint32(x%2) << 24 }, 1},
+		{"two", func(x, y int) uint32 { return uint32(x % 2 * 0xfaf6f0) }, 2},
+		{"every pixel its own", func(x, y int) uint32 { return uint32(y*64 + x) }, 64 * 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := countXWD(xwd(64, 32, tt.pixel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.colours != tt.want {
+				t.Errorf("colours = %d, want %d", f.colours, tt.want)
+			}
+		})
+	}
+	a, _ := countXWD(xwd(8, 8, func(x, y int) uint32 { return 1 }))
+	b, _ := countXWD(xwd(8, 8, func(x, y int) uint32 { return uint32(x / 7) }))
+	if a.sum == b.sum {
+		t.Error("two different screens have the same sum")
+	}
+	if _, err := countXWD(xwd(8, 8, func(x, y int) uint32 { return 0 })[:120]); err == nil {
+		t.Error("a short image was read")
+	}
+}
+
+func TestParseRollup(t *testing.T) {
+	const rollup = `55d0c0000000-7ffd4a7f5000 ---p 00000000 00:00 0                          [rollup]
+Rss:              123456 kB
+Pss:               65432 kB
+Pss_Anon:          40000 kB
+Shared_Clean:      50000 kB
+`
+	pss, rss, err := parseRollup(strings.NewReader(rollup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pss != 65432<<10 || rss != 123456<<10 {
+		t.Errorf("pss, rss = %d, %d; want %d, %d", pss, rss, 65432<<10, 123456<<10)
+	}
+}
+
+// TestDescendants: this test's own process is found, with itself first.
+func TestDescendants(t *testing.T) {
+	got := descendants(os.Getppid())
+	if got[0] != os.Getppid() {
+		t.Fatalf("descendants starts with %d, want %d", got[0], os.Getppid())
+	}
+	found := false
+	for _, p := range got {
+		found = found || p == os.Getpid()
+	}
+	if !found {
+		t.Errorf("descendants of the parent %d lack this process %d: %v", os.Getppid(), os.Getpid(), got)
+	}
+}

@@ -1,0 +1,24 @@
+package main
+
+import "github.com/sparkfamily/spark/engine/pippa/pippatest"
+
+// fakeReading is what the harness's fake Pippa says about a photo; the
+// tests keep a phrase from it.
+const fakeReading = "A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step."
+
+// startFakePippa starts the harness's fake Pippa (the project's one,
+// engine/pippa/pippatest): the same reading for every photo, a recall for
+// anything else.
+func startFakePippa() (*pippatest.Server, error) {
+	p, err := pippatest.Start()
+	if err != nil {
+		return nil, err
+	}
+	p.SetReply(func(r pippatest.ChatRequest) string {
+		if len(r.Images()) == 0 {
+			return "Remembering together: the red door, the blue cup, and the afternoon light you kept."
+		}
+		return fakeReading
+	})
+	return p, nil
+}

@@ -1,0 +1,88 @@
+// Issue 21, item 2 (issue 20, item 2): after a switch of engine in
+// Settings, Moments shows the chosen engine's moments, never the ones of
+// the engine before. Seen before: Moments kept this computer's moments
+// under "Kept on the family engine". The switch sends one "engine" event
+// (app/state.go) and every screen reads itself again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, familyMoments, harness, rpc, choose, tab, shot, until, url, useLocalEngine } from './lib.mjs';
+
+let context;
+let page;
+let remote; // { url, token } of the family engine
+
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  ({ context, page } = await launch());
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+});
+
+after(async () => {
+  await useLocalEngine().catch(() => {});
+  await context?.close();
+});
+
+/** localMoments is every moment the app shows from this computer's engine. */
+async function localMoments() {
+  const all = [];
+  for (let before = ''; ; ) {
+    const p = await rpc('Moments/Page', before, 200);
+    all.push(...p.moments);
+    if (!p.next) return all;
+    before = p.next;
+  }
+}
+
+/** counted is what Moments' count says for n moments, all read. */
+const counted = (n) => (n === 0 ? '' : n === 1 ? '1 moment' : `${n} moments`);
+
+/** shows waits until Moments' count says n and no tile shows any of gone. */
+async function shows(n, gone, what) {
+  const count = page.getByTestId('moments-count');
+  await until(async () => {
+    if ((await count.innerText()).trim() !== counted(n)) return false;
+    for (const id of gone) if ((await page.locator(`[data-testid=moment-tile][data-moment="${id}"]`).count()) > 0) return false;
+    return true;
+  }, what, 15_000).catch(async (e) => {
+    await shot(page, 'switch-stale');
+    throw new Error(`${e.message}; the count says "${await count.innerText()}"`);
+  });
+}
+
+test('after a switch of engine, Moments shows the chosen engine’s moments at once', async () => {
+  // Two photos on this computer's engine, shown in Moments.
+  const { paths } = await harness('/test/generate', { n: 2 });
+  await choose(page, paths);
+  const mine = await until(async () => {
+    const ms = await localMoments();
+    if (ms.some((m) => m.pending) || (await rpc('Outbox/Entries')).length > 0) return false;
+    return ms.length >= 2 && ms;
+  }, 'the two reach this computer’s engine');
+  const family = new Set((await familyMoments(remote)).map((m) => m.id));
+  const onlyMine = mine.map((m) => m.id).filter((id) => !family.has(id));
+  assert.ok(onlyMine.length >= 2, 'the family engine lacks this computer’s two new moments');
+  await tab(page, 'Moments');
+  await shows(mine.length, [], 'Moments to show this computer’s moments');
+
+  // Switch to the family engine in Settings, as Dad does, and go back to
+  // Moments: only the family engine's moments.
+  await tab(page, 'Settings');
+  await page.getByLabel('Family engine').check();
+  await page.getByLabel('Connection text').fill(`${remote.url}#${remote.token}`);
+  await page.getByTestId('connect').click();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  await tab(page, 'Moments');
+  await shows(family.size, onlyMine, 'Moments to show only the family engine’s moments');
+  await shot(page, 'switch-family-moments');
+
+  // And back: this computer's moments again.
+  await tab(page, 'Settings');
+  await page.getByLabel('This computer').check();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  await tab(page, 'Moments');
+  const back = await localMoments();
+  await shows(back.length, [...family].filter((id) => !back.some((m) => m.id === id)), 'Moments to show this computer’s moments again');
+});

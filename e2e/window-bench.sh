@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The window beside a bare Wails v2 app (issue 23). It builds the real app
+# (wails build) and, in the same run with the same CLI, the bare app of the
+# CLI's own vanilla template; then, under Xvfb in a D-Bus session (WebKitGTK
+# stalls without one), e2e/cmd/windowbench starts them in turn, 3 times
+# each, and prints for both the cold start from process start to the first
+# painted frame, when the screen settled, and the PSS and RSS of the whole
+# process tree 8 s after the paint: each start, the medians, the ratios and
+# the load average. Spark opens a data folder seeded with a few moments,
+# then again one with 10,000 (e2e/cmd/seedfolder -moments), each start on a
+# fresh copy of it. A figure, not a pass/fail test.
+#
+# Usage: e2e/window-bench.sh [--no-build]   (needs xvfb, x11-utils, dbus, npm)
+#   WINDOW_RUNS=3 WINDOW_MOMENTS=10000 WINDOW_SETTLE=8s
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$(go env GOPATH)/bin:$PATH"
+
+. e2e/window-lib.sh
+build_window "${1:-}"
+
+runs=${WINDOW_RUNS:-3}
+n=${WINDOW_MOMENTS:-10000}
+settle=${WINDOW_SETTLE:-8s}
+tmp=$(mktemp -d)
+xvfb_pid=""
+cleanup() {
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The bare app: the CLI's vanilla template, built by the same CLI.
+wails init -n bare -t vanilla -d "$tmp/bare" -q >"$tmp/bare-init.log" 2>&1 ||
+  { cat "$tmp/bare-init.log"; echo "FAIL: wails init"; exit 1; }
+(cd "$tmp/bare" && wails build -o bare >"$tmp/bare-build.log" 2>&1) ||
+  { tail -30 "$tmp/bare-build.log"; echo "FAIL: wails build of the bare app"; exit 1; }
+bare="$tmp/bare/build/bin/bare"
+
+go build -o "$tmp/windowbench" ./e2e/cmd/windowbench || { echo "FAIL: build windowbench"; exit 1; }
+
+# Spark's folders: a few moments (a returning user), and 10,000.
+small="$tmp/small"
+go run ./e2e/cmd/seedfolder -data "$small" -moments 24 >/dev/null || { echo "FAIL: seeding 24 moments"; exit 1; }
+big="$tmp/big"
+go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" >/dev/null || { echo "FAIL: seeding $n moments"; exit 1; }
+
+# Xvfb keeps its frame buffer in a file (-fbdir), which windowbench reads
+# to see each frame without a process or an X round trip.
+disp=99
+while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
+Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp -fbdir "$tmp" >"$tmp/xvfb.log" 2>&1 &
+xvfb_pid=$!
+export DISPLAY=":$disp"
+for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
+  -title "Spark (24 moments) beside the bare Wails app" \
+  spark="$bin:$small" bare="$bare"
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
+  -title "Spark ($n moments) beside the bare Wails app" \
+  spark="$bin:$big" bare="$bare"
