@@ -19,7 +19,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // bench is one benchmark: a line of help and the function that runs it

@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/engine/served"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/host"
+	"github.com/sparkfamily/spark/internal/benchkit"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/photo"
+	"github.com/sparkfamily/spark/outbox/photo"
 )
 
 var (
@@ -86,12 +88,6 @@ func twelveMP() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 // goalBatch is issue 10's goal for the capture batch: 100 twelve-megapixel
@@ -155,10 +151,10 @@ func captureSmall(ctx context.Context, out io.Writer) error {
 		peer = append(peer, d)
 	}
 	n := float64(len(paths))
-	o, p := median(ours), median(peer)
+	o, p := benchkit.Median(ours), benchkit.Median(peer)
 	fmt.Fprintf(out, "capture: %d tiny photos (fsync-bound), 2 workers, median of %d runs; peer = each original written and fsynced in its own folder, the folder synced, 2 workers\n", len(paths), len(ours))
-	fmt.Fprintf(out, "  safe in %.2f s (%.0f/s); peer %.2f s (%.0f/s); ratio %.2fx; 1-minute load average %s\n",
-		o.Seconds(), n/o.Seconds(), p.Seconds(), n/p.Seconds(), float64(o)/float64(p), loadAvg())
+	fmt.Fprintf(out, "  safe in %.2f s (%.0f/s); peer %.2f s (%.0f/s); ratio %.2fx; load average (1, 5, 15 min) %s\n",
+		o.Seconds(), n/o.Seconds(), p.Seconds(), n/p.Seconds(), float64(o)/float64(p), benchkit.LoadAverage())
 	return nil
 }
 
@@ -266,7 +262,7 @@ func captureSingles(ctx context.Context, out io.Writer, files []string) error {
 			}
 			sc = append(sc, time.Since(start))
 		}
-		m, s := median(ds), median(sc)
+		m, s := benchkit.Median(ds), benchkit.Median(sc)
 		fmt.Fprintf(out, "  %-40s %5.1f MB  safe in %5.0f ms  (small copy alone %5.0f ms, outbox adds %4.0f ms)\n",
 			filepath.Base(f), float64(st.Size())/1e6, millis(m), millis(s), millis(m-s))
 	}
@@ -292,7 +288,7 @@ func captureBatch(ctx context.Context, out io.Writer, files []string) error {
 		bytes += st.Size()
 		batch = append(batch, f)
 	}
-	load0 := loadAvg()
+	load0 := benchkit.LoadAverage()
 	var runs []batchRun
 	for range max(*captureRuns, 1) {
 		r, err := captureBatchOnce(ctx, batch)
@@ -309,7 +305,7 @@ func captureBatch(ctx context.Context, out io.Writer, files []string) error {
 		for _, r := range runs {
 			ds = append(ds, f(r))
 		}
-		return median(ds)
+		return benchkit.Median(ds)
 	}
 	safe, peer := pick(func(r batchRun) time.Duration { return r.safe }), pick(func(r batchRun) time.Duration { return r.peer })
 	cpu, peerCPU := pick(func(r batchRun) time.Duration { return r.cpu }), pick(func(r batchRun) time.Duration { return r.peerCPU })
@@ -333,7 +329,7 @@ func captureBatch(ctx context.Context, out io.Writer, files []string) error {
 		millis(safe)/n, n/safe.Seconds(), millis(pick(func(r batchRun) time.Duration { return r.first })), cpu.Seconds()/2)
 	// On a busy machine the wall times say more about the neighbours than
 	// about capture; the CPU times and the ratio do not.
-	fmt.Fprintf(out, "  1-minute load average: %s before, %s after\n", load0, loadAvg())
+	fmt.Fprintf(out, "  load average (1, 5, 15 min): %s before, %s after\n", load0, benchkit.LoadAverage())
 	return nil
 }
 
@@ -350,14 +346,14 @@ func captureBatchOnce(ctx context.Context, batch []string) (batchRun, error) {
 	}
 	defer o.Close()
 	var r batchRun
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	start := time.Now()
 	res := o.Capture(ctx, batch, outbox.CaptureOptions{Force: true, OnResult: func(outbox.CaptureResult) {
 		if r.first == 0 {
 			r.first = time.Since(start)
 		}
 	}})
-	r.safe, r.cpu = time.Since(start), cpuTime()-cpu0
+	r.safe, r.cpu = time.Since(start), benchkit.CPUTime()-cpu0
 	for _, c := range res {
 		if c.Err != nil {
 			return r, c.Err
@@ -372,7 +368,7 @@ func smallCopies(ctx context.Context, batch []string, workers int) (wall, cpu ti
 	next := make(chan string)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	start := time.Now()
 	for range workers {
 		wg.Go(func() {
@@ -391,7 +387,7 @@ func smallCopies(ctx context.Context, batch []string, workers int) (wall, cpu ti
 	}
 	close(next)
 	wg.Wait()
-	wall, cpu = time.Since(start), cpuTime()-cpu0
+	wall, cpu = time.Since(start), benchkit.CPUTime()-cpu0
 	close(errs)
 	return wall, cpu, <-errs
 }
@@ -409,14 +405,14 @@ func baseNames(ps []string) []string {
 // localEngine starts a real engine on 127.0.0.1 (no brain seat: turns
 // stay queued, which the drain does not wait for).
 func localEngine(ctx context.Context, dir string) (url, token string, stop func(), err error) {
-	se, err := served.Start(ctx, served.Config{
+	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler)},
 		Addr:   "127.0.0.1:0",
 	})
 	if err != nil {
 		return "", "", nil, err
 	}
-	token, err = se.Engine.Tokens().Add("bench")
+	token, err = se.Engine.Tokens().Add("bench", auth.ScopeAdmin)
 	if err != nil {
 		se.Close()
 		return "", "", nil, err
@@ -593,10 +589,11 @@ func childDrain(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kb, err := vmHWM()
+	peak, err := benchkit.PeakRSS()
 	if err != nil {
 		return err
 	}
+	kb := peak >> 10
 	fmt.Fprintf(out, "%.3f %.3f %d\n", capT.Seconds(), d.Seconds(), kb)
 	return nil
 }

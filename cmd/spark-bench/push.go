@@ -15,9 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/push"
+	"github.com/sparkfamily/spark/internal/benchkit"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/push"
 )
 
 var (
@@ -61,7 +62,7 @@ func benchPush(ctx context.Context, out io.Writer) error {
 		big.push = append(big.push, mb/p.Seconds())
 		big.rssKB = append(big.rssKB, kb)
 		fmt.Fprintf(out, "  round %d: small drain %.1f push %.1f moments/s (push peak RSS %.0f MB); originals drain %.1f push %.1f MB/s (push peak RSS %.0f MB); load %s\n",
-			round+1, small.drain[round], small.push[round], float64(small.rssKB[round])/1024, big.drain[round], big.push[round], float64(big.rssKB[round])/1024, loadAvg())
+			round+1, small.drain[round], small.push[round], float64(small.rssKB[round])/1024, big.drain[round], big.push[round], float64(big.rssKB[round])/1024, benchkit.LoadAverage())
 	}
 	verdict := func(d, p float64) string {
 		if p >= 0.8*d {
@@ -69,11 +70,11 @@ func benchPush(ctx context.Context, out io.Writer) error {
 		}
 		return fmt.Sprintf("%.0f%% of the drain, goal >= 80%%: MISSES", 100*p/d)
 	}
-	fmt.Fprintf(out, "push: medians of %d rounds over loopback; 1-minute load average %s\n", *pushRounds, loadAvg())
-	sd, sp := medianRate(small.drain), medianRate(small.push)
+	fmt.Fprintf(out, "push: medians of %d rounds over loopback; load average (1, 5, 15 min) %s\n", *pushRounds, benchkit.LoadAverage())
+	sd, sp := benchkit.Median(small.drain), benchkit.Median(small.push)
 	fmt.Fprintf(out, "  %d small moments: drain %.0f moments/s, push %.0f moments/s (%s)\n", *pushSmall, sd, sp, verdict(sd, sp))
 	fmt.Fprintf(out, "    rounds: drain %s, push %s\n", rounds(small.drain), rounds(small.push))
-	bd, bp := medianRate(big.drain), medianRate(big.push)
+	bd, bp := benchkit.Median(big.drain), benchkit.Median(big.push)
 	fmt.Fprintf(out, "  %d MB of originals: drain %.1f MB/s, push %.1f MB/s (%s)\n", *pushBigMB, bd, bp, verdict(bd, bp))
 	fmt.Fprintf(out, "    rounds: drain %s, push %s\n", rounds(big.drain), rounds(big.push))
 	// RSS flat in corpus size: the push of many moments and of one large
@@ -81,12 +82,6 @@ func benchPush(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "  push peak RSS (in a child process, the engines in this one): %.0f MB for %d small moments, %.0f MB for %d MB of originals\n",
 		float64(slices.Max(small.rssKB))/1024, *pushSmall, float64(slices.Max(big.rssKB))/1024, *pushBigMB)
 	return nil
-}
-
-func medianRate(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func rounds(xs []float64) string {
@@ -207,10 +202,11 @@ func childPushRun(ctx context.Context, out io.Writer) error {
 	if got := st.Kinds[push.KindMoment].Sent; got != n {
 		return fmt.Errorf("push sent %d moments of %d", got, n)
 	}
-	kb, err := vmHWM()
+	peak, err := benchkit.PeakRSS()
 	if err != nil {
 		return err
 	}
+	kb := peak >> 10
 	fmt.Fprintf(out, "%.3f %d\n", d.Seconds(), kb)
 	return nil
 }

@@ -17,12 +17,13 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/app/replica"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
-	"github.com/sparkfamily/spark/replica"
+	"github.com/sparkfamily/spark/internal/benchkit"
 )
 
 var (
@@ -110,11 +111,11 @@ func benchReplica(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("write the log: %w", err)
 	}
 	fmt.Fprintf(out, "replica: catch-up of a %d-op log (notes, edits, kept phrases) over loopback, beside the engine's own rebuild\n", n)
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), benchkit.CPUTime()
 	if err := engine.Rebuild(ctx, engDir, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
-	rebuild, rebuildCPU := time.Since(start), cpuTime()-cpu
+	rebuild, rebuildCPU := time.Since(start), benchkit.CPUTime()-cpu
 	rebuildRate := float64(n) / rebuild.Seconds()
 	fmt.Fprintf(out, "  engine rebuild (its own log file, one fold):      %8.0f ops/s  (%.2f s, CPU %.2f s)\n", rebuildRate, rebuild.Seconds(), rebuildCPU.Seconds())
 
@@ -177,10 +178,11 @@ func childReplicaSync(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	d := time.Since(start)
-	kb, err := vmHWM()
+	peak, err := benchkit.PeakRSS()
 	if err != nil {
 		return err
 	}
+	kb := peak >> 10
 	fmt.Fprintf(out, "%.3f %d %d\n", d.Seconds(), res.Ops, kb)
 	return nil
 }

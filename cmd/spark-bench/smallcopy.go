@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -19,8 +18,9 @@ import (
 
 	"github.com/disintegration/imaging"
 
-	"github.com/sparkfamily/spark/photo"
-	"github.com/sparkfamily/spark/photo/phototest"
+	"github.com/sparkfamily/spark/internal/benchkit"
+	"github.com/sparkfamily/spark/outbox/photo"
+	"github.com/sparkfamily/spark/outbox/photo/phototest"
 )
 
 var (
@@ -77,7 +77,7 @@ func timeIt(n int, fn func() error) (time.Duration, error) {
 // grows with the other load; the CPU time shows the work itself.
 func timeCPU(n int, fn func() error) (wall, cpu time.Duration, err error) {
 	ds := make([]time.Duration, 0, n)
-	c0 := cpuTime()
+	c0 := benchkit.CPUTime()
 	for range n {
 		t := time.Now()
 		if err := fn(); err != nil {
@@ -85,8 +85,8 @@ func timeCPU(n int, fn func() error) (wall, cpu time.Duration, err error) {
 		}
 		ds = append(ds, time.Since(t))
 	}
-	cpu = (cpuTime() - c0) / time.Duration(n)
-	return median(ds), cpu, nil
+	cpu = (benchkit.CPUTime() - c0) / time.Duration(n)
+	return benchkit.Median(ds), cpu, nil
 }
 
 // throughput returns the wall time per photo when workers goroutines make
@@ -175,12 +175,12 @@ func compare(ctx context.Context, outDir, file string, n int) (ours, vips1, vips
 	var ow, v1w, vNw []time.Duration
 	var oc, v1c, vNc time.Duration
 	for range n {
-		c0, t := cpuTime(), time.Now()
+		c0, t := benchkit.CPUTime(), time.Now()
 		if _, err := photo.SmallCopy(ctx, file, io.Discard, photo.Options{}); err != nil {
 			return ours, vips1, vipsN, err
 		}
 		ow = append(ow, time.Since(t))
-		oc += cpuTime() - c0
+		oc += benchkit.CPUTime() - c0
 		for _, v := range []struct {
 			env  []string
 			wall *[]time.Duration
@@ -199,7 +199,7 @@ func compare(ctx context.Context, outDir, file string, n int) (ours, vips1, vips
 		}
 	}
 	d := time.Duration(n)
-	return timing{median(ow), oc / d}, timing{median(v1w), v1c / d}, timing{median(vNw), vNc / d}, nil
+	return timing{benchkit.Median(ow), oc / d}, timing{benchkit.Median(v1w), v1c / d}, timing{benchkit.Median(vNw), vNc / d}, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/1e6) }
@@ -233,7 +233,7 @@ func benchSmallCopy(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "vips = the same with its default threads; ours/vips and the goal compare wall times with vips 1t;\n")
 	fmt.Fprintf(out, "cpu = CPU time per photo of all threads (steadier than wall time on a busy machine);\n")
 	fmt.Fprintf(out, "PSNR = ours vs one Lanczos pass over the full picture, before encoding; full = the same resize of a full-size decode\n")
-	fmt.Fprintf(out, "load average at the start: %s\n\n", loadAvg())
+	fmt.Fprintf(out, "load average (1, 5, 15 min) at the start: %s\n\n", benchkit.LoadAverage())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "photo\tMP\tours 1w ms\tours 2w ms/photo\tGo decode ms\timaging ms\tvips 1t ms\tvips ms\tours/vips\tgoal\tours cpu ms\tvips cpu ms\tcpu ratio\tPSNR dB\tfull dB\t")
 	// sums of the figures of issue 10: all JPEGs, the 24 MP rotated JPEG
@@ -362,7 +362,7 @@ func benchSmallCopy(ctx context.Context, out io.Writer) error {
 		}
 	}
 	fmt.Fprintf(out, "HEIC decoder one-time WebAssembly compile (photo.Warm, off the UI path): %s ms\n", ms(warm))
-	fmt.Fprintf(out, "load average at the end: %s\n", loadAvg())
+	fmt.Fprintf(out, "load average (1, 5, 15 min) at the end: %s\n", benchkit.LoadAverage())
 
 	// Peak memory, each in a fresh child so one measurement cannot
 	// inherit another's heap.
@@ -398,16 +398,6 @@ func benchSmallCopy(ctx context.Context, out io.Writer) error {
 // goalText is the goal column: the bound and whether ours/vips meets it.
 func goalText(ours, vips time.Duration, goal float64) string {
 	return fmt.Sprintf("<=%.1fx %s", goal, passFail(float64(ours) <= goal*float64(vips)))
-}
-
-// loadAvg is the one-minute load average, to judge how busy the machine
-// was while it measured.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Fields(string(b))[0]
 }
 
 func passFail(ok bool) string {
@@ -480,26 +470,11 @@ func childRSS(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kb, err := vmHWM()
+	peak, err := benchkit.PeakRSS()
 	if err != nil {
 		return err
 	}
+	kb := peak >> 10
 	fmt.Fprintln(out, kb)
 	return nil
-}
-
-// vmHWM reads the peak resident set size from /proc/self/status.
-func vmHWM() (int, error) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, fmt.Errorf("peak RSS needs Linux's /proc: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc/self/status")
 }

@@ -16,7 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/benchkit"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // The goals, each a figure against its peer on the same machine.
@@ -82,7 +83,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer os.RemoveAll(root)
 	}
 	b := &bencher{opts: o, root: root, stderr: stderr}
-	loadBefore := loadAverage()
+	loadBefore := benchkit.LoadAverage()
 	t, err := b.run(ctx)
 	if err != nil {
 		return err
@@ -90,7 +91,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "spark-engine bench %s: %s, %s/%s, %d CPUs, data in %s\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), root)
 	if loadBefore != "" {
 		// Other work on the machine skews every figure; say how busy it was.
-		fmt.Fprintf(stdout, "load average (1, 5, 15 min): %s before, %s after\n", loadBefore, loadAverage())
+		fmt.Fprintf(stdout, "load average (1, 5, 15 min): %s before, %s after\n", loadBefore, benchkit.LoadAverage())
 	}
 	fmt.Fprintf(stdout, "medians of %d runs of %s (rebuild: %d run(s) of %s ops; media: %d MB)\n\n", o.runs, o.duration, o.rebuildRuns, commas(int64(o.rebuildOps)), o.mediaMB)
 	t.print(stdout)
@@ -188,8 +189,7 @@ func medianOf(rs []phaseResult, f func(phaseResult) time.Duration) time.Duration
 	for i, r := range rs {
 		v[i] = f(r)
 	}
-	slices.Sort(v)
-	return v[len(v)/2]
+	return benchkit.Median(v)
 }
 
 func cmpFloat(a, b float64) int {
@@ -317,20 +317,6 @@ func latency(r phaseResult) string {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
-
-// loadAverage reads the system's load averages from /proc/loadavg; "" where
-// there is no /proc.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}
 
 // commas writes n with thousands separators.
 func commas(n int64) string {

@@ -7,10 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -116,27 +113,6 @@ func jsonPost(url, token string, body []byte) (*http.Request, error) {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	return req, nil
-}
-
-// peakRSS reads the process's peak resident set size (VmHWM) in bytes from
-// /proc/self/status; 0 where there is no /proc.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 2 && f[1] == "kB" {
-				n, err := strconv.ParseInt(f[0], 10, 64)
-				if err == nil {
-					return n * 1024
-				}
-			}
-		}
-	}
-	return 0
 }
 
 // repeatReader yields n bytes by repeating a block, so a large upload needs

@@ -22,12 +22,14 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
-	"github.com/sparkfamily/spark/engine/served"
-	"github.com/sparkfamily/spark/sqlitedsn"
+	"github.com/sparkfamily/spark/internal/benchkit"
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
 // benchPhaseCmd is the hidden command the bench runs in a child process per
@@ -114,7 +116,7 @@ func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bench phase %s: %w", args[0], err)
 	}
-	res.PeakRSS = peakRSS()
+	res.PeakRSS, _ = benchkit.PeakRSS() // 0 where there is no /proc
 	return json.NewEncoder(stdout).Encode(res)
 }
 
@@ -304,7 +306,7 @@ func createLoad(ctx context.Context, url, token string, a phaseArgs) (phaseResul
 // startBenchEngine opens a real engine in dir, serves it on loopback and
 // returns its URL and a fresh token.
 func startBenchEngine(ctx context.Context, dir string, maxMedia int64, onBatch func(int, time.Duration)) (*engine.Engine, string, string, func(), error) {
-	se, err := served.Start(ctx, served.Config{
+	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: dir, Logger: slog.New(slog.DiscardHandler), MaxMediaSize: maxMedia, OnBatch: onBatch},
 		Addr:   "127.0.0.1:0",
 		Grace:  10 * time.Second,
@@ -312,7 +314,7 @@ func startBenchEngine(ctx context.Context, dir string, maxMedia int64, onBatch f
 	if err != nil {
 		return nil, "", "", nil, err
 	}
-	token, err := se.Engine.Tokens().Add("bench")
+	token, err := se.Engine.Tokens().Add("bench", auth.ScopeAdmin)
 	if err != nil {
 		se.Close()
 		return nil, "", "", nil, err
@@ -322,7 +324,7 @@ func startBenchEngine(ctx context.Context, dir string, maxMedia int64, onBatch f
 
 // serveLoopback serves h on 127.0.0.1 at a free port.
 func serveLoopback(h http.Handler) (string, func(), error) {
-	s, err := served.Serve("127.0.0.1:0", h, nil, 10*time.Second)
+	s, err := host.Serve("127.0.0.1:0", h, nil, 10*time.Second)
 	if err != nil {
 		return "", nil, err
 	}
@@ -399,7 +401,7 @@ func phaseBulkInsert(ctx context.Context, a phaseArgs) (phaseResult, error) {
 	if err := m.Close(); err != nil {
 		return phaseResult{}, err
 	}
-	db, err := sql.Open("sqlite", sqlitedsn.DSN(path, url.Values{"_txlock": {"immediate"},
+	db, err := sql.Open("sqlite", sqlitedb.DSN(path, url.Values{"_txlock": {"immediate"},
 		"_pragma": {"journal_mode(WAL)", "synchronous(OFF)", "foreign_keys(1)"}}))
 	if err != nil {
 		return phaseResult{}, err

@@ -23,8 +23,8 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/sparkfamily/spark/datadir"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/datadir"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 const usage = `spark-engine runs a Spark engine: the server every Spark client sends its
@@ -32,8 +32,11 @@ moments to, with the op log, the media and Pippa's turns in one data directory.
 
 Usage:
   spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]
-  spark-engine token add NAME [--data DIR]    print a new token for NAME, alone on stdout
-  spark-engine token list [--data DIR]        list the names of the tokens
+  spark-engine token add NAME [--scope device|admin] [--data DIR]
+                                              print a new token for NAME, alone on stdout;
+                                              device (the default) for a family member's
+                                              computer, admin for whoever runs the engine
+  spark-engine token list [--data DIR]        list the tokens' names and scopes
   spark-engine token revoke NAME [--data DIR] revoke NAME's token
   spark-engine rebuild [--data DIR]           rebuild the SQLite mirror from the op log
   spark-engine fsck    [--data DIR]           check the log, the mirror and every media file

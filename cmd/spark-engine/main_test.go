@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/auth"
 )
 
@@ -174,6 +174,36 @@ func serveProcess(prepare func(*exec.Cmd), stop func(*exec.Cmd) error) func(*tes
 			t.Fatal(err)
 		}
 		return serveRun{stderr: stderr, stop: func() error { return stop(cmd) }, wait: cmd.Wait}
+	}
+}
+
+// TestToken_Scope: a new token is device unless --scope admin is given;
+// token list shows each scope; an unknown scope is a usage error.
+func TestToken_Scope(t *testing.T) {
+	dir := t.TempDir()
+	dev, errOut, code := spark(t, "token", "add", "kid", "--data", dir)
+	if code != 0 {
+		t.Fatalf("token add: exit %d: %s", code, errOut)
+	}
+	adm, errOut, code := spark(t, "token", "add", "me", "--scope", "admin", "--data", dir)
+	if code != 0 {
+		t.Fatalf("token add --scope admin: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := spark(t, "token", "add", "x", "--scope", "root", "--data", dir); code != 2 || !strings.Contains(errOut, "--scope") {
+		t.Errorf("token add --scope root: exit %d, %q; want a usage error", code, errOut)
+	}
+	store, err := auth.Open(filepath.Join(dir, engine.TokensFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tok, want := range map[string]auth.Scope{strings.TrimSpace(dev): auth.ScopeDevice, strings.TrimSpace(adm): auth.ScopeAdmin} {
+		if got, ok := store.Lookup(tok); !ok || got.Scope != want {
+			t.Errorf("Lookup = %+v, %v; want scope %s", got, ok, want)
+		}
+	}
+	out, _, _ := spark(t, "token", "list", "--data", dir)
+	if !regexp.MustCompile(`kid\s+device`).MatchString(out) || !regexp.MustCompile(`me\s+admin`).MatchString(out) {
+		t.Errorf("token list = %q; want each token's scope", out)
 	}
 }
 

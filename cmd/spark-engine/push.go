@@ -12,10 +12,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sparkfamily/spark/client"
-	"github.com/sparkfamily/spark/datadir"
-	"github.com/sparkfamily/spark/push"
-	"github.com/sparkfamily/spark/retry"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/push"
+	"github.com/sparkfamily/spark/internal/datadir"
+	"github.com/sparkfamily/spark/internal/retry"
 )
 
 const pushSynopsis = "push (--data SRC | --from URL --from-token TOKEN) --to URL --token TOKEN [--state DIR] [--json]"

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sparkfamily/spark/api"
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/push"
+	"github.com/sparkfamily/spark/engine/push"
 )
 
 func TestPushCmd(t *testing.T) {

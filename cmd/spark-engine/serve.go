@@ -12,19 +12,20 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
-	"github.com/sparkfamily/spark/engine/served"
+	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/server"
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 // shutdownGrace is how long in-flight requests get to finish after SIGTERM.
 const shutdownGrace = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]")
+	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE]")
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	maxMedia := fs.Int64("max-media-size", 0, "the largest media upload in bytes (0: the engine's default)")
+	turnsPerDay := fs.Int("turns-per-day", 0, "the most new readings each device token may ask for in a day (UTC), since each is a paid completion; 0: no daily limit (each device token is still held to 30 at once, then one every 2 s; admin tokens are not limited)")
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
 	logFile := fs.String("log-file", "", "append the log to this file instead of standard error (a Windows service has none)")
 	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
@@ -37,6 +38,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if *maxMedia < 0 {
 		return usagef("--max-media-size must be positive")
+	}
+	if *turnsPerDay < 0 {
+		return usagef("--turns-per-day must be 0 (no daily limit) or more")
 	}
 	dir, err := dataDir(*data)
 	if err != nil {
@@ -64,8 +68,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
-	se, err := served.Start(ctx, served.Config{
-		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, Logger: logger},
+	se, err := host.Start(ctx, host.Config{
+		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: *turnsPerDay, Logger: logger},
 		Addr:   *listen,
 		Server: server.Options{Version: version.Version},
 		Grace:  shutdownGrace,

@@ -22,7 +22,7 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	var synopsis string
 	switch sub {
 	case "add":
-		synopsis = "token add NAME [--address URL] [--data DIR]"
+		synopsis = "token add NAME [--scope device|admin] [--address URL] [--data DIR]"
 	case "revoke":
 		synopsis = "token revoke NAME [--data DIR]"
 	case "list":
@@ -32,8 +32,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlagSet("token "+sub, stderr, synopsis)
 	data := dataFlag(fs)
-	var address *string
+	var address, scope *string
 	if sub == "add" {
+		scope = fs.String("scope", string(auth.ScopeDevice), "what the token may do: device (a family member's computer: capture and read, change and delete its own moments, keep phrases, ask for readings, import readings onto its own moments) or admin (everything, to anyone's moments: keep one for whoever runs the engine)")
 		address = fs.String("address", "", "the engine's address as clients reach it (e.g. https://spark.example.org): also print the connection text, address#token, that Spark's Settings take in one field")
 	}
 	pos, err := parseArgs(fs, rest)
@@ -52,6 +53,12 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 		return usagef("token %s takes exactly one NAME, got %d arguments", sub, len(pos))
 	}
 
+	var tokenScope auth.Scope
+	if scope != nil {
+		if tokenScope, err = auth.ParseScope(*scope); err != nil {
+			return usagef("--scope %q is not a scope; use device (a family member's computer) or admin (whoever runs the engine)", *scope)
+		}
+	}
 	if address != nil && *address != "" {
 		if u, err := url.Parse(*address); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
 			return usagef("--address %q is not an engine address; it looks like https://spark.example.org or http://192.168.1.20:8787", *address)
@@ -66,14 +73,14 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	switch sub {
 	case "add":
-		token, err := store.Add(pos[0])
+		token, err := store.Add(pos[0], tokenScope)
 		if err != nil {
 			return fmt.Errorf("add a token for %q: %w", pos[0], err)
 		}
 		// The token alone on stdout, so that scripts can capture it; the
 		// advice goes to stderr.
 		fmt.Fprintln(stdout, token)
-		fmt.Fprintf(stderr, "Added a token for %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", pos[0])
+		fmt.Fprintf(stderr, "Added a %s token for %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", tokenScope, pos[0])
 		if *address != "" {
 			fmt.Fprintf(stderr, "Connection text for Spark (Settings, \"Connect to a family engine\"), to send privately:\n%s#%s\n", strings.TrimRight(*address, "/"), token)
 		}
@@ -83,9 +90,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("list tokens: %w", err)
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tCREATED")
+		fmt.Fprintln(tw, "NAME\tSCOPE\tCREATED")
 		for _, t := range tokens {
-			fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.CreatedAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Scope, t.CreatedAt.UTC().Format(time.RFC3339))
 		}
 		tw.Flush()
 	case "revoke":

@@ -117,7 +117,7 @@ func (v *drainView) show(ev outbox.Event) bool {
 	case outbox.EventWaiting:
 		v.waiting(ev, name)
 	case outbox.EventParked:
-		v.bar.line("parked: %s (%s): %s (%s)", name, ev.Step, oneLine(ev.Message), ev.Code)
+		v.bar.line("parked: %s (%s): %s (%s)", name, ev.Step, oneLine(parkedWords(ev.Code, name, ev.Message)), ev.Code)
 		v.bar.add(1, name)
 		return true
 	case outbox.EventDone:
@@ -187,43 +187,39 @@ func (v *drainView) showWrite(ev outbox.Event) bool {
 
 // nothingPending reports whether no entry and no write waits to be sent.
 func nothingPending(ctx context.Context, o *outbox.Outbox) bool {
-	c, err := o.Counts(ctx)
-	if err != nil || c.Pending > 0 {
+	st, err := o.Status(ctx)
+	if err != nil {
 		return false
 	}
-	w, err := o.WriteCounts(ctx)
-	return err == nil && w.Pending == 0
+	for _, c := range st.Counts {
+		if c.Pending > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // report prints what the drain achieved and fails when anything is left.
 func report(ctx context.Context, o *outbox.Outbox, start outbox.Counts, timedOut bool, limit time.Duration, e env) error {
-	c, err := o.Counts(ctx)
+	// One read of the queue: the lines below agree with each other.
+	st, err := o.Status(ctx)
 	if err != nil {
 		return err
 	}
+	c, wc := st.Counts[outbox.KindPhoto], writeCounts(st.Counts)
 	fmt.Fprintf(e.stdout, "%d delivered, %d pending, %d parked\n", c.Done-start.Done, c.Pending, c.Parked)
-	wc, err := o.WriteCounts(ctx)
-	if err != nil {
-		return err
-	}
 	if wc.Pending+wc.Parked > 0 {
 		fmt.Fprintf(e.stdout, "other writes: %d waiting, %d parked\n", wc.Pending, wc.Parked)
 	}
 	if c.Pending == 0 && c.Parked == 0 && wc.Pending == 0 && wc.Parked == 0 {
 		return nil
 	}
-	if err := reportWrites(ctx, o, e); err != nil {
-		return err
-	}
-	ents, err := o.Entries(ctx)
-	if err != nil {
-		return err
-	}
-	for _, en := range ents {
+	reportWrites(st.Writes, e)
+	for _, en := range st.Photos {
 		switch en.State {
 		case outbox.Parked:
 			fmt.Fprintf(e.stderr, "parked %s %s: %s (%s); fix it, then 'spark retry %s', or 'spark discard %s --export DIR'\n",
-				en.ID, en.Name, oneLine(en.LastError), en.LastCode, en.ID, en.ID)
+				en.ID, en.Name, oneLine(parkedWords(en.LastCode, en.Name, en.LastError)), en.LastCode, en.ID, en.ID)
 		case outbox.Pending:
 			why := "not tried yet"
 			if en.LastError != "" {
@@ -239,11 +235,7 @@ func report(ctx context.Context, o *outbox.Outbox, start outbox.Counts, timedOut
 }
 
 // reportWrites lists the writes left waiting or parked.
-func reportWrites(ctx context.Context, o *outbox.Outbox, e env) error {
-	ws, err := o.UnsentWrites(ctx)
-	if err != nil {
-		return err
-	}
+func reportWrites(ws []outbox.Write, e env) {
 	for _, w := range ws {
 		if w.State == outbox.Parked {
 			fmt.Fprintf(e.stderr, "parked %s %s: %s (%s); fix it, then 'spark retry %s', or 'spark discard %s'\n",
@@ -256,5 +248,4 @@ func reportWrites(ctx context.Context, o *outbox.Outbox, e env) error {
 		}
 		fmt.Fprintf(e.stderr, "pending %s %s: %s\n", w.ID, w.Describe(), why)
 	}
-	return nil
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkfamily/spark/internal/sqlitedb"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/sqlitedsn"
 )
 
 // unremovable makes, in the outbox folder obDir, a folder the OS refuses to
@@ -63,7 +63,7 @@ func TestOutbox_Leftovers(t *testing.T) {
 
 	obDir := filepath.Join(data, "outbox")
 	rel := unremovable(t, obDir)
-	db, err := sql.Open("sqlite", sqlitedsn.DSN(filepath.Join(obDir, "outbox.db"), url.Values{"_pragma": {"busy_timeout(10000)"}}))
+	db, err := sql.Open("sqlite", sqlitedb.DSN(filepath.Join(obDir, "outbox.db"), url.Values{"_pragma": {"busy_timeout(10000)"}}))
 	if err != nil {
 		t.Fatal(err)
 	}

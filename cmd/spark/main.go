@@ -29,7 +29,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sparkfamily/spark/version"
+	"github.com/sparkfamily/spark/internal/version"
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sparkfamily/spark/atomicfile"
+	"github.com/sparkfamily/spark/internal/atomicfile"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -179,18 +179,12 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	counts, err := o.Counts(ctx)
+	// One read of the queue for the counts and the writes, so they agree.
+	st, err := o.Status(ctx)
 	if err != nil {
 		return err
 	}
-	writes, err := o.UnsentWrites(ctx)
-	if err != nil {
-		return err
-	}
-	wcounts, err := o.WriteCounts(ctx)
-	if err != nil {
-		return err
-	}
+	counts, wcounts, writes := st.Counts[outbox.KindPhoto], writeCounts(st.Counts), st.Writes
 	leftovers, err := o.Leftovers(ctx)
 	if err != nil {
 		return err
@@ -214,7 +208,10 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 			Writes      []outbox.Write `json:"writes"` // waiting and parked
 			// Leftovers are the folders not removed yet (outbox.Leftovers).
 			Leftovers []outbox.Leftover `json:"leftovers"`
-		}{counts, ents, wcounts, writes, leftovers})
+			// ByKind counts the queue's entries per kind (photo, note,
+			// caption...) and state.
+			ByKind outbox.KindCounts `json:"by_kind"`
+		}{counts, ents, wcounts, writes, leftovers, st.Counts})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tSTEPS\tNAME\tREASON")
@@ -230,6 +227,19 @@ func cmdOutbox(ctx context.Context, g *globals, args []string, e env) error {
 	return nil
 }
 
+// writeCounts adds up the counts of every kind but photos.
+func writeCounts(byKind outbox.KindCounts) outbox.Counts {
+	var c outbox.Counts
+	for k, n := range byKind {
+		if k != outbox.KindPhoto {
+			c.Pending += n.Pending
+			c.Parked += n.Parked
+			c.Done += n.Done
+		}
+	}
+	return c
+}
+
 // printLeftovers says, when there are any, which of the outbox's folders
 // could not be removed yet: Dad's sentence, then one line per folder.
 func printLeftovers(e env, ls []outbox.Leftover) {
@@ -237,7 +247,7 @@ func printLeftovers(e env, ls []outbox.Leftover) {
 		return
 	}
 	fmt.Fprintln(e.stdout)
-	fmt.Fprintln(e.stdout, outbox.LeftoversSummary(ls))
+	fmt.Fprintln(e.stdout, leftoversWords(outbox.CountLeftovers(ls)))
 	for _, l := range ls {
 		fmt.Fprintln(e.stdout, "  "+oneLine(outbox.LeftoverDetail(l)))
 	}
@@ -280,7 +290,7 @@ func stepsText(en outbox.Entry) string {
 func reason(en outbox.Entry) string {
 	switch {
 	case en.State == outbox.Parked:
-		return fmt.Sprintf("parked: %s (%s)", oneLine(en.LastError), en.LastCode)
+		return fmt.Sprintf("parked: %s (%s)", oneLine(parkedWords(en.LastCode, en.Name, en.LastError)), en.LastCode)
 	case en.LastError != "" && en.NextTry != nil:
 		return fmt.Sprintf("waiting until %s after %d tries: %s", en.NextTry.Local().Format("15:04:05"), en.Attempts, oneLine(en.LastError))
 	}
@@ -304,23 +314,22 @@ func cmdRetry(ctx context.Context, g *globals, args []string, e env) error {
 	}
 	defer o.Close()
 	if *all {
-		n, err := o.RetryAll(ctx)
+		byKind, err := o.RetryAll(ctx)
 		if err != nil {
 			return err
 		}
-		nw, err := o.RetryAllWrites(ctx)
-		if err != nil {
-			return err
+		n := byKind[outbox.KindPhoto]
+		nw := 0
+		for k, c := range byKind {
+			if k != outbox.KindPhoto {
+				nw += c
+			}
 		}
 		fmt.Fprintf(e.stdout, "%d parked entries and %d parked writes back to pending; run 'spark drain' to send them\n", n, nw)
 		return nil
 	}
 	for _, id := range ids {
-		err := o.Retry(ctx, id)
-		if errors.Is(err, outbox.ErrNotFound) {
-			err = o.RetryWrite(ctx, id)
-		}
-		if err != nil {
+		if err := o.Retry(ctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s back to pending\n", id)
@@ -345,9 +354,6 @@ func cmdDiscard(ctx context.Context, g *globals, args []string, e env) error {
 	}
 	defer o.Close()
 	path, err := o.Discard(ctx, ids[0], *export)
-	if errors.Is(err, outbox.ErrNotFound) && *export == "" {
-		err = o.DiscardWrite(ctx, ids[0])
-	}
 	if err != nil {
 		return err
 	}

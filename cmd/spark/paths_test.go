@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkfamily/spark/api"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/sqlitedsn/sqlitedsntest"
+	"github.com/sparkfamily/spark/internal/sqlitedb/sqlitedbtest"
 )
 
 // TestSyncAndMoments_OddDataFolders: paths are data for the commands too.
@@ -17,7 +17,7 @@ import (
 // replica: its lock and its mirror) and moments work, and nothing is
 // written beside the folder.
 func TestSyncAndMoments_OddDataFolders(t *testing.T) {
-	for _, d := range sqlitedsntest.OddDirs(t) {
+	for _, d := range sqlitedbtest.OddDirs(t) {
 		t.Run(d.Label, func(t *testing.T) {
 			base := t.TempDir()
 			data := filepath.Join(base, d.Rel)
@@ -46,7 +46,7 @@ func TestSyncAndMoments_OddDataFolders(t *testing.T) {
 			if len(l.Moments) != 1 || l.Moments[0].Pending || !l.Moments[0].CopyCached || l.AsOfSeq == 0 {
 				t.Errorf("moments after the sync, engine stopped = %+v; want the one photo, synced", l)
 			}
-			sqlitedsntest.CheckNoStray(t, base, d.Rel)
+			sqlitedbtest.CheckNoStray(t, base, d.Rel)
 		})
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sparkfamily/spark/client"
+	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/outbox"
-	"github.com/sparkfamily/spark/replica"
 )
 
 // openReplica opens DATA/replica, this computer's copy of the engine.
