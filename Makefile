@@ -2,7 +2,7 @@
 .PHONY: run test test-quick setup build package bench powercut clean
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/sparkfamily/spark/version.Version=$(VERSION)
+LDFLAGS := -X github.com/sparkfamily/spark/internal/version.Version=$(VERSION)
 export PATH := $(shell go env GOPATH)/bin:$(PATH)
 
 ## run: set up this machine (once), build the app and start it

@@ -3,9 +3,16 @@
 # Debian packages (GTK and WebKitGTK headers for the Wails window, Xvfb and
 # Chromium for the UI tests, NSIS for the Windows installer, libvips-tools as
 # the small-copy benchmark's peer, Wine and MinGW-w64 for the Windows test
-# run), the frontend's npm packages from the lock file, the Wails CLI and the
-# private Wine prefix the Windows tests run in (scripts/wine/). It is
-# idempotent: a second run only checks.
+# run and the Windows setup's, curl for its health check), the frontend's npm
+# packages from the lock file, the Wails CLI and the private Wine prefix the
+# Windows tests run in (scripts/wine/). It is idempotent: a second run only
+# checks.
+#
+# No wine32 (Debian's i386 Wine): the Windows setup is a 64-bit program
+# (build/windows/installer/project.nsi), so 64-bit Wine installs it, also on
+# a virtual machine whose kernel runs no 32-bit x86 code (ia32_emulation off,
+# as on the one this was written on: there wine32's i386 loader fails with
+# "Exec format error" and Wine's WoW64 mode faults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +25,7 @@ APT_PACKAGES=(
   libvips-tools
   dpkg-dev
   wine wine64 gcc-mingw-w64-x86-64-win32
+  curl
 )
 
 missing=()

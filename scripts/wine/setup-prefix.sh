@@ -22,7 +22,7 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
 fi
 
 # Wine's null display driver: windows can be made (a hidden one watches for
-# the end of the session, see endsession/) with no X server.
+# the end of the session, see internal/endsession/) with no X server.
 if ! grep -q '"Graphics"="null"' "$WINEPREFIX/user.reg" 2>/dev/null; then
   echo "wine setup: the null display driver"
   "$WINE" reg add 'HKCU\Software\Wine\Drivers' /v Graphics /d null /f >/dev/null 2>&1
