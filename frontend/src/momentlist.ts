@@ -70,6 +70,10 @@ export class MomentList<M extends Listed> {
   private done = false;
   /** engine counts the switches of engine. */
   private engine = 0;
+  /** topAsked is when the first page last merged was asked for: an answer
+   * asked for before it is older than what is shown, and would take away
+   * moments that came since. */
+  private topAsked = -Infinity;
 
   constructor(
     private readonly read: (cursor: string, n: number) => Promise<PageOf<M>>,
@@ -124,6 +128,8 @@ export class MomentList<M extends Listed> {
       return;
     }
     if (engine !== this.engine) return; // read before a switch
+    if (asked < this.topAsked) return; // a newer first page is shown
+    this.topAsked = asked;
     const fresh = this.fresher(page.moments, asked);
     const ids = new Set(fresh.map((m) => m.id));
     const oldestTop = fresh.filter((m) => !m.pending).at(-1)?.id ?? '';

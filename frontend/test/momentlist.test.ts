@@ -24,7 +24,12 @@ test('sparse months share a row; a month wider than what is left starts its own'
 function pages() {
   const waiting: ((p: PageOf<M>) => void)[] = [];
   const read = (_cursor: string, _n: number) => new Promise<PageOf<M>>((r) => waiting.push(r));
-  return { read, answer: (p: PageOf<M>) => waiting.shift()?.(p) };
+  return {
+    read,
+    /** answer answers the oldest read still waiting; answerLast the newest. */
+    answer: (p: PageOf<M>) => waiting.shift()?.(p),
+    answerLast: (p: PageOf<M>) => waiting.pop()?.(p),
+  };
 }
 
 test('a page read before an engine switch is dropped, never merged into the new engine', async () => {
@@ -54,4 +59,27 @@ test('an edit or a deletion made here wins over a page asked for before it', asy
   p.answer({ moments: [m('02', iso(2025, 1, 2)), m('01', iso(2025, 1, 1))], next: '' });
   await again;
   assert.deepEqual(list.view.map((x) => [x.id, x.caption]), [['02', 'edited']]);
+});
+
+test('a first page asked for before a newer one is answered after it: the older answer is dropped', async () => {
+  // Seen in the browser test of an engine switch on a loaded machine: a
+  // refresh asked before two photos were captured was answered after the
+  // refresh that showed them, and took them off the screen until the next
+  // change came.
+  const p = pages();
+  let t = 0;
+  const list = new MomentList<M>(p.read, () => list.sort('added'), () => {}, 200, () => ++t);
+  const first = list.loadAll();
+  p.answer({ moments: [m('01', iso(2025, 1, 1))], next: '' });
+  await first;
+  const older = list.refreshTop();
+  const newer = list.refreshTop();
+  // The newer read is answered first: the two new moments are there.
+  p.answerLast({ moments: [m('03', iso(2025, 1, 3)), m('02', iso(2025, 1, 2)), m('01', iso(2025, 1, 1))], next: '' });
+  await newer;
+  assert.deepEqual(list.view.map((x) => x.id), ['03', '02', '01']);
+  // Then the older one, from before they were captured.
+  p.answer({ moments: [m('01', iso(2025, 1, 1))], next: '' });
+  await older;
+  assert.deepEqual(list.view.map((x) => x.id), ['03', '02', '01'], 'the older answer takes nothing away');
 });
