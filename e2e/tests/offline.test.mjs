@@ -14,13 +14,16 @@ before(async () => {
   ({ context, page, remote } = await openOnFamily());
   // A photo on the family engine, captured here and read by Pippa, as Dad
   // makes one (later tests expect every photo there to have its reading).
+  // Waited for as one more moment there: an empty outbox alone can come
+  // before the capture is in it.
+  const had = (await familyMoments(remote)).length;
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the capture is delivered');
   await until(async () => {
     const moments = await familyMoments(remote);
-    return moments.length > 0 && moments.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
+    return moments.length > had && moments.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
   }, 'Pippa reads the photo on the family engine');
+  await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the capture is delivered');
   await tab(page, 'Moments');
   await page.locator('[data-testid=moment-tile][data-pending=false]').first().waitFor({ timeout: 60_000 });
 });

@@ -36,6 +36,24 @@ async function localMoments() {
   }
 }
 
+/** shownIDs scrolls through Moments and gathers the ids of every tile
+ * drawn (the grid draws only the tiles in view). */
+async function shownIDs() {
+  const ids = await page.evaluate(async () => {
+    const sc = document.querySelector('[data-testid=moments-scroller]');
+    const seen = new Set();
+    for (let y = 0; ; y += sc.clientHeight / 2) {
+      sc.scrollTop = y;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      for (const t of document.querySelectorAll('[data-testid=moment-tile]')) seen.add(t.dataset.moment);
+      if (y >= sc.scrollHeight) break;
+    }
+    sc.scrollTop = 0;
+    return [...seen];
+  });
+  return new Set(ids);
+}
+
 /** counted is what Moments' count says for n moments, all read. */
 const counted = (n) => (n === 0 ? '' : n === 1 ? '1 moment' : `${n} moments`);
 
@@ -48,18 +66,29 @@ async function shows(n, gone, what) {
     return true;
   }, what, 15_000).catch(async (e) => {
     await shot(page, 'switch-stale');
-    throw new Error(`${e.message}; the count says "${await count.innerText()}"`);
+    const tiles = await shownIDs();
+    const engine = await localMoments();
+    const missing = engine.filter((m) => !tiles.has(m.id)).map((m) => `${m.id} (${m.kind}, taken ${m.takenAt}, added ${m.createdAt}${m.pending ? ', pending' : ''})`);
+    const extra = [...tiles].filter((id) => !engine.some((m) => m.id === id));
+    throw new Error(
+      `${e.message}; the count says "${await count.innerText()}", waited for "${counted(n)}"; ` +
+        `not shown: ${missing.join(', ') || 'none'}; shown but not on the engine: ${extra.join(', ') || 'none'}`,
+    );
   });
 }
 
 test('after a switch of engine, Moments shows the chosen engine’s moments at once', async () => {
-  // Two photos on this computer's engine, shown in Moments.
+  // Two photos on this computer's engine, shown in Moments. Waited for by
+  // their ids: the moments of the tests before are there already, and the
+  // two come only once their capture is done (seen on a loaded machine: the
+  // count of moments said enough before the two were in the outbox).
+  const earlier = new Set((await localMoments()).map((m) => m.id));
   const { paths } = await harness('/test/generate', { n: 2 });
   await choose(page, paths);
   const mine = await until(async () => {
     const ms = await localMoments();
     if (ms.some((m) => m.pending) || (await rpc('Outbox/Entries')).length > 0) return false;
-    return ms.length >= 2 && ms;
+    return ms.filter((m) => !earlier.has(m.id)).length === 2 && ms;
   }, 'the two reach this computer’s engine');
   const family = new Set((await familyMoments(remote)).map((m) => m.id));
   const onlyMine = mine.map((m) => m.id).filter((id) => !family.has(id));
