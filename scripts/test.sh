@@ -93,42 +93,32 @@ wine_tests() {
     bash scripts/wine/gotest.sh | node scripts/gotest-report.mjs "$counts"
 }
 
-# In a full run two steps go beside the browser tests, at the lowest CPU
-# priority (nice 19): the Wine tests and the fuzzing. The browser tests wait
-# at a person's pace and leave most of both cores idle (in one run: 80 s of
-# CPU in 245 s); at nice 19 the two take only what those leave, so the
-# browser tests' timing is theirs as before. (Beside them at the same
-# priority, the Wine tests once slowed them past their limits.) Each writes
-# its output and counts apart, and its own step prints them when it ends.
-declare -A bg_pid bg_log bg_counts bg_t0
-
-# bg_start KEY FUNCTION: starts FUNCTION in the background at nice 19.
-bg_start() {
-  local key=$1 fn=$2
-  bg_log[$key]=$(mktemp) bg_counts[$key]=$(mktemp) bg_t0[$key]=$(date +%s)
-  echo '{"pass":0,"fail":0,"skip":0}' >"${bg_counts[$key]}"
+# In a full run the Wine tests go beside the steps after the browser tests:
+# the fuzzing, the builds and the installers' tests; one after the other, the
+# two halves took 7 minutes each. (Beside the browser tests, whose waits
+# are for a person's pace, they slowed those past their limit.) The Wine
+# run writes its output and counts apart, and its step prints them when it
+# ends.
+wine_start() {
+  wine_log=$(mktemp) wine_counts=$(mktemp) wine_t0=$(date +%s)
+  echo '{"pass":0,"fail":0,"skip":0}' >"$wine_counts"
   (
-    counts=${bg_counts[$key]}
-    renice -n 19 -p "$BASHPID" >/dev/null
-    "$fn"
-  ) >"${bg_log[$key]}" 2>&1 </dev/null &
-  bg_pid[$key]=$!
-  echo "$key: started in the background at nice 19; its output comes in its own step"
+    bash scripts/wine/setup-prefix.sh &&
+      bash scripts/wine/gotest.sh | node scripts/gotest-report.mjs "$wine_counts"
+  ) >"$wine_log" 2>&1 </dev/null &
+  wine_pid=$!
+  echo "the Wine tests started in the background; their output comes in their own step"
 }
 
-# bg_wait KEY: waits for a step bg_start started, prints its output, adds
-# its counts to the total and returns its exit code.
-bg_wait() {
-  local key=$1 rc c
-  wait "${bg_pid[$key]}"
-  rc=$?
-  cat "${bg_log[$key]}"
-  echo "(it took $(($(date +%s) - bg_t0[$key]))s from its start, beside the steps before this one)"
-  c=${bg_counts[$key]}
-  add_counts "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).pass' "$c")" \
-    "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).fail' "$c")" \
-    "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).skip' "$c")"
-  rm -f "${bg_log[$key]}" "$c"
+wine_wait() {
+  wait "$wine_pid"
+  local rc=$?
+  cat "$wine_log"
+  echo "(the Wine run took $(($(date +%s) - wine_t0))s from its start, beside the steps before this one)"
+  add_counts "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).pass' "$wine_counts")" \
+    "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).fail' "$wine_counts")" \
+    "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1])).skip' "$wine_counts")"
+  rm -f "$wine_log" "$wine_counts"
   return "$rc"
 }
 
@@ -210,15 +200,14 @@ step "go test -race" go_tests
 step "go vet" go vet -race ./...
 if [ $quick -eq 0 ]; then
   step "TypeScript unit tests" node_tests ts_unit
-  bg_start wine wine_tests
-  bg_start fuzz fuzz_targets
-  step "browser end-to-end tests (the Wine tests and the fuzzing beside them at nice 19)" node_tests e2e
+  step "browser end-to-end tests" node_tests e2e
+  step "go test under Wine (windows/amd64): start" wine_start
+  step "fuzz targets ($FUZZTIME each)" fuzz_targets
   step "cross-builds (CGO_ENABLED=0)" cross_builds
   step "wails build linux/amd64 + windows/amd64 (NSIS), .deb installed with dpkg" packages
   step "the Windows setup under Wine: installed, run, upgraded, uninstalled" setup_exe
   step "the real window under Xvfb (local engine answers, screenshot)" window
-  step "fuzz targets ($FUZZTIME each)" bg_wait fuzz
-  step "go test under Wine (windows/amd64)" bg_wait wine
+  step "go test under Wine (windows/amd64)" wine_wait
 else
   step "go test under Wine (windows/amd64)" wine_tests
 fi
