@@ -33,6 +33,8 @@ type testShell struct {
 	events []string
 	files  []string
 	folder string
+	// dialogs is what each dialog asked for said.
+	dialogs []FileDialog
 }
 
 func (s *testShell) Emit(event string, _ any) {
@@ -40,9 +42,27 @@ func (s *testShell) Emit(event string, _ any) {
 	defer s.mu.Unlock()
 	s.events = append(s.events, event)
 }
-func (s *testShell) OpenFiles(string) ([]string, error) { return s.files, nil }
-func (s *testShell) OpenFolder(string) (string, error)  { return s.folder, nil }
-func (s *testShell) Reveal(string)                      {}
+func (s *testShell) OpenFiles(d FileDialog) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dialogs = append(s.dialogs, d)
+	return s.files, nil
+}
+
+func (s *testShell) OpenFolder(d FileDialog) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dialogs = append(s.dialogs, d)
+	return s.folder, nil
+}
+
+func (s *testShell) Reveal(string) {}
+
+func (s *testShell) asked() []FileDialog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]FileDialog(nil), s.dialogs...)
+}
 
 func (s *testShell) count(event string) int {
 	s.mu.Lock()
@@ -159,7 +179,7 @@ func TestApp_LocalEngine(t *testing.T) {
 	sh.folder = t.TempDir()
 	var saveErr *UIError
 	waitFor(t, "the delivered files to leave the outbox", func() bool {
-		_, err := a.Outbox.SaveOriginal(res[0].EntryID)
+		_, err := a.Outbox.SaveOriginal(res[0].EntryID, FileDialog{Title: "t"})
 		saveErr = toUIError(err)
 		return saveErr != nil && saveErr.Code == CodeOriginalDelivered
 	})
@@ -376,12 +396,12 @@ func TestCapture_ImportFolderAndPaste(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "notes.txt"), []byte("not a photo"), 0o644)
 	os.WriteFile(filepath.Join(src, ".hidden.jpg"), []byte("skipped"), 0o644)
 	sh.folder = src
-	res, err := a.Capture.ImportFolder("b")
+	res, err := a.Capture.ImportFolder("b", FileDialog{Title: "t"})
 	if err != nil || len(res) != 2 {
 		t.Fatalf("ImportFolder() = %+v, %v; want the two photos", res, err)
 	}
 	sh.folder = ""
-	if _, err := a.Capture.ImportFolder("b"); !errors.Is(err, ErrCanceled) {
+	if _, err := a.Capture.ImportFolder("b", FileDialog{Title: "t"}); !errors.Is(err, ErrCanceled) {
 		t.Errorf("ImportFolder() cancelled = %v, want ErrCanceled", err)
 	}
 	b, _ := os.ReadFile(writePhoto(t, t.TempDir(), 6))
@@ -462,7 +482,7 @@ func TestOutbox_ParkedEntry(t *testing.T) {
 	}
 
 	sh.folder = t.TempDir()
-	saved, err := a.Outbox.SaveOriginal(es[0].ID)
+	saved, err := a.Outbox.SaveOriginal(es[0].ID, FileDialog{Title: "t"})
 	if err != nil {
 		t.Fatalf("SaveOriginal: %v", err)
 	}
@@ -471,7 +491,7 @@ func TestOutbox_ParkedEntry(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) || filepath.Dir(saved) != sh.folder {
 		t.Errorf("saved %s (%v): want the original's bytes in the chosen folder", saved, err)
 	}
-	if again, err := a.Outbox.SaveOriginal(es[0].ID); err != nil || again == saved {
+	if again, err := a.Outbox.SaveOriginal(es[0].ID, FileDialog{Title: "t"}); err != nil || again == saved {
 		t.Errorf("SaveOriginal again = %q, %v; want a second, differently named file", again, err)
 	}
 

@@ -31,13 +31,14 @@ func (c *Capture) FilesAgain(batch string, paths []string) ([]CaptureResult, err
 	return c.a.capture(batch, paths, true)
 }
 
-// ChoosePhotos opens the system's file dialog and captures what is chosen.
-func (c *Capture) ChoosePhotos(batch string) ([]CaptureResult, error) {
+// ChoosePhotos opens the system's file dialog, saying d, and captures what
+// is chosen.
+func (c *Capture) ChoosePhotos(batch string, d FileDialog) ([]CaptureResult, error) {
 	sh, err := c.a.getShell()
 	if err != nil {
 		return nil, err
 	}
-	paths, err := sh.OpenFiles("Choose photos to add to Spark")
+	paths, err := sh.OpenFiles(d.clean())
 	if err != nil {
 		return nil, fmt.Errorf("open the file dialog: %w", err)
 	}
@@ -47,14 +48,14 @@ func (c *Capture) ChoosePhotos(batch string) ([]CaptureResult, error) {
 	return c.a.capture(batch, paths, false)
 }
 
-// ImportFolder asks for a folder and captures every photo in it and in its
-// subfolders.
-func (c *Capture) ImportFolder(batch string) ([]CaptureResult, error) {
+// ImportFolder asks for a folder, saying d, and captures every photo in it
+// and in its subfolders.
+func (c *Capture) ImportFolder(batch string, d FileDialog) ([]CaptureResult, error) {
 	sh, err := c.a.getShell()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := sh.OpenFolder("Choose a folder of photos to import")
+	dir, err := sh.OpenFolder(d.clean())
 	if err != nil {
 		return nil, fmt.Errorf("open the folder dialog: %w", err)
 	}

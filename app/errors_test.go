@@ -26,7 +26,7 @@ func TestUIError_CodesNotSentences(t *testing.T) {
 	gone := filepath.Join(files, "gone.jpg")
 
 	sh.folder = empty
-	_, noPhotos := a.Capture.ImportFolder("b")
+	_, noPhotos := a.Capture.ImportFolder("b", FileDialog{Title: "t"})
 	_, textPaste := a.Capture.Paste("b", "text/plain", "aGk=")
 	_, badPaste := a.Capture.Paste("b", "image/png", "not base64!")
 	tests := []struct {

@@ -88,9 +88,10 @@ func (o *Outbox) RetryAll() (int, error) {
 	return n, err
 }
 
-// SaveOriginal asks for a folder and copies the entry's original there,
-// keeping it in the outbox; it returns the saved file's path.
-func (o *Outbox) SaveOriginal(id string) (string, error) {
+// SaveOriginal asks for a folder, saying d, and copies the entry's
+// original there, keeping it in the outbox; it returns the saved file's
+// path.
+func (o *Outbox) SaveOriginal(id string, d FileDialog) (string, error) {
 	st := o.a.state()
 	ob, err := st.queue()
 	if err != nil {
@@ -100,7 +101,7 @@ func (o *Outbox) SaveOriginal(id string) (string, error) {
 	if sh == nil {
 		return "", ErrNotReady
 	}
-	dir, err := sh.OpenFolder("Choose where to save the original")
+	dir, err := sh.OpenFolder(d.clean())
 	if err != nil {
 		return "", fmt.Errorf("open the folder dialog: %w", err)
 	}

@@ -81,6 +81,8 @@ type shell struct {
 	files    [][]string
 	folders  []string
 	revealed []string
+	// asked is what each dialog opened said, in order.
+	asked []app.FileDialog
 }
 
 var _ app.Shell = (*shell)(nil)
@@ -100,9 +102,10 @@ func (s *shell) Emit(event string, data any) {
 	}
 }
 
-func (s *shell) OpenFiles(string) ([]string, error) {
+func (s *shell) OpenFiles(d app.FileDialog) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.asked = append(s.asked, d)
 	if len(s.files) == 0 {
 		return nil, nil
 	}
@@ -111,9 +114,10 @@ func (s *shell) OpenFiles(string) ([]string, error) {
 	return f, nil
 }
 
-func (s *shell) OpenFolder(string) (string, error) {
+func (s *shell) OpenFolder(d app.FileDialog) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.asked = append(s.asked, d)
 	if len(s.folders) == 0 {
 		return "", nil
 	}

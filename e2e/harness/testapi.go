@@ -64,6 +64,11 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 		defer t.shell.mu.Unlock()
 		reply(w, t.shell.revealed)
 	})
+	mux.HandleFunc("GET /test/dialogs", func(w http.ResponseWriter, r *http.Request) {
+		t.shell.mu.Lock()
+		defer t.shell.mu.Unlock()
+		reply(w, t.shell.asked)
+	})
 }
 
 func reply(w http.ResponseWriter, v any) {

@@ -39,6 +39,10 @@ test('three generated photos and a broken file: cards show at once, the broken o
   writeFileSync(broken, 'this is not a photo at all');
   await choose(page, [...paths.slice(0, 2), broken, paths[2]]);
   await until(async () => (await page.getByTestId('card').count()) >= 4, 'four cards');
+  // The system's file dialog said the window's words (words.ts), filters
+  // and all.
+  const asked = await (await fetch(`${url()}/test/dialogs`)).json();
+  assert.deepEqual(asked.at(-1), { title: 'Choose photos to add to Spark', photos: 'Photos (JPEG, PNG, WebP, HEIC)', all: 'All files' });
   const failed = page.locator('[data-testid=card][data-state=failed]');
   await failed.waitFor();
   const why = await failed.innerText();

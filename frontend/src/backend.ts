@@ -9,6 +9,7 @@ import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
+import type { DialogWords } from './words';
 import type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
 export type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
@@ -95,8 +96,8 @@ export const backend = {
   capture: {
     files: (batch: string, paths: string[]) => call(Capture.Files(batch, paths)),
     filesAgain: (batch: string, paths: string[]) => call(Capture.FilesAgain(batch, paths)),
-    choosePhotos: (batch: string) => call(Capture.ChoosePhotos(batch)),
-    importFolder: (batch: string) => call(Capture.ImportFolder(batch)),
+    choosePhotos: (batch: string, d: DialogWords) => call(Capture.ChoosePhotos(batch, d)),
+    importFolder: (batch: string, d: DialogWords) => call(Capture.ImportFolder(batch, d)),
     paste: (batch: string, mime: string, base64: string) => call(Capture.Paste(batch, mime, base64)),
   },
   moments: {
@@ -146,7 +147,7 @@ export const backend = {
     entries: () => call(Outbox.Entries()),
     retry: (id: string) => call(Outbox.Retry(id)),
     retryAll: () => call(Outbox.RetryAll()),
-    saveOriginal: (id: string) => call(Outbox.SaveOriginal(id)),
+    saveOriginal: (id: string, d: DialogWords) => call(Outbox.SaveOriginal(id, d)),
     discard: (id: string) => call(Outbox.Discard(id)),
     sendNow: () => call(Outbox.SendNow()),
     writes: () => call(Outbox.Writes()),

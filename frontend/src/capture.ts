@@ -5,7 +5,7 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines, cardRefused, noteKept, problem } from './words';
+import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords } from './words';
 import type { Screen } from './screen';
 import { appError } from './codes';
 
@@ -47,8 +47,8 @@ export class CaptureScreen implements Screen {
       h(
         'div',
         { class: 'row center' },
-        h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b)) }, 'Choose photos…'),
-        h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b)) }, 'Import a folder…'),
+        h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b, dialogWords.photos)) }, 'Choose photos…'),
+        h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b, dialogWords.folder)) }, 'Import a folder…'),
       ),
       h('p', { class: 'hint' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
     );

@@ -1,7 +1,7 @@
 import { backend, canceled, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
-import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeMain } from './words';
+import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
 
 // The outbox's one status. Everything the window says of the outbox (the
@@ -283,7 +283,7 @@ export class OutboxScreen implements Screen {
 
   private async save(e: Entry): Promise<void> {
     try {
-      const p = await backend.outbox.saveOriginal(e.id);
+      const p = await backend.outbox.saveOriginal(e.id, dialogWords.saveOriginal);
       toast(`Saved as ${p}.`);
     } catch (err) {
       if (canceled(err)) return;

@@ -28,6 +28,22 @@ export interface MomentLike {
  * type (HEIC) is shown as its small copy. */
 export const drawable = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
 
+/** DialogWords is what a system file dialog says (app.FileDialog): the
+ * system draws the dialog, the words are the window's. */
+export interface DialogWords {
+  title: string;
+  /** photos and all name the file dialog's two filters. */
+  photos?: string;
+  all?: string;
+}
+
+/** dialogWords are the words of each file dialog Spark opens. */
+export const dialogWords = {
+  photos: { title: 'Choose photos to add to Spark', photos: 'Photos (JPEG, PNG, WebP, HEIC)', all: 'All files' },
+  folder: { title: 'Choose a folder of photos to import' },
+  saveOriginal: { title: 'Choose where to save the original' },
+} as const satisfies Record<string, DialogWords>;
+
 /** noteKept is what Dad reads once his note is stored: it is sent on its
  * own, so it says nothing of the engine. */
 export const noteKept = 'Note kept. It is safe on this computer, and you will find it in Moments.';
