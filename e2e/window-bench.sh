@@ -12,6 +12,8 @@
 #
 # Usage: e2e/window-bench.sh [--no-build]   (needs xvfb, x11-utils, dbus, npm)
 #   WINDOW_RUNS=3 WINDOW_MOMENTS=10000 WINDOW_SETTLE=8s
+#   WINDOW_ALSO="name=path ...": more builds of Spark started in turn with
+#   the two, on the same folders (a setting measured against another)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$(go env GOPATH)/bin:$PATH"
@@ -45,6 +47,12 @@ go run ./e2e/cmd/seedfolder -data "$small" -moments 24 >/dev/null || { echo "FAI
 big="$tmp/big"
 go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" >/dev/null || { echo "FAIL: seeding $n moments"; exit 1; }
 
+# also DATA: WINDOW_ALSO's builds, each on DATA.
+also() {
+  local a
+  for a in ${WINDOW_ALSO:-}; do printf '%s:%s ' "$a" "$1"; done
+}
+
 # Xvfb keeps its frame buffer in a file (-fbdir), which windowbench reads
 # to see each frame without a process or an X round trip.
 disp=99
@@ -56,7 +64,7 @@ for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
 echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
 dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
   -title "Spark (24 moments) beside the bare Wails app" \
-  spark="$bin:$small" bare="$bare"
+  spark="$bin:$small" $(also "$small") bare="$bare"
 dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
   -title "Spark ($n moments) beside the bare Wails app" \
-  spark="$bin:$big" bare="$bare"
+  spark="$bin:$big" $(also "$big") bare="$bare"
