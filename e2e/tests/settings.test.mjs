@@ -70,6 +70,42 @@ test('a click on Family engine while Settings loads is kept: the copy that arriv
   assert.equal(await page.getByLabel('Connection text').isVisible(), true, 'the connection text field is still shown');
 });
 
+test('a click into the connection text while Settings loads again is kept: the late copy does not redraw under it', async () => {
+  // Seen on a loaded machine: Family engine chosen (not yet connected), the
+  // Settings tab clicked again, then a click into the connection text; the
+  // copy fetched by the second showing came after, unchose Family engine
+  // and hid the field under the click.
+  await tab(page, 'Settings');
+  const remote = page.getByLabel('Family engine');
+  await remote.check();
+  const conn = page.getByLabel('Connection text');
+  await conn.waitFor();
+
+  let asked;
+  const askedFor = new Promise((r) => (asked = r));
+  let release;
+  const released = new Promise((r) => (release = r));
+  await page.route('**/rpc/Settings/Get', async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  await tab(page, 'Settings');
+  await askedFor;
+  await conn.click(); // a click, no typing yet
+
+  const answered = page.waitForResponse('**/rpc/Settings/Get');
+  release();
+  await (await answered).finished();
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+  await page.unroute('**/rpc/Settings/Get');
+  assert.equal(await remote.isChecked(), true, 'Family engine is still chosen');
+  assert.equal(await conn.isVisible(), true, 'the connection text field is still shown');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'connection', 'the keyboard is still in it');
+  // Back to how the other tests expect Settings.
+  await page.getByLabel('This computer').check();
+});
+
 test("Settings' choices wear the app's colour and keep their size beside a long label", async () => {
   await tab(page, 'Settings');
   const remote = page.locator('#engine-remote');

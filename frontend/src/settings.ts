@@ -11,9 +11,10 @@ import { connectionTestWords, warningWords } from './words';
 export class SettingsScreen implements Screen {
   readonly el: HTMLElement;
   private body = h('div', { class: 'settings-body' });
-  /** touched: Dad changed something on the screen since it was last
-   * shown, so the fresh copy that show() fetches must not redraw over
-   * his choice (a click on "Family engine" while it loads). */
+  /** touched: Dad's hands were on the screen since it was last shown (a
+   * change, a click, a key), so the fresh copy that show() fetches must
+   * not redraw under them: a click on "Family engine" while it loads, or
+   * a click into the connection text after a choice made before. */
   private touched = false;
 
   constructor(private readonly changed: () => void) {
@@ -21,8 +22,7 @@ export class SettingsScreen implements Screen {
     const touch = () => {
       this.touched = true;
     };
-    this.body.addEventListener('input', touch);
-    this.body.addEventListener('change', touch);
+    for (const ev of ['input', 'change', 'pointerdown', 'keydown']) this.body.addEventListener(ev, touch);
   }
 
   show(): void {
