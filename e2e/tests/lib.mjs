@@ -135,6 +135,31 @@ export async function openOnFamily() {
   return { context, page, remote };
 }
 
+/** openBesideFamily starts the harness's family engine but keeps the app
+ * on its own engine, and opens the window once it says it is connected
+ * to this computer. It returns the window and the engine's { url, token }. */
+export async function openBesideFamily() {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  const remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  const { context, page } = await launch();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  return { context, page, remote };
+}
+
+/** appMoments is every moment the app shows from the engine it uses
+ * (Moments.Page, the window's own call), read page by page. */
+export async function appMoments() {
+  const all = [];
+  for (let before = ''; ; ) {
+    const p = await rpc('Moments/Page', before, 200);
+    all.push(...p.moments);
+    if (!p.next) return all;
+    before = p.next;
+  }
+}
+
 /** familyMoments is every live moment the family engine (remote, as
  * openOnFamily returns it) serves, newest first, read page by page. */
 export async function familyMoments(remote) {

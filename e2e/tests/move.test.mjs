@@ -9,19 +9,14 @@
 // leaving the family engine as it was.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, familyMoments, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
+import { openBesideFamily, appMoments, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine, axe } from './lib.mjs';
 
 let context;
 let page;
 let remote; // { url, token } of the family engine
 
 before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  remote = await harness('/test/remote/prepare');
-  await harness('/test/remote/start', {});
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  ({ context, page, remote } = await openBesideFamily());
 });
 
 // The phrases the move brings are the family engine's now; a phrase's id
@@ -74,24 +69,13 @@ async function familyByID() {
   return new Map((await familyMoments(remote)).map((m) => [m.id, m]));
 }
 
-/** localMoments is every moment the window shows from this computer's engine. */
-async function localMoments() {
-  const all = [];
-  for (let before = ''; ; ) {
-    const p = await rpc('Moments/Page', before, 200);
-    all.push(...p.moments);
-    if (!p.next) return all;
-    before = p.next;
-  }
-}
-
 test('moments kept on this computer are brought to the family engine from Settings, once', async () => {
   // Three photos on this computer's engine, read by its Pippa.
-  const earlier = (await localMoments()).length;
+  const earlier = (await appMoments()).length;
   const { paths } = await harness('/test/generate', { n: 3 });
   await choose(page, paths);
   const mine = await until(async () => {
-    const ms = await localMoments();
+    const ms = await appMoments();
     if (ms.length < earlier + 3 || ms.some((m) => m.pending) || (await rpc('Outbox/Entries')).length > 0) return false;
     const read = ms.filter((m) => m.kind === 'photo').every((m) => m.readings.some((r) => r.status === 'finished'));
     return read && ms;
@@ -180,7 +164,7 @@ test('moments kept on this computer are brought to the family engine from Settin
   // The window, reading this computer's copy of the family engine, shows
   // them at once (the move ends with a sync; the next by itself is 15 s off).
   await until(async () => {
-    const ids = new Set((await localMoments()).filter((m) => !m.pending).map((m) => m.id));
+    const ids = new Set((await appMoments()).filter((m) => !m.pending).map((m) => m.id));
     return lacking.every((m) => ids.has(m.id));
   }, 'the moments brought along show from the family engine’s copy', 10_000);
 
@@ -221,7 +205,7 @@ test('moments kept on the family engine are brought to this computer from Settin
   await tab(page, 'Settings');
   await page.locator('#engine-local').check();
   await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
-  const here = new Set((await localMoments()).map((m) => m.id));
+  const here = new Set((await appMoments()).map((m) => m.id));
   const lacking = [...family.keys()].filter((id) => !here.has(id));
   assert.ok(added.every((id) => lacking.includes(id)), 'this computer lacks the two new ones');
 
@@ -256,7 +240,7 @@ test('moments kept on the family engine are brought to this computer from Settin
 
   // This computer holds each of them, the reading as given there; the
   // family engine is as it was.
-  const now = await localMoments();
+  const now = await appMoments();
   const byID = new Map(now.map((m) => [m.id, m]));
   for (const id of lacking) assert.ok(byID.has(id), `this computer holds ${id}`);
   assert.deepEqual(byID.get(added[0]).readings.filter((r) => r.status === 'finished').map((r) => r.text), [reading], 'the reading came along as it is');
@@ -271,5 +255,5 @@ test('moments kept on the family engine are brought to this computer from Settin
   assert.ok(again.running, 'the second move starts');
   await until(async () => !(await rpc('Settings/MoveCheck')).running, 'the second move ends');
   assert.equal(await localSeq(), seq, 'the second move wrote nothing here');
-  assert.equal((await localMoments()).length, now.length, 'and duplicated nothing');
+  assert.equal((await appMoments()).length, now.length, 'and duplicated nothing');
 });

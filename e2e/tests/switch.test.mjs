@@ -5,36 +5,20 @@
 // (app/state.go) and every screen reads itself again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, familyMoments, harness, rpc, choose, tab, shot, until, url, useLocalEngine } from './lib.mjs';
+import { openBesideFamily, appMoments, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
 
 let context;
 let page;
 let remote; // { url, token } of the family engine
 
 before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  remote = await harness('/test/remote/prepare');
-  await harness('/test/remote/start', {});
-  ({ context, page } = await launch());
-  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  ({ context, page, remote } = await openBesideFamily());
 });
 
 after(async () => {
   await useLocalEngine().catch(() => {});
   await context?.close();
 });
-
-/** localMoments is every moment the app shows from this computer's engine. */
-async function localMoments() {
-  const all = [];
-  for (let before = ''; ; ) {
-    const p = await rpc('Moments/Page', before, 200);
-    all.push(...p.moments);
-    if (!p.next) return all;
-    before = p.next;
-  }
-}
 
 /** shownIDs scrolls through Moments and gathers the ids of every tile
  * drawn (the grid draws only the tiles in view). */
@@ -67,7 +51,7 @@ async function shows(n, gone, what) {
   }, what, 15_000).catch(async (e) => {
     await shot(page, 'switch-stale');
     const tiles = await shownIDs();
-    const engine = await localMoments();
+    const engine = await appMoments();
     const missing = engine.filter((m) => !tiles.has(m.id)).map((m) => `${m.id} (${m.kind}, taken ${m.takenAt}, added ${m.createdAt}${m.pending ? ', pending' : ''})`);
     const extra = [...tiles].filter((id) => !engine.some((m) => m.id === id));
     throw new Error(
@@ -82,11 +66,11 @@ test('after a switch of engine, Moments shows the chosen engine’s moments at o
   // their ids: the moments of the tests before are there already, and the
   // two come only once their capture is done (seen on a loaded machine: the
   // count of moments said enough before the two were in the outbox).
-  const earlier = new Set((await localMoments()).map((m) => m.id));
+  const earlier = new Set((await appMoments()).map((m) => m.id));
   const { paths } = await harness('/test/generate', { n: 2 });
   await choose(page, paths);
   const mine = await until(async () => {
-    const ms = await localMoments();
+    const ms = await appMoments();
     if (ms.some((m) => m.pending) || (await rpc('Outbox/Entries')).length > 0) return false;
     return ms.filter((m) => !earlier.has(m.id)).length === 2 && ms;
   }, 'the two reach this computer’s engine');
@@ -112,6 +96,6 @@ test('after a switch of engine, Moments shows the chosen engine’s moments at o
   await page.getByLabel('This computer').check();
   await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
   await tab(page, 'Moments');
-  const back = await localMoments();
+  const back = await appMoments();
   await shows(back.length, [...family].filter((id) => !back.some((m) => m.id === id)), 'Moments to show this computer’s moments again');
 });
