@@ -8,6 +8,29 @@ import { localWindow, harness, tab, shot, until } from './lib.mjs';
 let page;
 localWindow((w) => ({ page } = w));
 
+/** holdSettingsGet holds back the window's next Settings.Get: askedFor
+ * resolves once it is asked; release lets it through and resolves once
+ * its answer has come (then the hold is gone). A slow machine's answer,
+ * on demand. */
+async function holdSettingsGet() {
+  let asked;
+  const askedFor = new Promise((r) => (asked = r));
+  let go;
+  const released = new Promise((r) => (go = r));
+  await page.route('**/rpc/Settings/Get', async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  const release = async () => {
+    const answered = page.waitForResponse('**/rpc/Settings/Get');
+    go();
+    await (await answered).finished();
+    await page.unroute('**/rpc/Settings/Get');
+  };
+  return { askedFor, release };
+}
+
 test('files Spark could not remove yet: a sentence for Dad under Your data, the folders behind Details', async () => {
   // As a refused removal leaves them (a program holding a copy open, as
   // antivirus does on Windows): one photo already sent, one discarded.
@@ -46,26 +69,15 @@ test('a click on Family engine while Settings loads is kept: the copy that arriv
   await tab(page, 'Moments');
 
   // Settings shown again: its fresh copy is held back until Dad has clicked.
-  let asked;
-  const askedFor = new Promise((r) => (asked = r));
-  let release;
-  const released = new Promise((r) => (release = r));
-  await page.route('**/rpc/Settings/Get', async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
+  const { askedFor, release } = await holdSettingsGet();
   await tab(page, 'Settings');
   await askedFor;
   await remote.check();
   await page.getByLabel('Connection text').waitFor();
 
-  const answered = page.waitForResponse('**/rpc/Settings/Get');
-  release();
-  await (await answered).finished();
+  await release();
   // Whatever the answer would redraw is drawn within a few ticks of it.
   await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
-  await page.unroute('**/rpc/Settings/Get');
   assert.equal(await page.getByLabel('Family engine').isChecked(), true, 'Family engine is still chosen');
   assert.equal(await page.getByLabel('Connection text').isVisible(), true, 'the connection text field is still shown');
 });
@@ -81,24 +93,13 @@ test('a click into the connection text while Settings loads again is kept: the l
   const conn = page.getByLabel('Connection text');
   await conn.waitFor();
 
-  let asked;
-  const askedFor = new Promise((r) => (asked = r));
-  let release;
-  const released = new Promise((r) => (release = r));
-  await page.route('**/rpc/Settings/Get', async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
+  const { askedFor, release } = await holdSettingsGet();
   await tab(page, 'Settings');
   await askedFor;
   await conn.click(); // a click, no typing yet
 
-  const answered = page.waitForResponse('**/rpc/Settings/Get');
-  release();
-  await (await answered).finished();
+  await release();
   await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
-  await page.unroute('**/rpc/Settings/Get');
   assert.equal(await remote.isChecked(), true, 'Family engine is still chosen');
   assert.equal(await conn.isVisible(), true, 'the connection text field is still shown');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'connection', 'the keyboard is still in it');
