@@ -168,12 +168,7 @@ var errBadToken = errors.New("the target engine refuses the token")
 // that the next run sends it again; it is no error.
 func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
 	var o outcome
-	err = p.retrying(ctx, 0, func(err error) {
-		p.mu.Lock()
-		p.stats.Retries++
-		p.mu.Unlock()
-		p.opts.Logger.Debug("push: asking again", "seq", j.seq, "kind", j.kind, "err", err)
-	}, func() (err error) {
+	err = p.retrying(ctx, 0, p.askingAgain(j), func() (err error) {
 		o, err = p.send(ctx, j)
 		return err
 	})
@@ -194,6 +189,17 @@ func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
 		return false, nil
 	}
 	return false, err
+}
+
+// askingAgain is the onRetry of j's requests: it counts the retry and
+// logs it.
+func (p *pusher) askingAgain(j job) func(error) {
+	return func(err error) {
+		p.mu.Lock()
+		p.stats.Retries++
+		p.mu.Unlock()
+		p.opts.Logger.Debug("push: asking again", "seq", j.seq, "kind", j.kind, "err", err)
+	}
 }
 
 // retrying is try through passing trouble (see retrying), paced by
@@ -254,7 +260,7 @@ func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, boo
 		// very moment there (a quick recall makes its moment itself): the
 		// moment went from the target to the source and is coming back.
 		// A moment's id names it; the same id and kind is the same moment.
-		m, err := p.target.Moment(ctx, j.create.ID)
+		m, err := p.targetMoment(ctx, j)
 		if err == nil && m.Kind == j.create.Kind {
 			return already, true
 		}
@@ -265,7 +271,7 @@ func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, boo
 	}
 	// The target's moment was deleted by a later op of this same log,
 	// delivered before the checkpoint caught up.
-	m, err := p.target.Moment(ctx, j.moment)
+	m, err := p.targetMoment(ctx, j)
 	if err != nil || m.DeletedAt == nil {
 		return 0, false
 	}
@@ -280,6 +286,19 @@ func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, boo
 		}
 	}
 	return 0, false
+}
+
+// targetMoment reads j's moment from the target for settle, asking again
+// through passing trouble as every request of the push does: a look-up
+// lost on a bad link must not turn an op the target already holds into a
+// refusal.
+func (p *pusher) targetMoment(ctx context.Context, j job) (*api.Moment, error) {
+	var m *api.Moment
+	err := p.retrying(ctx, 0, p.askingAgain(j), func() (err error) {
+		m, err = p.target.Moment(ctx, j.moment)
+		return err
+	})
+	return m, err
 }
 
 func created(ok bool) outcome {
