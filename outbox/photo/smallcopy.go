@@ -70,11 +70,31 @@ func SmallCopy(ctx context.Context, path string, w io.Writer, opts Options) (Res
 	if err != nil {
 		return res, err
 	}
-	opts = opts.withDefaults()
+	return encodeSmall(w, small, res, path, opts.withDefaults())
+}
+
+// encodeSmall writes the small picture of the photo name as a JPEG.
+func encodeSmall(w io.Writer, small image.Image, res Result, name string, opts Options) (Result, error) {
 	if err := scaledjpeg.Encode(w, small, &scaledjpeg.Options{Quality: opts.Quality}); err != nil {
-		return Result{Source: res.Source}, fmt.Errorf("write the small copy of %s: %w", path, err)
+		return Result{Source: res.Source}, fmt.Errorf("write the small copy of %s: %w", name, err)
 	}
 	return res, nil
+}
+
+// SmallCopyOf is SmallCopy for a photo already read or open: r holds it,
+// and name says which photo it is in errors. The window's tiles are made
+// with it from a small copy held in memory.
+func SmallCopyOf(ctx context.Context, name string, r io.ReadSeeker, w io.Writer, opts Options) (Result, error) {
+	opts = opts.withDefaults()
+	img, info, orientation, err := decodeReader(ctx, name, r, opts, opts.MaxEdge)
+	if err != nil {
+		return Result{Source: info}, err
+	}
+	small, res, err := shrunk(ctx, img, info, orientation, opts.MaxEdge)
+	if err != nil {
+		return res, err
+	}
+	return encodeSmall(w, small, res, name, opts)
 }
 
 // SmallPicture returns the upright picture that SmallCopy encodes, with
@@ -88,10 +108,15 @@ func SmallPicture(ctx context.Context, path string, opts Options) (image.Image, 
 	if err != nil {
 		return nil, Result{Source: info}, err
 	}
-	// From here on only the small picture is live: the decoded one is
-	// garbage while the encoder runs.
+	return shrunk(ctx, img, info, orientation, opts.MaxEdge)
+}
+
+// shrunk turns a decoded picture upright and fits it in a maxEdge square.
+// From here on only the small picture is live: the decoded one is garbage
+// while the encoder runs.
+func shrunk(ctx context.Context, img image.Image, info Info, orientation, maxEdge int) (image.Image, Result, error) {
 	uw, uh := info.Upright()
-	w, h := fitSize(uw, uh, opts.MaxEdge)
+	w, h := fitSize(uw, uh, maxEdge)
 	if swapsAxes(orientation) {
 		w, h = h, w
 	}
@@ -137,6 +162,15 @@ func decodeFile(ctx context.Context, path string, opts Options, maxEdge int) (im
 		return nil, Info{}, 0, &readError{path: path, err: err}
 	} else if st.IsDir() {
 		return nil, Info{}, 0, fmt.Errorf("cannot read %s: it is a folder, not a photo", path)
+	}
+	return decodeReader(ctx, path, f, opts, maxEdge)
+}
+
+// decodeReader is decodeFile for a photo already open as f, which path
+// names in errors.
+func decodeReader(ctx context.Context, path string, f io.ReadSeeker, opts Options, maxEdge int) (image.Image, Info, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, Info{}, 0, err
 	}
 	info, err := Probe(f)
 	if err != nil {
@@ -191,7 +225,7 @@ var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10
 // decode decodes a whole picture of a probed format, a JPEG at 1/scale,
 // and returns the orientation still to apply to it (see decodeFile). A
 // decoder's panic, which some raise on crafted input, becomes ErrCorrupt.
-func decode(ctx context.Context, info Info, f *os.File, scale int) (img image.Image, orientation int, err error) {
+func decode(ctx context.Context, info Info, f io.ReadSeeker, scale int) (img image.Image, orientation int, err error) {
 	format := info.Format
 	defer func() {
 		if r := recover(); r != nil {
@@ -254,7 +288,7 @@ func repairHEICCorner(img image.Image) {
 
 // osReader marks the file's own read errors, so that a failing disk is
 // reported as unreadable, not as a damaged picture.
-type osReader struct{ f *os.File }
+type osReader struct{ f io.Reader }
 
 type osError struct{ err error }
 
@@ -270,7 +304,7 @@ func (r *osReader) Read(p []byte) (int, error) {
 }
 
 // osReadSeeker is osReader for the HEIC decoder, which seeks.
-type osReadSeeker struct{ f *os.File }
+type osReadSeeker struct{ f io.ReadSeeker }
 
 func (r *osReadSeeker) Read(p []byte) (int, error) { return (&osReader{r.f}).Read(p) }
 

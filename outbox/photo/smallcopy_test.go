@@ -265,3 +265,43 @@ func TestWarm(t *testing.T) {
 		t.Fatalf("Warm() = %v", err)
 	}
 }
+
+// TestSmallCopyOf checks that a photo held in memory gets the very bytes
+// its file would, and that its errors are SmallCopy's, naming the photo.
+func TestSmallCopyOf(t *testing.T) {
+	q := quadrants(128, 96)
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"JPEG.jpg", encodeJPEG(t, q, 6, binary.BigEndian)},
+		{"PNG.png", encodePNG(t, q)},
+		{"HEIC.heic", readTestdata(t, "quadrants.heic")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := Options{MaxEdge: 40}
+			var fromFile, fromMemory bytes.Buffer
+			want, err := SmallCopy(context.Background(), writeFile(t, tt.name, tt.data), &fromFile, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := SmallCopyOf(context.Background(), tt.name, bytes.NewReader(tt.data), &fromMemory, opts)
+			if err != nil {
+				t.Fatalf("SmallCopyOf error = %v", err)
+			}
+			if got != want || !bytes.Equal(fromMemory.Bytes(), fromFile.Bytes()) {
+				t.Errorf("SmallCopyOf gave %+v and %d bytes, SmallCopy %+v and %d bytes", got, fromMemory.Len(), want, fromFile.Len())
+			}
+		})
+	}
+	cut := encodeJPEG(t, q, 0, nil)
+	cut = cut[:len(cut)/2]
+	var out bytes.Buffer
+	_, err := SmallCopyOf(context.Background(), "moment 42", bytes.NewReader(cut), &out, Options{})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "moment 42") {
+		t.Errorf("a cut JPEG: error = %v, want ErrCorrupt naming the photo", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a cut JPEG wrote %d bytes", out.Len())
+	}
+}
