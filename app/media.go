@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,18 +29,33 @@ func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEs
 // /outbox-copy/<entry id> is the small copy kept in the outbox (or, once
 // delivered and removed from there, the engine's). main.go
 // gives it to Wails' asset server, which calls it for every path that is
-// not a file of the built UI.
+// not a file of the built UI. Either URL with ?size=tile (ImageSizeTile)
+// is the same picture at the size of a tile (tile.go).
 func (a *App) MediaHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var serve func(http.ResponseWriter, *http.Request)
+		st := a.state()
 		switch {
 		case r.Method != http.MethodGet && r.Method != http.MethodHead:
 			http.Error(w, "only GET", http.StatusMethodNotAllowed)
+			return
 		case strings.HasPrefix(r.URL.Path, mediaPrefix):
-			a.serveMedia(w, r, a.state(), strings.TrimPrefix(r.URL.Path, mediaPrefix))
+			id := strings.TrimPrefix(r.URL.Path, mediaPrefix)
+			serve = func(w http.ResponseWriter, r *http.Request) { a.serveMedia(w, r, st, id) }
 		case strings.HasPrefix(r.URL.Path, outboxCopyPrefix):
-			a.serveOutboxCopy(w, r, a.state(), strings.TrimPrefix(r.URL.Path, outboxCopyPrefix))
+			entryID := strings.TrimPrefix(r.URL.Path, outboxCopyPrefix)
+			serve = func(w http.ResponseWriter, r *http.Request) { a.serveOutboxCopy(w, r, st, entryID) }
 		default:
 			http.NotFound(w, r)
+			return
+		}
+		switch size := r.URL.Query().Get("size"); size {
+		case "":
+			serve(w, r)
+		case ImageSizeTile:
+			serveTile(w, r, serve)
+		default:
+			http.Error(w, "unknown picture size "+strconv.Quote(size), http.StatusBadRequest)
 		}
 	})
 }
