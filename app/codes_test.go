@@ -47,6 +47,8 @@ func TestCodesTS(t *testing.T) {
 			})},
 		{"addressWarning", "Why an engine address needs a word before the token goes there (TestResult.warning, SettingsView.warning, Settings.AddressWarning): app/settingsapi.go's Warn constants.",
 			goConstants(t, "settingsapi.go", has("Warn"))},
+		{"imageSize", "The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants.",
+			goConstants(t, "tile.go", has("ImageSize"))},
 	}
 	var b bytes.Buffer
 	b.WriteString("// The codes the Go side sends the window, as Go names them. Generated\n" +

@@ -81,8 +81,15 @@ test('real photos, one HEIC: small copies drawn upright and read by Pippa', asyn
   assert.ok(sizes.every(([w, h]) => w > 0 && h > 0), `drawn: ${JSON.stringify(sizes)}`);
   const portraits = sizes.filter(([w, h]) => h > w).length;
   assert.equal(portraits, 2, `the two rotated photos come out portrait: ${JSON.stringify(sizes)}`);
+  // A card shows a tile of 640 pixels, not the 1,600-pixel small copy
+  // (WebKit keeps each picture on screen decoded); the moment shows the
+  // small copy itself.
+  assert.ok(sizes.every(([w, h]) => Math.max(w, h) === 640), `cards are 640-pixel tiles: ${JSON.stringify(sizes)}`);
   await shot(page, 'capture-real');
   await openNewestMoment();
+  const image = page.getByTestId('moment-image');
+  await until(async () => image.evaluate((e) => e.complete && e.naturalWidth > 0), 'the moment’s picture drawn');
+  assert.equal(await image.evaluate((e) => Math.max(e.naturalWidth, e.naturalHeight)), 1600, 'the moment shows the 1,600-pixel small copy');
   await page.locator('[data-testid=reading][data-status=finished]').first().waitFor();
   await page.getByRole('button', { name: 'Close', exact: true }).click();
 });

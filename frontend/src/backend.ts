@@ -9,6 +9,7 @@ import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
+import { imageSize } from './codes';
 import type { DialogWords } from './words';
 import type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
 
@@ -46,6 +47,16 @@ export class BackendError extends Error {
     this.code = error.code;
     this.name = 'BackendError';
   }
+}
+
+/** tile is the URL of a picture at the size of a list's tile (640
+ * pixels): thumb is a moment's or a card's picture URL, the 1,600-pixel
+ * small copy, which the dialog and the viewer show. WebKit keeps a
+ * picture on screen decoded, so a tile from the small copy costs six
+ * times its memory. An empty URL stays empty. */
+export function tile(thumb: string): string {
+  if (!thumb) return thumb;
+  return `${thumb}${thumb.includes('?') ? '&' : '?'}size=${imageSize.tile}`;
 }
 
 /** errorText is what a failed call says to the person: the message of a

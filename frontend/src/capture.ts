@@ -1,4 +1,4 @@
-import { backend, canceled, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
+import { backend, canceled, tile, type CaptureEvent, type CaptureResult, type OutboxEvent } from './backend';
 import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
 import { ulid } from './ulid';
@@ -160,7 +160,7 @@ export class CaptureScreen implements Screen {
       c.state.textContent = 'Already in Spark, so it was not added twice.';
       return;
     }
-    clear(c.thumb, h('img', { src: r.thumb, alt: '', loading: 'lazy', decoding: 'async' }));
+    clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
     c.thumb.classList.remove('loading');
     c.el.dataset.state = 'sending';
     c.el.dataset.entry = r.entryID;

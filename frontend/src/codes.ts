@@ -157,3 +157,9 @@ export const addressWarning = {
   plainHttp: 'plain_http',
 } as const;
 export type AddressWarningCode = (typeof addressWarning)[keyof typeof addressWarning];
+
+/** The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants. */
+export const imageSize = {
+  tile: 'tile',
+} as const;
+export type ImageSizeCode = (typeof imageSize)[keyof typeof imageSize];

@@ -1,4 +1,4 @@
-import { backend, type Moment } from './backend';
+import { backend, tile, type Moment } from './backend';
 import { h, clear } from './dom';
 import { toastError } from './feedback';
 import { openMoment } from './moment';
@@ -445,7 +445,8 @@ class Tile {
     // what is heard is what is seen.
     b.title = `${name}, ${date}`;
     if (m.thumb) {
-      if (this.img.getAttribute('src') !== m.thumb) this.img.src = m.thumb;
+      const src = tile(m.thumb);
+      if (this.img.getAttribute('src') !== src) this.img.src = src;
       this.img.alt = ''; // the title beside it says what it is
       this.img.hidden = false;
       this.note.hidden = true;

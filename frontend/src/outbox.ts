@@ -1,4 +1,4 @@
-import { backend, canceled, type Entry, type OutboxStatus, type Write } from './backend';
+import { backend, canceled, tile, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
 import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeMain, dialogWords } from './words';
@@ -238,7 +238,7 @@ export class OutboxScreen implements Screen {
     return h(
       'li',
       { class: `entry ${e.state}`, 'data-entry': e.id, 'data-state': e.state, 'data-testid': 'entry' },
-      h('div', { class: 'entry-thumb' }, h('img', { src: e.thumb, alt: '', loading: 'lazy', width: 72, height: 72 })),
+      h('div', { class: 'entry-thumb' }, h('img', { src: tile(e.thumb), alt: '', loading: 'lazy', width: 72, height: 72 })),
       h(
         'div',
         { class: 'entry-main' },

@@ -1,4 +1,4 @@
-import { backend, BackendError, type Moment, type Phrase, type Reading, type Recall } from './backend';
+import { backend, BackendError, tile, type Moment, type Phrase, type Reading, type Recall } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, when, sentence } from './dom';
 import { intents } from './intents';
@@ -85,7 +85,7 @@ export class PhrasesScreen implements Screen {
       ? h(
           'button',
           { type: 'button', class: 'phrase-thumb', 'aria-label': `Open the moment it came from: ${what}`, 'data-testid': 'phrase-moment', onclick: () => openMoment(p.momentID) },
-          p.momentThumb ? h('img', { src: p.momentThumb, alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.momentKind || 'note' })),
+          p.momentThumb ? h('img', { src: tile(p.momentThumb), alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.momentKind || 'note' })),
         )
       : h('span', { class: 'phrase-thumb none', 'aria-hidden': 'true' }, '“”');
     return h(

@@ -2,7 +2,7 @@
 // answered by the engine's full-text index (SQLite FTS5 in its mirror, so
 // on this computer it works without a network). Results are tiles with the
 // matching words marked.
-import { backend, type Moment } from './backend';
+import { backend, tile, type Moment } from './backend';
 import { h, clear, when } from './dom';
 import { explain } from './feedback';
 import { sentence } from './dom';
@@ -84,7 +84,7 @@ export class SearchScreen implements Screen {
       h(
         'button',
         { type: 'button', class: 'result-button', 'data-testid': 'search-result', 'data-moment': m.id, onclick: () => openMoment(m, () => this.shown) },
-        m.thumb ? h('img', { src: m.thumb, alt: '', loading: 'lazy', decoding: 'async' }) : h('span', { class: 'result-face' }, kindWord(m)),
+        m.thumb ? h('img', { src: tile(m.thumb), alt: '', loading: 'lazy', decoding: 'async' }) : h('span', { class: 'result-face' }, kindWord(m)),
         h(
           'span',
           { class: 'result-body' },
