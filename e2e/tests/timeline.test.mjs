@@ -39,6 +39,7 @@ test('the timeline: by date taken under Today, This week and months; by date add
     y2021: { kind: 'photo', caption: 'Seed packet', takenAt: '2021-03-02T09:30:00Z' },
     week: { kind: 'photo', caption: 'Pharmacy label', takenAt: daysAgo(3) },
     undated: { kind: 'photo', caption: 'A photo with no date', takenAt: '' },
+    bare: { kind: 'photo', caption: '', takenAt: '' },
     note: { kind: 'note', caption: 'Call Anna about Sunday' },
   })) {
     made[name] = (await harness('/test/moment', body)).id;
@@ -68,6 +69,13 @@ test('the timeline: by date taken under Today, This week and months; by date add
   };
   assert.match(await text(made.undated), /Added today/, 'and says so');
   assert.doesNotMatch(await text(made.y2015), /added/);
+  // A photo with neither caption nor date taken says when it was added,
+  // whole: no line of its tile is cut short.
+  assert.match(await text(made.bare), /Added today, \d/);
+  const cut = await page.locator(`[data-moment="${made.bare}"]`).evaluate((el) =>
+    [...el.querySelectorAll('.tile-title, .tile-when')].filter((e) => e.offsetParent && e.scrollWidth > e.clientWidth).map((e) => e.textContent),
+  );
+  assert.deepEqual(cut, [], 'lines cut short on the tile of a photo with no caption');
   const note = await text(made.note);
   assert.match(note, /Note/);
   assert.doesNotMatch(note, /Photo/);
@@ -85,7 +93,7 @@ test('the timeline: by date taken under Today, This week and months; by date add
   await page.getByLabel('Date added').check();
   await until(async () => (await headingOf(made.y2015)) === 'Today', 'the 2015 letter under Today when ordered by date added');
   const order = [];
-  for (const k of ['y2015', 'y2021', 'week', 'undated', 'note']) {
+  for (const k of ['y2015', 'y2021', 'week', 'undated', 'bare', 'note']) {
     await reveal(made[k]);
     order.push(Number(await page.locator(`[data-moment="${made[k]}"]`).evaluate((el) => el.closest('.tile').dataset.index)));
   }

@@ -394,7 +394,8 @@ export class MomentsScreen implements Screen {
 }
 
 /** Tile is one reusable grid cell: a button with a fixed square image box,
- * the caption or date, and the first lines of Pippa's latest reading. */
+ * the caption (or the kind of a note), the date, and the first lines of
+ * Pippa's latest reading. */
 class Tile {
   readonly li: HTMLLIElement;
   private button: HTMLButtonElement;
@@ -464,8 +465,11 @@ class Tile {
     b.dataset.waiting = m.waitsFor ? 'true' : 'false';
     b.dataset.full = m.fullPhoto || '';
     this.pill.className = m.pending || m.waitsFor ? 'pill waiting' : 'pill';
-    this.title.textContent = m.kind === 'photo' ? m.caption || date : kind;
-    this.when.textContent = m.kind === 'photo' ? (m.caption ? date : '') : date;
+    // The date has a line of its own, in the small type that fits it
+    // whole: a photo without a caption shows no title, not a date cut
+    // short in the title's bold type.
+    this.title.textContent = m.kind === 'photo' ? m.caption : kind;
+    this.when.textContent = date;
     this.said.textContent = firstLines(p.text, 160);
     this.said.dataset.state = p.state;
   }
