@@ -8,10 +8,15 @@
 # process tree 8 s after the paint: each start, the medians, the ratios and
 # the load average. Spark opens a data folder seeded with a few moments,
 # then again one with 10,000 (e2e/cmd/seedfolder -moments), each start on a
-# fresh copy of it. A figure, not a pass/fail test.
+# fresh copy of it. A third app, bare-light, is the bare template with
+# Spark's main_linux.go (its WebKitGTK settings): the least any Wails v2
+# window with those settings costs. A figure, not a pass/fail test.
 #
 # Usage: e2e/window-bench.sh [--no-build]   (needs xvfb, x11-utils, dbus, npm)
 #   WINDOW_RUNS=3 WINDOW_MOMENTS=10000 WINDOW_SETTLE=8s
+#   WINDOW_COPY_SIZE=320x320: the seeded moments' small copies; 1600x1200
+#   is a camera photo's, what a real folder holds (10,000 of them take
+#   about 1.5 GB)
 #   WINDOW_ALSO="name=path ...": more builds of Spark started in turn with
 #   the two, on the same folders (a setting measured against another)
 set -euo pipefail
@@ -38,14 +43,22 @@ wails init -n bare -t vanilla -d "$tmp/bare" -q >"$tmp/bare-init.log" 2>&1 ||
 (cd "$tmp/bare" && wails build -o bare >"$tmp/bare-build.log" 2>&1) ||
   { tail -30 "$tmp/bare-build.log"; echo "FAIL: wails build of the bare app"; exit 1; }
 bare="$tmp/bare/build/bin/bare"
+# bare-light: the same template with Spark's WebKitGTK settings.
+cp -r "$tmp/bare" "$tmp/bare-light"
+rm -rf "$tmp/bare-light/build/bin"
+cp main_linux.go "$tmp/bare-light/"
+(cd "$tmp/bare-light" && wails build -o bare-light >"$tmp/bare-light-build.log" 2>&1) ||
+  { tail -30 "$tmp/bare-light-build.log"; echo "FAIL: wails build of bare-light"; exit 1; }
+light="$tmp/bare-light/build/bin/bare-light"
 
 go build -o "$tmp/windowbench" ./e2e/cmd/windowbench || { echo "FAIL: build windowbench"; exit 1; }
 
 # Spark's folders: a few moments (a returning user), and 10,000.
+size=${WINDOW_COPY_SIZE:-320x320}
 small="$tmp/small"
-go run ./e2e/cmd/seedfolder -data "$small" -moments 24 >/dev/null || { echo "FAIL: seeding 24 moments"; exit 1; }
+go run ./e2e/cmd/seedfolder -data "$small" -moments 24 -copy-size "$size" >/dev/null || { echo "FAIL: seeding 24 moments"; exit 1; }
 big="$tmp/big"
-go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" >/dev/null || { echo "FAIL: seeding $n moments"; exit 1; }
+go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" -copy-size "$size" >/dev/null || { echo "FAIL: seeding $n moments"; exit 1; }
 
 # also DATA: WINDOW_ALSO's builds, each on DATA.
 also() {
@@ -63,8 +76,8 @@ export DISPLAY=":$disp"
 for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
 echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
 dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
-  -title "Spark (24 moments) beside the bare Wails app" \
-  spark="$bin:$small" $(also "$small") bare="$bare"
+  -title "Spark (24 moments, $size copies) beside the bare Wails app" \
+  spark="$bin:$small" $(also "$small") bare="$bare" bare-light="$light"
 dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
-  -title "Spark ($n moments) beside the bare Wails app" \
-  spark="$bin:$big" $(also "$big") bare="$bare"
+  -title "Spark ($n moments, $size copies) beside the bare Wails app" \
+  spark="$bin:$big" $(also "$big") bare="$bare" bare-light="$light"

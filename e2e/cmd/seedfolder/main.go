@@ -6,7 +6,10 @@
 // With -pippa URL it also sets the app's Pippa (DATA/settings.json) to
 // that chat-completions server, a fake one for the window's pictures.
 //
-// Usage: go run ./e2e/cmd/seedfolder -data DIR [-moments N] [-pippa URL] [PHOTO...]
+// With -copy-size WxH the small copies of those moments are W by H
+// pixels (320x320 by default; 1600x1200 is a camera photo's).
+//
+// Usage: go run ./e2e/cmd/seedfolder -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [PHOTO...]
 package main
 
 import (
@@ -31,9 +34,15 @@ func main() {
 	data := flag.String("data", "", "the Spark data folder")
 	moments := flag.Int("moments", 0, "write this many small photo moments into the engine")
 	pippa := flag.String("pippa", "", "set the app's Pippa to this OpenAI-compatible base URL (model fake-pippa)")
+	copySize := flag.String("copy-size", fmt.Sprintf("%dx%d", seed.ThumbEdge, seed.ThumbEdge), "the size of those moments' small copies, WxH")
 	flag.Parse()
+	var w, h int
+	if _, err := fmt.Sscanf(*copySize, "%dx%d", &w, &h); err != nil || w < 1 || h < 1 || w > 8000 || h > 8000 {
+		fmt.Fprintf(os.Stderr, "seed: -copy-size %q: want WIDTHxHEIGHT in pixels, such as 1600x1200\n", *copySize)
+		os.Exit(2)
+	}
 	if *data == "" || (flag.NArg() == 0 && *moments == 0 && *pippa == "") {
-		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N] [-pippa URL] [PHOTO...]")
+		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [PHOTO...]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -47,7 +56,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
-	if err := fill(ctx, *data, *moments); err != nil {
+	if err := fill(ctx, *data, *moments, w, h); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
@@ -70,9 +79,9 @@ func capture(ctx context.Context, data string, paths []string) error {
 	return nil
 }
 
-// fill writes n photo moments, each with its own small copy record, into
-// the engine the app will open (DATA/engine).
-func fill(ctx context.Context, data string, n int) error {
+// fill writes n photo moments, each with its own small copy record of w
+// by h pixels, into the engine the app will open (DATA/engine).
+func fill(ctx context.Context, data string, n, w, h int) error {
 	if n == 0 {
 		return nil
 	}
@@ -81,7 +90,7 @@ func fill(ctx context.Context, data string, n int) error {
 		return err
 	}
 	defer eng.Close()
-	return seed.Moments(ctx, n, func(ctx context.Context, _ int, thumb []byte) error {
+	return seed.MomentsSized(ctx, n, w, h, func(ctx context.Context, _ int, thumb []byte) error {
 		return one(ctx, eng, thumb)
 	})
 }

@@ -47,13 +47,23 @@ func Photo(seed, w, h, quality int, noisy bool) []byte {
 	return b.Bytes()
 }
 
+// ThumbEdge is the edge of the square small copies Moments gives.
+const ThumbEdge = 320
+
 // Moments calls put for i from 0 to n-1, 16 at a time, with one of eight
-// small copies (320x320 JPEGs) for moment i. It returns the first error,
-// once every put has run.
+// small copies (ThumbEdge-pixel square JPEGs) for moment i. It returns the
+// first error, once every put has run.
 func Moments(ctx context.Context, n int, put func(ctx context.Context, i int, thumb []byte) error) error {
+	return MomentsSized(ctx, n, ThumbEdge, ThumbEdge, put)
+}
+
+// MomentsSized is Moments with small copies of w by h pixels: 1600x1200
+// is the size a camera photo's small copy has, which is what the window
+// shows in a real folder.
+func MomentsSized(ctx context.Context, n, w, h int, put func(ctx context.Context, i int, thumb []byte) error) error {
 	thumbs := make([][]byte, 8)
 	for i := range thumbs {
-		thumbs[i] = Photo(1000+i, 320, 320, 80, false)
+		thumbs[i] = Photo(1000+i, w, h, 80, false)
 	}
 	next := make(chan int)
 	errs := make(chan error, 1)
