@@ -167,6 +167,13 @@ func (a *App) start(ctx context.Context, s *state) error {
 		return outboxProblem(filepath.Join(dir, "outbox"), err)
 	}
 	s.ob = ob
+	// Under the outbox's lock: no other Spark uses this folder. Without
+	// it, tiles are made each time they are shown.
+	if tc, err := openTileCache(filepath.Join(dir, TilesDir), tileCacheLimit, a.log.With("part", "tiles")); err != nil {
+		a.log.Warn("tiles will not be kept", "err", err)
+	} else {
+		s.tiles = tc
+	}
 
 	next, err := a.connect(ctx, s, s.prefs, false)
 	if err != nil {

@@ -53,7 +53,7 @@ func (a *App) MediaHandler() http.Handler {
 		case "":
 			serve(w, r)
 		case ImageSizeTile:
-			serveTile(w, r, serve)
+			serveTile(w, r, st.tiles, serve)
 		default:
 			http.Error(w, "unknown picture size "+strconv.Quote(size), http.StatusBadRequest)
 		}

@@ -42,6 +42,7 @@ type state struct {
 	problem *UIError // why Spark could not start: a start code (errors.go), the window words it
 	prefs   prefs
 	ob      *outbox.Outbox // nil until opened, and after Shutdown
+	tiles   *tileCache     // the tiles kept on disk; nil until opened, or if it could not be
 	local   *LocalEngine   // the embedded engine, while Spark uses it
 	cl      *client.Client // the engine chosen; nil until connected
 	target  outbox.Target  // where the outbox sends: the engine chosen

@@ -37,7 +37,8 @@ var tileSlots = make(chan struct{}, runtime.NumCPU())
 // of r applies to the tile, not to the copy. What is not a picture larger
 // than a tile (an error, a copy that does not decode, a copy already
 // small) is served as serve gave it.
-func serveTile(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request)) {
+// Tiles made are kept in cache (nil: none kept).
+func serveTile(w http.ResponseWriter, r *http.Request, cache *tileCache, serve func(http.ResponseWriter, *http.Request)) {
 	whole := r.Clone(r.Context())
 	whole.Method = http.MethodGet
 	for _, h := range []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since"} {
@@ -53,7 +54,7 @@ func serveTile(w http.ResponseWriter, r *http.Request, serve func(http.ResponseW
 		src.sendAsIs(w, r)
 		return
 	}
-	tile, ok := makeTile(r.Context(), r.URL.Path, src.body.Bytes())
+	tile, ok := makeTile(r.Context(), r.URL.Path, src.body.Bytes(), cache)
 	if !ok {
 		src.sendAsIs(w, r)
 		return
@@ -66,15 +67,23 @@ func serveTile(w http.ResponseWriter, r *http.Request, serve func(http.ResponseW
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(tile))
 }
 
-// makeTile returns the tile of the picture b, or false where b is not a
-// picture larger than a tile or the request ended first.
-func makeTile(ctx context.Context, name string, b []byte) ([]byte, bool) {
+// makeTile returns the tile of the picture b, kept in cache or made (and
+// then kept), or false where b is not a picture larger than a tile or the
+// request ended first.
+func makeTile(ctx context.Context, name string, b []byte, cache *tileCache) ([]byte, bool) {
 	info, err := photo.Probe(bytes.NewReader(b))
 	if err != nil {
 		return nil, false
 	}
 	if w, h := info.Upright(); w <= tileEdge && h <= tileEdge {
 		return nil, false
+	}
+	var key string
+	if cache != nil {
+		key = tileKey(b, tileEdge)
+		if tile, ok := cache.get(key); ok {
+			return tile, true
+		}
 	}
 	select {
 	case tileSlots <- struct{}{}:
@@ -85,6 +94,9 @@ func makeTile(ctx context.Context, name string, b []byte) ([]byte, bool) {
 	var out bytes.Buffer
 	if _, err := photo.SmallCopyOf(ctx, name, bytes.NewReader(b), &out, photo.Options{MaxEdge: tileEdge}); err != nil {
 		return nil, false
+	}
+	if cache != nil {
+		cache.put(key, out.Bytes())
 	}
 	return out.Bytes(), true
 }
