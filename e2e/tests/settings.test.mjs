@@ -112,6 +112,35 @@ test('a click into the connection text while Settings loads again is kept: the l
   await page.getByLabel('This computer').check();
 });
 
+test('Settings clicked again keeps what Dad began; shown anew, it is drawn at once as saved', async () => {
+  await tab(page, 'Settings');
+  const remote = page.getByLabel('Family engine');
+  await until(async () => !(await remote.isChecked()), 'Settings as saved, this computer’s engine');
+  await remote.check();
+  const conn = page.getByLabel('Connection text');
+  await conn.fill('https://spark.example.org#spk_half');
+
+  // The Settings tab clicked again while Settings shows, its fresh copy
+  // late: what he began stays.
+  let held = await holdSettingsGet();
+  await tab(page, 'Settings');
+  await held.askedFor;
+  await held.release();
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+  assert.equal(await remote.isChecked(), true, 'Family engine is still chosen');
+  assert.equal(await conn.inputValue(), 'https://spark.example.org#spk_half', 'the connection text he typed is still there');
+
+  // Left and shown again, its fresh copy late: the screen is drawn at once
+  // as saved (what he did not save went when he left), not as he left it.
+  await tab(page, 'Moments');
+  held = await holdSettingsGet();
+  await tab(page, 'Settings');
+  await held.askedFor;
+  assert.equal(await page.getByLabel('This computer').isChecked(), true, 'drawn as saved before the fresh copy came');
+  assert.equal(await conn.isVisible(), false, 'no connection text begun before');
+  await held.release();
+});
+
 test("Settings' choices wear the app's colour and keep their size beside a long label", async () => {
   await tab(page, 'Settings');
   const remote = page.locator('#engine-remote');

@@ -158,6 +158,7 @@ class App {
   }
 
   go(t: Tab): void {
+    const again = this.tab === t && !this.screens[t].el.hidden && this.search.el.hidden;
     this.tab = t;
     this.search.el.hidden = true;
     for (const [k, b] of this.tabs) {
@@ -167,7 +168,7 @@ class App {
     for (const [k, s] of Object.entries(this.screens) as [Tab, Screen][]) {
       s.el.hidden = k !== t;
     }
-    this.screens[t].show();
+    this.screens[t].show(again);
     // A toast about what was on screen ends with it (dom.ts).
     rehomeToasts();
   }

@@ -16,6 +16,8 @@ export class SettingsScreen implements Screen {
    * not redraw under them: a click on "Family engine" while it loads, or
    * a click into the connection text after a choice made before. */
   private touched = false;
+  /** last is the copy of the settings last drawn. */
+  private last: SettingsView | null = null;
 
   constructor(private readonly changed: () => void) {
     this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
@@ -25,8 +27,15 @@ export class SettingsScreen implements Screen {
     for (const ev of ['input', 'change', 'pointerdown', 'keydown']) this.body.addEventListener(ev, touch);
   }
 
-  show(): void {
-    this.touched = false;
+  show(again = false): void {
+    // Shown anew, the screen is drawn at once from the copy last read:
+    // what Dad chose and did not save went when he left, and the fresh
+    // copy is drawn over it unless his hands are on it first. Its tab
+    // clicked again while it shows, what he has begun stays.
+    if (!again) {
+      this.touched = false;
+      if (this.last) this.render(this.last);
+    }
     void this.load();
   }
 
@@ -40,6 +49,7 @@ export class SettingsScreen implements Screen {
   }
 
   private render(s: SettingsView): void {
+    this.last = s;
     const local = h('input', { type: 'radio', name: 'engine', id: 'engine-local', value: 'local' });
     const remote = h('input', { type: 'radio', name: 'engine', id: 'engine-remote', value: 'remote' });
     local.checked = s.engine !== 'remote';
