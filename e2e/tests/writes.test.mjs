@@ -210,6 +210,26 @@ test('a change the engine turns down waits in the Outbox with its reason, and is
   await page.locator('[data-testid=parked][data-count="0"]').waitFor({ state: 'attached' });
 });
 
+test('the Outbox drawn again keeps the Details Dad opened and the button he is on', async () => {
+  const gone = ['01ARZ3NDEKTSV4RRFFQ69G5FAW', '01ARZ3NDEKTSV4RRFFQ69G5FAX'];
+  await assert.rejects(rpc('Moments/SetCaption', gone[0], 'The first change turned down'));
+  await tab(page, 'Outbox');
+  const first = page.locator(`[data-testid=write][data-state=parked]`).filter({ hasText: 'The first change turned down' });
+  await first.waitFor({ timeout: 30_000 });
+  await first.getByTestId('write-problem').locator('summary').click();
+  await first.getByTestId('retry-write').focus();
+  // Another change turned down: the list is drawn again around them.
+  await assert.rejects(rpc('Moments/SetCaption', gone[1], 'The second change turned down'));
+  await until(async () => (await page.locator('[data-testid=write][data-state=parked]').count()) === 2, 'the second change in the list');
+  assert.equal(await first.getByTestId('write-problem').locator('details').evaluate((d) => d.open), true, 'the Details he opened stay open');
+  assert.equal(await first.getByTestId('retry-write').evaluate((b) => b === document.activeElement), true, 'the keyboard stays on Send again');
+  for (let i = 0; i < 2; i++) {
+    await page.locator('[data-testid=write][data-state=parked]').first().getByTestId('discard-write').click();
+    await page.locator('dialog.confirm').getByRole('button', { name: 'Remove' }).click();
+    await until(async () => (await page.getByTestId('write').count()) === 1 - i, 'a change removed', 20_000);
+  }
+});
+
 test('issue 21: a note written while the family engine is away shows as kept in under 100 ms and is sent behind, once', async () => {
   const from = await seq();
   const text = 'Ring the surgery about Tuesday';

@@ -136,12 +136,14 @@ export class OutboxScreen implements Screen {
   /** render draws the screen from the one status: its summary is the
    * status bar's and the banner's count, word for word the same tally. */
   private render(s: OutboxStatus): void {
+    const keep = keepPlace(this.el);
     this.retryAll.hidden = s.entries.every((e) => e.state !== 'parked') && s.writes.every((w) => w.state !== 'parked');
     this.summary.textContent = outboxSummary(s.waiting, s.parked);
     this.summary.dataset.waiting = String(s.entries.length + s.writes.length);
     clear(this.list, ...s.entries.map((e) => this.item(e)));
     this.writesHead.hidden = s.writes.length === 0;
     clear(this.writes, ...s.writes.map((w) => this.write(w, s.engine)));
+    keep();
   }
 
   /** write is one of Dad's notes or changes on its way: what it is, why it
@@ -322,4 +324,41 @@ export class OutboxScreen implements Screen {
       toastError(err);
     }
   }
+}
+
+/** An item of the Outbox's lists: a photo (data-entry) or a change
+ * (data-write). */
+const itemSel = '[data-entry], [data-write]';
+const controlSel = 'button, summary, a, input';
+
+function itemKey(li: Element): string {
+  const d = (li as HTMLElement).dataset;
+  return d.entry !== undefined ? `[data-entry="${CSS.escape(d.entry)}"]` : `[data-write="${CSS.escape(d.write ?? '')}"]`;
+}
+
+/** keepPlace notes what Dad has done to root's lists that drawing them
+ * again must not undo, the Details he opened and the control the
+ * keyboard is on, each by its item's id and its place in the item, and
+ * returns what puts them back once they are drawn again. */
+function keepPlace(root: HTMLElement): () => void {
+  const open: [string, number][] = [];
+  for (const li of root.querySelectorAll(itemSel)) {
+    li.querySelectorAll('details').forEach((d, i) => {
+      if (d.open) open.push([itemKey(li), i]);
+    });
+  }
+  let focus: [string, number] | null = null;
+  const active = document.activeElement;
+  const li = active && root.contains(active) ? active.closest(itemSel) : null;
+  if (active && li) focus = [itemKey(li), [...li.querySelectorAll(controlSel)].indexOf(active)];
+  return () => {
+    for (const [key, i] of open) {
+      const d = root.querySelector(key)?.querySelectorAll('details')[i];
+      if (d) d.open = true;
+    }
+    if (focus) {
+      const el = root.querySelector(focus[0])?.querySelectorAll<HTMLElement>(controlSel)[focus[1]];
+      el?.focus();
+    }
+  };
 }
