@@ -167,6 +167,14 @@ func (a *App) start(ctx context.Context, s *state) error {
 		return outboxProblem(filepath.Join(dir, "outbox"), err)
 	}
 	s.ob = ob
+	// Under the outbox's lock no other Spark uses this folder, and this
+	// one writes settings.json and engine-address only once started: a
+	// temp file of theirs now is a write a kill cut short.
+	for _, name := range []string{settingsFile, engineAddressFile} {
+		if err := atomicfile.SweepTemps(filepath.Join(dir, name)); err != nil {
+			a.log.Warn("could not remove the temp files of a write cut short", "err", err)
+		}
+	}
 	// Under the outbox's lock: no other Spark uses this folder. Without
 	// it, tiles are made each time they are shown.
 	if tc, err := openTileCache(filepath.Join(dir, TilesDir), tileCacheLimit, a.log.With("part", "tiles")); err != nil {
@@ -224,6 +232,10 @@ func (a *App) openLog(dir string) error {
 	return nil
 }
 
+// engineAddressFile, in the data folder, holds the URL of the embedded
+// engine while Spark runs it.
+const engineAddressFile = "engine-address"
+
 // connect makes, from cur, the state that uses the engine p chooses: it
 // starts the embedded engine (unless cur has it running) or points at the
 // family engine and opens its replica. switched is false at Startup. It
@@ -264,7 +276,7 @@ func (a *App) connect(ctx context.Context, cur *state, p prefs, switched bool) (
 				return fail(err)
 			}
 		}
-		if err := atomicfile.WriteFile(filepath.Join(next.dataDir, "engine-address"), []byte(le.URL+"\n"), 0o600); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(next.dataDir, engineAddressFile), []byte(le.URL+"\n"), 0o600); err != nil {
 			return fail(err)
 		}
 	}
@@ -281,7 +293,7 @@ func (a *App) stopLocal(s *state) {
 	if err := s.local.Close(); err != nil {
 		a.log.Error("close the engine", "err", err)
 	}
-	_ = os.Remove(filepath.Join(s.dataDir, "engine-address"))
+	_ = os.Remove(filepath.Join(s.dataDir, engineAddressFile))
 }
 
 // startDrain runs the outbox's drain and forwards its events to the UI.

@@ -213,6 +213,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.tokens, err = auth.Open(filepath.Join(e.dir, TokensFile)); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	e.sweepTemps() // of engine-id.json, engine.json and tokens.json (sweep.go)
 	fileSeats, err := readSeatsFile(filepath.Join(e.dir, ConfigFile))
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

@@ -315,17 +315,43 @@ func (s *Store) Revoke(name string) (bool, error) {
 	return true, nil
 }
 
+// lockName is the name of the token file's lock, beside it: tokens.lock
+// for tokens.json.
+func (s *Store) lockName() string {
+	return strings.TrimSuffix(filepath.Base(s.path), filepath.Ext(s.path)) + ".lock"
+}
+
 // lockFile takes the lock of the token file for a change, waiting for
 // another process's change to finish, and returns its release.
 func (s *Store) lockFile(purpose string) (func(), error) {
-	name := strings.TrimSuffix(filepath.Base(s.path), filepath.Ext(s.path)) + ".lock"
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
-	l, err := dirlock.Wait(ctx, filepath.Dir(s.path), name, purpose)
+	l, err := dirlock.Wait(ctx, filepath.Dir(s.path), s.lockName(), purpose)
 	if err != nil {
 		return nil, fmt.Errorf("auth: the token file %s is being changed by another process: %w", s.path, err)
 	}
 	return func() { l.Release() }, nil
+}
+
+// SweepTemps removes the temp files that a change of the token file cut
+// short by a crash or a kill left beside it (atomicfile.SweepTemps). Every
+// change writes the file holding its lock, so the sweep takes the lock
+// too, without waiting: while another process holds it, a change is in
+// progress whose temp file looks like a leftover, and nothing is removed
+// (the next sweep does it). The engine calls it when it opens.
+func (s *Store) SweepTemps() error {
+	l, err := dirlock.TryLock(filepath.Dir(s.path), s.lockName(), "removing the temp files of changes cut short")
+	if errors.Is(err, dirlock.ErrHeld) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("auth: sweep the token file's temp files: %w", err)
+	}
+	defer l.Release()
+	if err := atomicfile.SweepTemps(s.path); err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	return nil
 }
 
 // write replaces the file with entries atomically, so that a crash leaves

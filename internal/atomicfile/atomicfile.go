@@ -5,7 +5,9 @@
 // Every state file Spark keeps (the engine's tokens and seats, the app's
 // settings) goes through WriteFile, and is read back with ReadFile; code
 // that streams into its own temp file and renames it (media blobs, outbox
-// captures) calls SyncDir after the rename.
+// captures) calls SyncDir after the rename. The owner of each file calls
+// SweepTemps when it opens it, under its lock, to remove the temp files of
+// writes that a crash cut short.
 //
 // On Windows a file cannot be replaced while another process has it open
 // without delete sharing, which Go's os.Open does not give: WriteFile
@@ -33,13 +35,14 @@ var replaceRetries atomic.Int64
 // MoveFileEx and a bounded retry while another process holds path open) and
 // fsyncs the directory. The file gets exactly perm, whatever the umask; Windows
 // ignores perm. When it fails before the rename, path is untouched and the
-// temp file is removed.
+// temp file is removed; when the process dies before the rename, the temp
+// file stays until path's owner calls SweepTemps.
 func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	// The temp file sits beside path, since a rename only replaces a file
 	// atomically within one file system; the leading dot keeps it out of
-	// a plain listing.
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	// a plain listing. A crash leaves it behind: SweepTemps removes it.
+	f, err := createTemp(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
