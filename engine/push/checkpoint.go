@@ -1,20 +1,34 @@
 package push
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/sparkfamily/spark/internal/atomicfile"
+	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
 // checkpointVersion is the version of the checkpoint file's format.
 const checkpointVersion = 1
+
+// stateLockFile is the lock (package dirlock) in the state folder that
+// every save of a checkpoint holds while it replaces the file, and the
+// sweep of their temp files: two pushes between the same engines (the
+// app's Move and a spark-engine push) may run at once and save the same
+// checkpoint, and the temp file of a save in progress looks like one a
+// kill left. A save holds it for milliseconds.
+const stateLockFile = "push.lock"
+
+// stateLockWait bounds how long a save waits for another push's save.
+const stateLockWait = 5 * time.Second
 
 // checkpoint is what a push remembers between runs: the source seq through
 // which every op is delivered to that target. It is keyed by both engines'
@@ -78,6 +92,7 @@ func (p *pusher) loadCheckpoint() (uint64, error) {
 	if path == "" {
 		return 0, nil
 	}
+	p.sweepTemps(path)
 	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		// Not kept under its hashed name yet: a checkpoint written before
@@ -125,7 +140,7 @@ func (p *pusher) save(final bool) {
 	b, err := json.Marshal(checkpoint{Version: checkpointVersion, Source: p.stats.SourceID, Target: p.stats.TargetID, Seq: seq})
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			err = atomicfile.WriteFile(path, append(b, '\n'), 0o600)
+			err = p.writeLocked(path, append(b, '\n'))
 		}
 	}
 	if err != nil {
@@ -135,5 +150,42 @@ func (p *pusher) save(final bool) {
 	if legacy := p.legacyCheckpointPath(); legacy != "" {
 		// Its seq now lives under the hashed name, which is read first.
 		_ = os.Remove(legacy)
+	}
+}
+
+// writeLocked replaces the checkpoint at path with b, holding the state
+// folder's lock (stateLockFile).
+func (p *pusher) writeLocked(path string, b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), stateLockWait)
+	defer cancel()
+	l, err := dirlock.Wait(ctx, p.opts.StateDir, stateLockFile, "saving a push checkpoint")
+	if err != nil {
+		return fmt.Errorf("push: lock the state folder to save the checkpoint: %w", err)
+	}
+	defer l.Release()
+	return atomicfile.WriteFile(path, b, 0o600)
+}
+
+// sweepTemps removes the temp files that saves of the checkpoint at path
+// cut short by a kill left (atomicfile.SweepTemps), when a push starts.
+// It holds the state folder's lock, which every save holds, taken without
+// waiting: while another push holds it, one of its saves is in progress
+// and nothing is removed (a later push does it). A state folder not made
+// yet has nothing to sweep, and is not made here. A failure is only
+// logged: a leftover takes a little room and harms nothing.
+func (p *pusher) sweepTemps(path string) {
+	if _, err := os.Stat(p.opts.StateDir); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	l, err := dirlock.TryLock(p.opts.StateDir, stateLockFile, "removing the temp files of push checkpoints cut short")
+	if errors.Is(err, dirlock.ErrHeld) {
+		return
+	}
+	if err == nil {
+		err = atomicfile.SweepTemps(path)
+		l.Release()
+	}
+	if err != nil {
+		p.opts.Logger.Warn("push: could not remove the temp files of a checkpoint save cut short", "err", err)
 	}
 }

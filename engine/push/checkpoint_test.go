@@ -38,9 +38,10 @@ func TestCheckpoint_PreviousName(t *testing.T) {
 	if seq, err := p.loadCheckpoint(); err != nil || seq != 1300 {
 		t.Fatalf("after the save: seq %d, %v; want 1300", seq, err)
 	}
+	// Besides the checkpoint, only the lock its saves hold (stateLockFile).
 	ents, err := os.ReadDir(state)
-	if err != nil || len(ents) != 1 || ents[0].Name() != checkpointName(src, dst) {
-		t.Fatalf("state folder holds %v (%v), want only %s", ents, err, checkpointName(src, dst))
+	if err != nil || len(ents) != 2 || ents[0].Name() != checkpointName(src, dst) || ents[1].Name() != stateLockFile {
+		t.Fatalf("state folder holds %v (%v), want only %s and %s", ents, err, checkpointName(src, dst), stateLockFile)
 	}
 }
 

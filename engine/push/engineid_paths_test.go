@@ -78,6 +78,9 @@ func TestPush_EngineIDsNeverBecomePaths(t *testing.T) {
 						t.Errorf("push wrote %s, outside its state folder %s", p, state)
 						return nil
 					}
+					if filepath.Base(p) == "push.lock" {
+						return nil // the lock its saves hold, named by no id
+					}
 					inState++
 					if n := len(filepath.Base(p)); n > 255 {
 						t.Errorf("checkpoint file name of %d bytes", n)

@@ -75,8 +75,8 @@ type Options struct {
 	// Target is the engine to copy to.
 	Target Target
 	// StateDir is where the checkpoint is kept, one file per source and
-	// target engine; empty keeps none (every run replays the whole log,
-	// which is still harmless).
+	// target engine, beside push.lock, which their saves hold; empty keeps
+	// none (every run replays the whole log, which is still harmless).
 	StateDir string
 	// CheckpointEvery is how often, at most, the checkpoint is written
 	// during a run (it is always written at the end); 0 is a second.
