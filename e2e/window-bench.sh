@@ -14,6 +14,9 @@
 #
 # Usage: e2e/window-bench.sh [--no-build]   (needs xvfb, x11-utils, dbus, npm)
 #   WINDOW_RUNS=3 WINDOW_MOMENTS=10000 WINDOW_SETTLE=8s
+#   WINDOW_WARM=1: Spark starts once on each folder before the measured
+#   starts (not counted), so its tiles are kept there as for a returning
+#   user; 0 measures each start making its tiles
 #   WINDOW_COPY_SIZE=320x320: the seeded moments' small copies; 1600x1200
 #   is a camera photo's, what a real folder holds (10,000 of them take
 #   about 1.5 GB)
@@ -29,6 +32,7 @@ build_window "${1:-}"
 runs=${WINDOW_RUNS:-3}
 n=${WINDOW_MOMENTS:-10000}
 settle=${WINDOW_SETTLE:-8s}
+warm=${WINDOW_WARM:-1}
 tmp=$(mktemp -d)
 xvfb_pid=""
 cleanup() {
@@ -75,9 +79,9 @@ xvfb_pid=$!
 export DISPLAY=":$disp"
 for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
 echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
-dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" \
   -title "Spark (24 moments, $size copies) beside the bare Wails app" \
   spark="$bin:$small" $(also "$small") bare="$bare" bare-light="$light"
-dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" \
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" \
   -title "Spark ($n moments, $size copies) beside the bare Wails app" \
   spark="$bin:$big" $(also "$big") bare="$bare" bare-light="$light"
