@@ -241,31 +241,62 @@ func parseSFInt(v string) (int64, error) {
 	return n, nil
 }
 
-// stoppable wraps a request body so that stop ends its reading at once,
-// even in the middle of a blocked read: a later request for the same
-// upload preempts this one (the draft's concurrency rule).
+// stoppable wraps a request body so that stop ends its reading soon, even
+// in the middle of a blocked read: a later request for the same upload
+// preempts this one (the draft's concurrency rule). What has reached this
+// computer is still read and kept, a read at a time that waits at most
+// stopDrain, for at most stopDrainMax from the first read after the stop:
+// the engine may have been busy with the part's last stretch (a slow
+// fsync) while the rest arrived, and a client that resumes would
+// otherwise send it again.
 func stoppable(w http.ResponseWriter, body io.Reader) (io.Reader, func()) {
-	sr := &stopReader{r: body}
-	rc := http.NewResponseController(w)
+	sr := &stopReader{r: body, rc: http.NewResponseController(w)}
 	return sr, func() {
 		sr.stopped.Store(true)
-		rc.SetReadDeadline(time.Now())
+		_ = sr.rc.SetReadDeadline(time.Now().Add(stopDrain))
 	}
 }
+
+const (
+	// stopDrain is the longest a read of a preempted body waits for
+	// bytes: what is already here comes at once.
+	stopDrain = 100 * time.Millisecond
+	// stopDrainMax bounds the reading of a preempted body, whose client
+	// may still be sending.
+	stopDrainMax = time.Second
+)
 
 var errPreempted = errors.New("a later request for the same upload ended this one")
 
 type stopReader struct {
 	r       io.Reader
+	rc      *http.ResponseController
 	stopped atomic.Bool
+	until   time.Time // the end of reading once stopped; only Read uses it
 }
 
 func (s *stopReader) Read(p []byte) (int, error) {
-	if s.stopped.Load() {
+	if !s.stopped.Load() {
+		n, err := s.r.Read(p)
+		if err != nil && err != io.EOF && s.stopped.Load() {
+			err = errPreempted
+		}
+		return n, err
+	}
+	now := time.Now()
+	if s.until.IsZero() {
+		s.until = now.Add(stopDrainMax)
+	}
+	if !now.Before(s.until) {
 		return 0, errPreempted
 	}
+	deadline := now.Add(stopDrain)
+	if s.until.Before(deadline) {
+		deadline = s.until
+	}
+	_ = s.rc.SetReadDeadline(deadline)
 	n, err := s.r.Read(p)
-	if s.stopped.Load() && err == nil {
+	if err != nil && err != io.EOF {
 		err = errPreempted
 	}
 	return n, err
