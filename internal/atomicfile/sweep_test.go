@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,6 +103,9 @@ func TestSweepTemps_Many(t *testing.T) {
 func TestSweepTemps_CreateTemp(t *testing.T) {
 	for _, base := range []string{"settings.json", "engine-address", "push-0123456789abcdef0123456789abcdef.json", "a*b.json", "tokens"} {
 		t.Run(base, func(t *testing.T) {
+			if strings.Contains(base, "*") && runtime.GOOS == "windows" {
+				t.Skip("Windows allows no * in a file's name")
+			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, base)
 			if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
@@ -160,7 +164,8 @@ func TestSweepTemps_Errors(t *testing.T) {
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := SweepTemps(filepath.Join(notDir, "settings.json")); err == nil {
+	// Windows says such a path is not found, which has nothing to sweep.
+	if err := SweepTemps(filepath.Join(notDir, "settings.json")); err == nil && runtime.GOOS != "windows" {
 		t.Error("SweepTemps(under a file) succeeded; want an error")
 	}
 }
