@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -114,6 +115,13 @@ func TestMediaHandler_Tile(t *testing.T) {
 	corruptID := uploadCopy(t, remote, cl, corrupt, "image/jpeg")
 	small := bigJPEG(t, 320, 240)
 	smallID := uploadCopy(t, remote, cl, small, "image/jpeg")
+	// A "small copy" of 20 megapixels (a peer may send anything): more
+	// than a tile is made from, so it is served as it is.
+	var huge bytes.Buffer
+	if err := png.Encode(&huge, image.NewGray(image.Rect(0, 0, 4500, 4500))); err != nil {
+		t.Fatal(err)
+	}
+	hugeID := uploadCopy(t, remote, cl, huge.Bytes(), "image/png")
 
 	a, _ := startApp(t, t.TempDir(), nil)
 	if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
@@ -144,9 +152,14 @@ func TestMediaHandler_Tile(t *testing.T) {
 		{"the outbox copy's tile", res[0].Thumb + tile, image.Pt(tileEdge, 480), nil},
 		{"a small copy's tile is the copy", mediaURL(smallID) + tile, image.Pt(320, 240), small},
 		{"a corrupt copy's tile is the copy", mediaURL(corruptID) + tile, image.Point{}, corrupt},
+		{"a 20-megapixel copy's tile is the copy", mediaURL(hugeID) + tile, image.Point{}, huge.Bytes()},
 	} {
 		rec := get(http.MethodGet, tt.url)
-		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		want := "image/jpeg"
+		if tt.url == mediaURL(hugeID)+tile {
+			want = "image/png"
+		}
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != want || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: GET %s = %d %v", tt.name, tt.url, rec.Code, rec.Header())
 			continue
 		}

@@ -26,6 +26,11 @@ const (
 	// while it is made. Small copies are well under it; a larger answer
 	// is served as it is.
 	tileSourceLimit = 16 << 20
+	// tileSourcePixels bounds the picture a tile is made from, decoded in
+	// memory: a small copy has 1,600 pixels at most on its long edge (2
+	// megapixels); a larger one, which only a peer could send, is served
+	// as it is rather than decoded here.
+	tileSourcePixels = 16_000_000
 )
 
 // tileSlots lets one tile per core be made at a time, so a page of tiles
@@ -68,14 +73,14 @@ func serveTile(w http.ResponseWriter, r *http.Request, cache *tileCache, serve f
 }
 
 // makeTile returns the tile of the picture b, kept in cache or made (and
-// then kept), or false where b is not a picture larger than a tile or the
-// request ended first.
+// then kept), or false where b is not a picture larger than a tile (and
+// of at most tileSourcePixels) or the request ended first.
 func makeTile(ctx context.Context, name string, b []byte, cache *tileCache) ([]byte, bool) {
 	info, err := photo.Probe(bytes.NewReader(b))
 	if err != nil {
 		return nil, false
 	}
-	if w, h := info.Upright(); w <= tileEdge && h <= tileEdge {
+	if w, h := info.Upright(); w <= tileEdge && h <= tileEdge || int64(w)*int64(h) > tileSourcePixels {
 		return nil, false
 	}
 	var key string
@@ -92,7 +97,7 @@ func makeTile(ctx context.Context, name string, b []byte, cache *tileCache) ([]b
 		return nil, false
 	}
 	var out bytes.Buffer
-	if _, err := photo.SmallCopyOf(ctx, name, bytes.NewReader(b), &out, photo.Options{MaxEdge: tileEdge}); err != nil {
+	if _, err := photo.SmallCopyOf(ctx, name, bytes.NewReader(b), &out, photo.Options{MaxEdge: tileEdge, MaxPixels: tileSourcePixels}); err != nil {
 		return nil, false
 	}
 	if cache != nil {
