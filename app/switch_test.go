@@ -34,7 +34,7 @@ func boundArgs(momentID string) map[string][]any {
 		"Moments.SetTakenAt":      {momentID, "2024-05-01T09:30:00Z"},
 		"Moments.AskCareful":      {momentID, "bad job id"},
 		"Moments.ReadAgain":       {momentID, "bad request id"},
-		"Moments.FirstPaint":      {3},
+		"Moments.FirstPaint":      {3, PaintMarks{}},
 		"Phrases.Keep":            {"the pier", momentID},
 		"Phrases.Remove":          {"keep:nothing"},
 		"Phrases.Recall":          {"bad recall id"},

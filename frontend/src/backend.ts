@@ -94,6 +94,16 @@ async function firstPageWhenReady(limit: number): Promise<Page> {
   }
 }
 
+/** paintMarks are the page's marks on its way to the first tiles:
+ * performance.now() when each step was first reached (0: not yet), and the
+ * page's origin, which the app's log turns into times since it started. */
+const paintMarks: app.PaintMarks = { origin: performance.timeOrigin, script: 0, firstPage: 0, app: 0, tiles: 0 };
+
+/** markPaint marks the first time the page reaches step. */
+export function markPaint(step: 'script' | 'firstPage' | 'app' | 'tiles'): void {
+  if (!paintMarks[step]) paintMarks[step] = performance.now();
+}
+
 async function call<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
@@ -143,7 +153,9 @@ export const backend = {
     readAgain: (momentID: string, requestID: string) => call(Moments.ReadAgain(momentID, requestID)),
     search: (q: string) => call(Moments.Search(q)),
     onScreen: (ids: string[]) => call(Moments.OnScreen(ids)),
-    firstPaint: (tiles: number) => call(Moments.FirstPaint(tiles)),
+    /** firstPaint tells the app the first tiles are drawn, with the
+     * page's marks on its way there (markPaint), for its log. */
+    firstPaint: (tiles: number) => call(Moments.FirstPaint(tiles, paintMarks)),
   },
   phrases: {
     list: () => call(Phrases.List()),

@@ -1,5 +1,5 @@
 import './style.css';
-import { backend, type Status } from './backend';
+import { backend, markPaint, type Status } from './backend';
 import { h, clear, rehomeToasts, sentence } from './dom';
 import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWords, startProblem, type EngineState } from './words';
 import { CaptureScreen } from './capture';
@@ -317,14 +317,19 @@ if (root) {
   // the first frame a returning person sees is the timeline with its tiles,
   // not Add photos, then an empty timeline, then tiles. The Moments screen
   // takes that same page (backend.moments.readFirst) for its first read.
+  markPaint('script');
   const first = backend.moments.readFirst(MOMENTS_PAGE).then(
-    (p) => p.moments.length > 0,
+    (p) => {
+      markPaint('firstPage');
+      return p.moments.length > 0;
+    },
     () => false,
   );
   const late = new Promise<boolean>((r) => setTimeout(() => r(false), firstWait));
   void Promise.race([first, late]).then((moments) => {
     // The Moments screen, if shown, has taken the page by now.
     new App(root, moments);
+    markPaint('app');
     backend.moments.forgetFirst();
   });
 }

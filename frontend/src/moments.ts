@@ -1,4 +1,4 @@
-import { backend, tile, type Moment } from './backend';
+import { backend, markPaint, tile, type Moment } from './backend';
 import { h, clear } from './dom';
 import { toastError } from './feedback';
 import { openMoment } from './moment';
@@ -305,6 +305,7 @@ export class MomentsScreen implements Screen {
     // The first tiles with moments, once drawn: a mark in the app's log (e2e/replica-paint.sh).
     if (!this.painted && this.rendered.size > 0) {
       this.painted = true;
+      markPaint('tiles');
       requestAnimationFrame(() => setTimeout(() => backend.moments.firstPaint(this.rendered.size).catch(() => {})));
     }
     // Their small copies stay on this computer while they show.
