@@ -3,7 +3,7 @@
 // makes while Settings loads is not redrawn over by the copy it fetched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, rpc, tab, shot, until } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -139,6 +139,36 @@ test('Settings clicked again keeps what Dad began; shown anew, it is drawn at on
   assert.equal(await page.getByLabel('This computer').isChecked(), true, 'drawn as saved before the fresh copy came');
   assert.equal(await conn.isVisible(), false, 'no connection text begun before');
   await held.release();
+});
+
+test('a copy of the settings read for an earlier showing, arriving last, is not drawn over the fresh one', async () => {
+  const { pippa } = await rpc('Settings/Get');
+  await rpc('Settings/SetPippa', { url: 'http://127.0.0.1:9/v1', model: 'first-model', key: '' });
+  await tab(page, 'Moments');
+  // The next Settings.Get is read now and answered late: the copy of an
+  // earlier showing, which a slow machine delivers after the next one's.
+  let late;
+  const answered = new Promise((r) => (late = r));
+  let held = true;
+  await page.route('**/rpc/Settings/Get', async (route) => {
+    if (!held) return route.continue();
+    held = false;
+    const response = await route.fetch();
+    await answered;
+    await route.fulfill({ response });
+  });
+  await tab(page, 'Settings');
+  await until(async () => !held, 'the first showing asked for its copy');
+  await rpc('Settings/SetPippa', { url: 'http://127.0.0.1:9/v1', model: 'second-model', key: '' });
+  await tab(page, 'Moments');
+  await tab(page, 'Settings');
+  const now = page.getByTestId('pippa-now');
+  await until(async () => /second-model/.test(await now.innerText().catch(() => '')), 'the fresh copy drawn');
+  late();
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+  await page.unroute('**/rpc/Settings/Get');
+  assert.match(await now.innerText(), /second-model/, 'the late copy of before is not drawn');
+  await rpc('Settings/SetPippa', pippa);
 });
 
 test("Settings' choices wear the app's colour and keep their size beside a long label", async () => {

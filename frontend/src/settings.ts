@@ -18,6 +18,10 @@ export class SettingsScreen implements Screen {
   private touched = false;
   /** last is the copy of the settings last drawn. */
   private last: SettingsView | null = null;
+  /** asked counts the copies asked for: only the latest is drawn, so a
+   * copy of an earlier showing that comes last never covers a fresher
+   * one. */
+  private asked = 0;
 
   constructor(private readonly changed: () => void) {
     this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
@@ -40,11 +44,12 @@ export class SettingsScreen implements Screen {
   }
 
   private async load(): Promise<void> {
+    const n = ++this.asked;
     try {
       const s = await backend.settings.get();
-      if (!this.touched) this.render(s);
+      if (!this.touched && n === this.asked) this.render(s);
     } catch (e) {
-      if (!this.touched) clear(this.body, errorBlock(e));
+      if (!this.touched && n === this.asked) clear(this.body, errorBlock(e));
     }
   }
 
