@@ -340,15 +340,7 @@ func (s *Store) lockFile(purpose string) (func(), error) {
 // progress whose temp file looks like a leftover, and nothing is removed
 // (the next sweep does it). The engine calls it when it opens.
 func (s *Store) SweepTemps() error {
-	l, err := dirlock.TryLock(filepath.Dir(s.path), s.lockName(), "removing the temp files of changes cut short")
-	if errors.Is(err, dirlock.ErrHeld) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("auth: sweep the token file's temp files: %w", err)
-	}
-	defer l.Release()
-	if err := atomicfile.SweepTemps(s.path); err != nil {
+	if err := atomicfile.SweepTempsUnlessHeld(s.path, filepath.Dir(s.path), s.lockName(), "removing the temp files of changes cut short"); err != nil {
 		return fmt.Errorf("auth: %w", err)
 	}
 	return nil

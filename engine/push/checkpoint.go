@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -174,18 +173,7 @@ func (p *pusher) writeLocked(path string, b []byte) error {
 // yet has nothing to sweep, and is not made here. A failure is only
 // logged: a leftover takes a little room and harms nothing.
 func (p *pusher) sweepTemps(path string) {
-	if _, err := os.Stat(p.opts.StateDir); errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	l, err := dirlock.TryLock(p.opts.StateDir, stateLockFile, "removing the temp files of push checkpoints cut short")
-	if errors.Is(err, dirlock.ErrHeld) {
-		return
-	}
-	if err == nil {
-		err = atomicfile.SweepTemps(path)
-		l.Release()
-	}
-	if err != nil {
+	if err := atomicfile.SweepTempsUnlessHeld(path, p.opts.StateDir, stateLockFile, "removing the temp files of push checkpoints cut short"); err != nil {
 		p.opts.Logger.Warn("push: could not remove the temp files of a checkpoint save cut short", "err", err)
 	}
 }

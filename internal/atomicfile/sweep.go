@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
 // WriteFile's temp file for DIR/NAME is DIR/.NAME.tmpDIGITS: tempPrefix(NAME)
@@ -74,4 +76,25 @@ func SweepTemps(path string) error {
 		return fmt.Errorf("sweep the temp files of %s: %w", path, err)
 	}
 	return nil
+}
+
+// SweepTempsUnlessHeld is SweepTemps for a file whose writers hold the
+// lock lockName in lockDir (package dirlock) while they write it: it takes
+// that lock without waiting, and while another process holds it, a write
+// is in progress whose temp file looks like a leftover, so nothing is
+// removed (a later sweep does it). A missing lockDir has nothing to sweep
+// and is not made.
+func SweepTempsUnlessHeld(path, lockDir, lockName, purpose string) error {
+	if _, err := os.Stat(lockDir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	l, err := dirlock.TryLock(lockDir, lockName, purpose)
+	if errors.Is(err, dirlock.ErrHeld) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sweep the temp files of %s: %w", path, err)
+	}
+	defer l.Release()
+	return SweepTemps(path)
 }
