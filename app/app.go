@@ -169,14 +169,14 @@ func (a *App) start(ctx context.Context, s *state) error {
 	s.ob = ob
 	// Under the outbox's lock no other Spark uses this folder, and this
 	// one writes settings.json and engine-address only once started: a
-	// temp file of theirs now is a write a kill cut short.
+	// temp file of theirs now is a write a kill cut short. The tiles kept
+	// are this Spark's alone too; without them, tiles are made each time
+	// they are shown.
 	for _, name := range []string{settingsFile, engineAddressFile} {
 		if err := atomicfile.SweepTemps(filepath.Join(dir, name)); err != nil {
 			a.log.Warn("could not remove the temp files of a write cut short", "err", err)
 		}
 	}
-	// Under the outbox's lock: no other Spark uses this folder. Without
-	// it, tiles are made each time they are shown.
 	if tc, err := openTileCache(filepath.Join(dir, TilesDir), tileCacheLimit, a.log.With("part", "tiles")); err != nil {
 		a.log.Warn("tiles will not be kept", "err", err)
 	} else {

@@ -50,13 +50,13 @@ export class BackendError extends Error {
 }
 
 /** tile is the URL of a picture at the size of a list's tile (640
- * pixels): thumb is a moment's or a card's picture URL, the 1,600-pixel
- * small copy, which the dialog and the viewer show. WebKit keeps a
- * picture on screen decoded, so a tile from the small copy costs six
- * times its memory. An empty URL stays empty. */
+ * pixels): thumb is a moment's or a card's picture URL (app/media.go's
+ * /media/ or /outbox-copy/, which carry no query), the 1,600-pixel small
+ * copy, which the dialog and the viewer show. WebKit keeps a picture on
+ * screen decoded, so a tile from the small copy costs six times its
+ * memory. An empty URL stays empty. */
 export function tile(thumb: string): string {
-  if (!thumb) return thumb;
-  return `${thumb}${thumb.includes('?') ? '&' : '?'}size=${imageSize.tile}`;
+  return thumb && `${thumb}?size=${imageSize.tile}`;
 }
 
 /** errorText is what a failed call says to the person: the message of a
