@@ -2,6 +2,7 @@
 // taken (or, for a moment without one, when it was added) or by when they
 // were added, under "Today", "This week" and month headings. Pure
 // functions (no DOM), so the unit tests run them in Node.
+import { clockTime } from './words.js';
 
 export type Order = 'taken' | 'added';
 
@@ -77,7 +78,6 @@ export function sections<M extends Dated>(ms: M[], order: Order, now = Date.now(
 }
 
 const shortFmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
-const timeFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
 /** tileDate is the short date a tile shows: "Today, 11:00" for today, the
  * day otherwise; "Added …" when it is when the moment was added because
@@ -87,7 +87,7 @@ export function tileDate(m: Dated, order: Order, now = Date.now()): string {
   if (!t) return '';
   const today = t >= startOfDay(now);
   if (order === 'taken' && added && m.kind === 'photo') {
-    return today ? `Added today, ${timeFmt.format(t)}` : `Added ${shortFmt.format(t)}`;
+    return today ? `Added today, ${clockTime.format(t)}` : `Added ${shortFmt.format(t)}`;
   }
-  return today ? `Today, ${timeFmt.format(t)}` : shortFmt.format(t);
+  return today ? `Today, ${clockTime.format(t)}` : shortFmt.format(t);
 }

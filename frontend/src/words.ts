@@ -372,6 +372,10 @@ export function warningWords(code: string): string {
  * locale, medium date, short time. */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
+/** clockTime is how the window writes a time of day alone (a tile's
+ * "Today, 2:18 PM"): the same short time as dateTime's. */
+export const clockTime = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+
 /** when formats an RFC 3339 time for a person; "" when it does not read. */
 export function when(iso: string): string {
   if (!iso) return '';

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sorted, sections, groupOf, tileDate, dateOf } from '../src/timeline.js';
+import { when } from '../src/words.js';
 
 const now = new Date(2026, 4, 20, 15, 0).getTime(); // 20 May 2026, 15:00 local
 const iso = (y: number, mo: number, d: number, h = 12) => new Date(y, mo - 1, d, h).toISOString();
@@ -31,4 +32,10 @@ test('a tile\'s date begins with a capital, today or not', () => {
   assert.match(tileDate(m('a', '', iso(2026, 5, 20, 11)), 'taken', now), /^Added today, \d/);
   assert.match(tileDate(m('b', '', iso(2026, 3, 2)), 'taken', now), /^Added [A-Z0-9]/);
   assert.match(tileDate(m('c', iso(2021, 3, 2), iso(2026, 5, 19)), 'taken', now), /^[A-Z0-9]/);
+});
+
+test('a tile says the time of day as the moment does: one way of writing it', () => {
+  const at = iso(2026, 5, 20, 9); // 09:00 local: the hour that a two-digit format pads
+  const said = tileDate(m('d', '', at), 'taken', now).replace('Added today, ', '');
+  assert.ok(when(at).endsWith(said), `the tile says "${said}", the moment "${when(at)}"`);
 });
