@@ -174,3 +174,37 @@ test('a quick recall is named so; a phrase links back to its moment; Remove can 
   await page.getByTestId('phrase').filter({ hasText: 'blue cup on the step' }).waitFor();
   assert.match(await page.getByTestId('phrase').filter({ hasText: 'blue cup on the step' }).innerText(), /The blue cup/, 'back with its moment');
 });
+
+test('the first frame of Moments has nothing empty above the tiles: the move block shows only once it has something to say', async () => {
+  await harness('/test/moment', { kind: 'note', caption: 'A moment so that the window opens on Moments' });
+  // The window's question of the move is answered late, as on a slow
+  // start: meanwhile the tiles are drawn, with no empty box above them
+  // that would vanish and move every tile up under Dad's eyes.
+  let asked;
+  const askedFor = new Promise((r) => (asked = r));
+  let go;
+  const released = new Promise((r) => (go = r));
+  await page.route('**/rpc/Settings/MoveCheck', async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  try {
+    await page.reload();
+    await page.getByTestId('moment-tile').first().waitFor();
+    await askedFor;
+    const top = await page.getByTestId('moment-tile').first().evaluate((el) => el.getBoundingClientRect().top);
+    assert.equal(await page.getByTestId('moments-move').isVisible(), false, 'no empty move block while its question is out');
+    const answered = page.waitForResponse('**/rpc/Settings/MoveCheck');
+    go();
+    await (await answered).finished();
+    // On this computer's own engine there is nothing to bring along: the
+    // block stays hidden and the tiles stay where they were drawn.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await page.getByTestId('moments-move').isVisible(), false, 'nothing to offer on this computer’s own engine');
+    assert.equal(await page.getByTestId('moment-tile').first().evaluate((el) => el.getBoundingClientRect().top), top, 'the tiles did not move');
+  } finally {
+    go();
+    await page.unroute('**/rpc/Settings/MoveCheck');
+  }
+});

@@ -33,7 +33,10 @@ export class MoveBlock {
   private checkedAt = 0;
 
   private constructor(private readonly slot: MoveSlot) {
-    this.el = h('div', { class: slot === 'moments' ? 'move move-moments' : 'move', 'data-testid': slot === 'moments' ? 'moments-move' : 'move', 'aria-live': 'polite' });
+    // In Moments the block is hidden until it has something to say: an
+    // empty box above the tiles would vanish and move every tile up.
+    const moments = slot === 'moments';
+    this.el = h('div', { class: moments ? 'move move-moments' : 'move', 'data-testid': moments ? 'moments-move' : 'move', 'aria-live': 'polite', hidden: moments });
   }
 
   /** mount makes the block of a slot (replacing the one before) and fills it. */
@@ -65,6 +68,7 @@ export class MoveBlock {
       this.show(await backend.settings.moveCheck());
     } catch {
       clear(this.el); // nothing to offer while Spark is not ready
+      if (this.slot === 'moments') this.el.hidden = true;
     }
   }
 
