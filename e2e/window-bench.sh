@@ -10,7 +10,14 @@
 # then again one with 10,000 (e2e/cmd/seedfolder -moments), each start on a
 # fresh copy of it. A third app, bare-light, is the bare template with
 # Spark's main_linux.go (its WebKitGTK settings): the least any Wails v2
-# window with those settings costs. A figure, not a pass/fail test.
+# window with those settings costs. A fourth, static, is Spark's first frame
+# with no script at all: e2e/testdata/first-frame.html (the DOM Spark's
+# window drew for 24 moments) with Spark's stylesheet and the tiles Spark
+# kept for the 24-moment folder, in the bare template with Spark's window
+# size, background and main_linux.go: the least a first frame with Spark's
+# content costs in a Wails v2 window, whatever the code behind it. The
+# pictures column is when a frame first showed the tiles' pictures
+# (windowbench -pictures). A figure, not a pass/fail test.
 #
 # Usage: e2e/window-bench.sh [--no-build]   (needs xvfb, x11-utils, dbus, npm)
 #   WINDOW_RUNS=3 WINDOW_MOMENTS=10000 WINDOW_SETTLE=8s
@@ -56,6 +63,9 @@ cp main_linux.go "$tmp/bare-light/"
 light="$tmp/bare-light/build/bin/bare-light"
 
 go build -o "$tmp/windowbench" ./e2e/cmd/windowbench || { echo "FAIL: build windowbench"; exit 1; }
+# A frame with more colours than this shows the tiles' pictures: without
+# them Spark's first frame has about 3,000, with them over 10,000.
+pictures=8000
 
 # Spark's folders: a few moments (a returning user), and 10,000.
 size=${WINDOW_COPY_SIZE:-320x320}
@@ -63,6 +73,32 @@ small="$tmp/small"
 go run ./e2e/cmd/seedfolder -data "$small" -moments 24 -copy-size "$size" >/dev/null || { echo "FAIL: seeding 24 moments"; exit 1; }
 big="$tmp/big"
 go run ./e2e/cmd/seedfolder -data "$big" -moments "$n" -copy-size "$size" >/dev/null || { echo "FAIL: seeding $n moments"; exit 1; }
+
+# static: Spark's first frame as a page with no script, its pictures the
+# tiles Spark keeps for the 24-moment folder (a start of Spark, unmeasured,
+# makes them first).
+static_app() {
+  dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs 0 -warm spark="$bin:$small" >"$tmp/static-warm.log" 2>&1 ||
+    { cat "$tmp/static-warm.log"; echo "FAIL: a start of Spark to keep its tiles"; exit 1; }
+  local tiles=("$small"/tiles/*.jpg) d="$tmp/static" i
+  [ -e "${tiles[0]}" ] || { echo "FAIL: Spark kept no tiles in $small/tiles"; exit 1; }
+  cp -r "$tmp/bare" "$d"
+  rm -rf "$d/build/bin" "$d/frontend/dist"
+  mkdir -p "$d/frontend/public/t"
+  for i in $(seq 0 23); do cp "${tiles[$((i % ${#tiles[@]}))]}" "$d/frontend/public/t/$i.jpg"; done
+  cp frontend/dist/assets/index-*.css "$d/frontend/public/spark.css" ||
+    { echo "FAIL: no stylesheet in frontend/dist (build the app first)"; exit 1; }
+  cp e2e/testdata/first-frame.html "$d/frontend/index.html"
+  cp main_linux.go "$d/"
+  # Spark's window: its size and background (main.go).
+  sed -i -e 's/Width:  1024,/Width:  1180,/' -e 's/Height: 768,/Height: 800,/' \
+    -e 's/BackgroundColour: &options.RGBA{R: 27, G: 38, B: 54, A: 1},/BackgroundColour: \&options.RGBA{R: 250, G: 246, B: 240, A: 255},/' "$d/main.go"
+  grep -q 'Width:  1180,' "$d/main.go" && grep -q 'R: 250, G: 246, B: 240' "$d/main.go" ||
+    { echo "FAIL: the bare template's window options changed; static is not Spark's window"; exit 1; }
+  (cd "$d" && wails build -o static >"$tmp/static-build.log" 2>&1) ||
+    { tail -30 "$tmp/static-build.log"; echo "FAIL: wails build of static"; exit 1; }
+  static="$d/build/bin/static"
+}
 
 # also DATA: WINDOW_ALSO's builds, each on DATA.
 also() {
@@ -78,10 +114,11 @@ Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp -fbdir "$tmp" >"$tmp/xvfb.log"
 xvfb_pid=$!
 export DISPLAY=":$disp"
 for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+static_app
 echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
-dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" \
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" -pictures "$pictures" \
   -title "Spark (24 moments, $size copies) beside the bare Wails app" \
-  spark="$bin:$small" $(also "$small") bare="$bare" bare-light="$light"
-dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" \
+  spark="$bin:$small" $(also "$small") static="$static" bare="$bare" bare-light="$light"
+dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" -pictures "$pictures" \
   -title "Spark ($n moments, $size copies) beside the bare Wails app" \
-  spark="$bin:$big" $(also "$big") bare="$bare" bare-light="$light"
+  spark="$bin:$big" $(also "$big") static="$static" bare="$bare" bare-light="$light"

@@ -15,7 +15,10 @@
 // than -colours distinct colours: a blank screen or a window
 // mapped but not yet drawn has a handful (its background colour), a drawn
 // page's anti-aliased text and pictures hundreds. The screen settled at the
-// last change of the picture seen before the memory is read. The memory is
+// last change of the picture seen before the memory is read. With
+// -pictures N, the pictures came at the first frame with more than N
+// colours: Spark's first frame without its tiles' pictures has about 3,000
+// (text, the bare app's logo as many), with them over 10,000. The memory is
 // the sum of Pss and Rss in /proc/PID/smaps_rollup over the app and every
 // process it started (WebKit's web and network processes).
 //
@@ -58,14 +61,16 @@ type app struct {
 // start is what one start of an app measured.
 type start struct {
 	paint, settled time.Duration
-	pss, rss       int64 // bytes, whole tree
+	pictures       time.Duration // 0: never (or -pictures not set)
+	pss, rss       int64         // bytes, whole tree
 	procs          int
 }
 
 func main() {
-	runs := flag.Int("runs", 3, "starts of each app, in turn")
+	runs := flag.Int("runs", 3, "starts of each app, in turn (0 with -warm: only the warm-up starts)")
 	settle := flag.Duration("settle", 8*time.Second, "how long after the first paint the memory is read")
 	colours := flag.Int("colours", 200, "a frame with more distinct colours than this is painted")
+	flag.IntVar(&pictures, "pictures", 0, "a frame with more distinct colours than this shows the tiles' pictures (0: not measured)")
 	timeout := flag.Duration("timeout", 60*time.Second, "give up on a start that paints nothing for this long")
 	title := flag.String("title", "", "a line printed above the table")
 	warm := flag.Bool("warm", false, "start each app that has a data folder once on the folder itself, unmeasured, so what it keeps there (its tiles) is there for the measured starts, as for a returning user")
@@ -101,6 +106,9 @@ func main() {
 			fmt.Printf("  warm-up %-8s paint %5d ms  settled %5d ms (not counted)\n", a.name, s.paint.Milliseconds(), s.settled.Milliseconds())
 		}
 	}
+	if *runs == 0 {
+		return // -runs 0 -warm: only the warm-up starts, to fill the folders
+	}
 	got := make([][]start, len(apps))
 	for run := 1; run <= *runs; run++ {
 		for i, a := range apps {
@@ -109,8 +117,8 @@ func main() {
 				fmt.Fprintf(os.Stderr, "windowbench: %s, start %d: %v\n", a.name, run, err)
 				os.Exit(1)
 			}
-			fmt.Printf("  start %d %-8s paint %5d ms  settled %5d ms  PSS %4d MB  RSS %4d MB  (%d processes)\n",
-				run, a.name, s.paint.Milliseconds(), s.settled.Milliseconds(), s.pss>>20, s.rss>>20, s.procs)
+			fmt.Printf("  start %d %-8s paint %5d ms  pictures %5s  settled %5d ms  PSS %4d MB  RSS %4d MB  (%d processes)\n",
+				run, a.name, s.paint.Milliseconds(), ms(s.pictures), s.settled.Milliseconds(), s.pss>>20, s.rss>>20, s.procs)
 			got[i] = append(got[i], s)
 		}
 	}
@@ -118,21 +126,35 @@ func main() {
 		fmt.Println(*title)
 	}
 	fmt.Printf("medians of %d alternating starts, memory %s after the first paint; load average %s\n", *runs, *settle, benchkit.LoadAverage())
-	fmt.Printf("  %-8s %10s %10s %8s %8s\n", "app", "paint ms", "settled ms", "PSS MB", "RSS MB")
+	fmt.Printf("  %-8s %10s %11s %10s %8s %8s\n", "app", "paint ms", "pictures ms", "settled ms", "PSS MB", "RSS MB")
 	med := make([]start, len(apps))
 	for i, a := range apps {
-		var p, st []time.Duration
+		var p, pic, st []time.Duration
 		var pss, rss []int64
 		for _, s := range got[i] {
 			p, st, pss, rss = append(p, s.paint), append(st, s.settled), append(pss, s.pss), append(rss, s.rss)
+			if s.pictures > 0 {
+				pic = append(pic, s.pictures)
+			}
 		}
 		med[i] = start{paint: benchkit.Median(p), settled: benchkit.Median(st), pss: benchkit.Median(pss), rss: benchkit.Median(rss)}
-		fmt.Printf("  %-8s %10d %10d %8d %8d\n", a.name, med[i].paint.Milliseconds(), med[i].settled.Milliseconds(), med[i].pss>>20, med[i].rss>>20)
+		if len(pic) == len(got[i]) {
+			med[i].pictures = benchkit.Median(pic) // only when every start showed them
+		}
+		fmt.Printf("  %-8s %10d %11s %10d %8d %8d\n", a.name, med[i].paint.Milliseconds(), ms(med[i].pictures), med[i].settled.Milliseconds(), med[i].pss>>20, med[i].rss>>20)
 	}
 	for i := 1; i < len(apps); i++ {
 		fmt.Printf("  %s / %s: paint %.2fx, PSS %.2fx, RSS %.2fx\n", apps[0].name, apps[i].name,
 			ratio(float64(med[0].paint), float64(med[i].paint)), ratio(float64(med[0].pss), float64(med[i].pss)), ratio(float64(med[0].rss), float64(med[i].rss)))
 	}
+}
+
+// ms writes a time in milliseconds, or "-" for one never reached.
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10)
 }
 
 func ratio(a, b float64) float64 {
@@ -194,6 +216,9 @@ func measure(ctx context.Context, a app, run int, settle time.Duration, colours 
 			}
 		} else if s.paint != 0 && f.sum != last {
 			s.settled, last = now, f.sum
+		}
+		if pictures > 0 && s.pictures == 0 && f.colours > pictures {
+			s.pictures = now
 		}
 		if s.paint == 0 && now > timeout {
 			return s, fmt.Errorf("nothing painted within %s; its output:\n%s", timeout, logBuf.String())
@@ -262,6 +287,9 @@ var seen = make([]uint64, 1<<24/64) // a bit per 24-bit colour, reused
 // fbFile is Xvfb's frame buffer, an XWD image; shots, if set, is where
 // the first painted frames are kept.
 var fbFile, shots string
+
+// pictures is -pictures: the colours of a frame that shows the pictures.
+var pictures int
 
 // grab reads the screen from Xvfb's frame buffer and counts its colours.
 func grab(ctx context.Context) (frame, error) {
