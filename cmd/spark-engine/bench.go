@@ -215,11 +215,14 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 		spec{"bare-json", clients(benchClientsLow)},
 		spec{"bare-durable", clients(1)},
 		spec{"bare-durable", clients(benchClientsHi)},
+		spec{"creates", append(clients(benchClientsHi), "--least")},
+		spec{"bare-durable", append(clients(benchClientsHi), "--least")},
 	)
 	if err != nil {
 		return nil, err
 	}
 	fsync, c1, bare32, c32, bare16, floor1, floor32 := short[0], short[1], short[2], short[3], short[4], short[5], short[6]
+	least32, leastFloor32 := short[7], short[8]
 	t := &table{}
 	t.add(row{what: "raw write+fsync, 1 record", value: rate(fsync.rate(), "/s"), note: "the floor under every create"})
 	t.add(row{what: fmt.Sprintf("bare JSON handler, %d clients", benchClientsLow), value: rate(bare16.rate(), "req/s"), note: latency(bare16)})
@@ -234,6 +237,13 @@ func (b *bencher) run(ctx context.Context) (*table, error) {
 	t.add(row{what: fmt.Sprintf("creates over HTTP, %d clients", benchClientsHi), value: rate(c32.rate(), "/s"), peer: fmt.Sprintf("bare JSON, %d clients", benchClientsHi),
 		ratio: c32.rate() / bare32.rate(), goal: goalCreates32,
 		note: fmt.Sprintf("%s; %.0f%% of the floor", latency(c32), 100*c32.rate()/floor32.rate())})
+	// The least a create folds (one row: a note with no caption and no
+	// request id), beside the floor of the same body: how near the floor
+	// a create can come at all while the mirror folds each one.
+	t.add(row{what: fmt.Sprintf("bare JSON + group fsync, least create, %d clients", benchClientsHi), value: rate(leastFloor32.rate(), "req/s"),
+		note: fmt.Sprintf("%s; the floor of the least create's body", latency(leastFloor32))})
+	t.add(row{what: fmt.Sprintf("creates over HTTP, least fold, %d clients", benchClientsHi), value: rate(least32.rate(), "/s"),
+		note: fmt.Sprintf("%s; a note with no caption and no request id, its fold one row; %.0f%% of its floor", latency(least32), 100*least32.rate()/leastFloor32.rate())})
 	if o.only == "creates" {
 		return t, nil
 	}

@@ -65,6 +65,11 @@ type phaseArgs struct {
 	clients  int
 	ops      int
 	mb       int
+	// least: the creates (and the floors' bodies) are the least a create
+	// can be, a note with no caption and no client request id, whose fold
+	// writes one row: the moment's, with no search entry and no request
+	// memory.
+	least bool
 }
 
 var phases = map[string]func(context.Context, phaseArgs) (phaseResult, error){
@@ -95,6 +100,7 @@ func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&a.clients, "clients", 1, "")
 	fs.IntVar(&a.ops, "ops", 0, "")
 	fs.IntVar(&a.mb, "mb", 0, "")
+	fs.BoolVar(&a.least, "least", false, "")
 	// A CPU profile of the phase, for finding where a figure's time goes:
 	// spark-engine bench-phase creates --dir D --clients 32 --cpuprofile F
 	cpuProfile := fs.String("cpuprofile", "", "")
@@ -294,6 +300,9 @@ func createLoad(ctx context.Context, url, token string, a phaseArgs) (phaseResul
 	defer hc.CloseIdleConnections()
 	next := func(w, i int) (*http.Request, error) {
 		body := fmt.Sprintf(`{"id":%q,"client_request_id":"bench-%d-%d","kind":"note","caption":"a moment of the bench, number %d"}`, ulid.Make().String(), w, i, i)
+		if a.least {
+			body = fmt.Sprintf(`{"id":%q,"kind":"note","caption":""}`, ulid.Make().String())
+		}
 		return jsonPost(url, token, []byte(body))
 	}
 	l, err := runLoad(ctx, hc, a.clients, a.duration, http.StatusCreated, next)

@@ -446,6 +446,7 @@ func TestBench(t *testing.T) {
 	for _, want := range []string{
 		"raw write+fsync", "bare JSON handler, 16 clients", "bare JSON handler, 32 clients", "bare JSON + write+fsync, 1 client", "bare JSON + group fsync, 32 clients",
 		"creates over HTTP, 1 client", "creates over HTTP, 32 clients", "bare bulk insert, 1,000 ops",
+		"bare JSON + group fsync, least create, 32 clients", "creates over HTTP, least fold, 32 clients",
 		"rebuild, 1,000 ops", "bare hashing handler, 1 MB PUT", "raw write+fsync, 1 MB file", "media PUT, 1 MB", "peak RSS", "p99",
 	} {
 		if !strings.Contains(out, want) {
