@@ -97,6 +97,32 @@ export async function rpc(path, ...args) {
   return out.result;
 }
 
+/** holdRpc holds back the window's next call of the Go binding at path
+ * ('Settings/Get'): askedFor resolves once it is asked; release lets it
+ * through and resolves once its answer has come (then the hold is gone;
+ * a second release does nothing). A slow machine's answer, on demand. */
+export async function holdRpc(page, path) {
+  const pattern = `**/rpc/${path}`;
+  let asked;
+  const askedFor = new Promise((r) => (asked = r));
+  let go;
+  const released = new Promise((r) => (go = r));
+  await page.route(pattern, async (route) => {
+    asked();
+    await released;
+    await route.continue();
+  });
+  let done = null;
+  const release = () =>
+    (done ??= (async () => {
+      const answered = page.waitForResponse(pattern);
+      go();
+      await (await answered).finished();
+      await page.unroute(pattern);
+    })());
+  return { askedFor, release };
+}
+
 /** useLocalEngine puts the app back on its own engine (a test before may
  * have left it on the family engine). */
 export async function useLocalEngine() {

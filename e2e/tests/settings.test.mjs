@@ -3,33 +3,13 @@
 // makes while Settings loads is not redrawn over by the copy it fetched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, rpc, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, holdRpc, rpc, tab, shot, until } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
 
-/** holdSettingsGet holds back the window's next Settings.Get: askedFor
- * resolves once it is asked; release lets it through and resolves once
- * its answer has come (then the hold is gone). A slow machine's answer,
- * on demand. */
-async function holdSettingsGet() {
-  let asked;
-  const askedFor = new Promise((r) => (asked = r));
-  let go;
-  const released = new Promise((r) => (go = r));
-  await page.route('**/rpc/Settings/Get', async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
-  const release = async () => {
-    const answered = page.waitForResponse('**/rpc/Settings/Get');
-    go();
-    await (await answered).finished();
-    await page.unroute('**/rpc/Settings/Get');
-  };
-  return { askedFor, release };
-}
+/** holdSettingsGet holds back the window's next Settings.Get (holdRpc). */
+const holdSettingsGet = () => holdRpc(page, 'Settings/Get');
 
 test('files Spark could not remove yet: a sentence for Dad under Your data, the folders behind Details', async () => {
   // As a refused removal leaves them (a program holding a copy open, as

@@ -5,7 +5,7 @@
 // its Remove can be undone; the arrow keys move through the tiles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, rpc, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, holdRpc, rpc, tab, shot, until } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -180,31 +180,20 @@ test('the first frame of Moments has nothing empty above the tiles: the move blo
   // The window's question of the move is answered late, as on a slow
   // start: meanwhile the tiles are drawn, with no empty box above them
   // that would vanish and move every tile up under Dad's eyes.
-  let asked;
-  const askedFor = new Promise((r) => (asked = r));
-  let go;
-  const released = new Promise((r) => (go = r));
-  await page.route('**/rpc/Settings/MoveCheck', async (route) => {
-    asked();
-    await released;
-    await route.continue();
-  });
+  const { askedFor, release } = await holdRpc(page, 'Settings/MoveCheck');
   try {
     await page.reload();
     await page.getByTestId('moment-tile').first().waitFor();
     await askedFor;
     const top = await page.getByTestId('moment-tile').first().evaluate((el) => el.getBoundingClientRect().top);
     assert.equal(await page.getByTestId('moments-move').isVisible(), false, 'no empty move block while its question is out');
-    const answered = page.waitForResponse('**/rpc/Settings/MoveCheck');
-    go();
-    await (await answered).finished();
+    await release();
     // On this computer's own engine there is nothing to bring along: the
     // block stays hidden and the tiles stay where they were drawn.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal(await page.getByTestId('moments-move').isVisible(), false, 'nothing to offer on this computer’s own engine');
     assert.equal(await page.getByTestId('moment-tile').first().evaluate((el) => el.getBoundingClientRect().top), top, 'the tiles did not move');
   } finally {
-    go();
-    await page.unroute('**/rpc/Settings/MoveCheck');
+    await release();
   }
 });
