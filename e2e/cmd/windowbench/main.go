@@ -129,24 +129,35 @@ func main() {
 	fmt.Printf("  %-8s %10s %11s %10s %8s %8s\n", "app", "paint ms", "pictures ms", "settled ms", "PSS MB", "RSS MB")
 	med := make([]start, len(apps))
 	for i, a := range apps {
-		var p, pic, st []time.Duration
+		var p, st []time.Duration
 		var pss, rss []int64
 		for _, s := range got[i] {
 			p, st, pss, rss = append(p, s.paint), append(st, s.settled), append(pss, s.pss), append(rss, s.rss)
-			if s.pictures > 0 {
-				pic = append(pic, s.pictures)
-			}
 		}
-		med[i] = start{paint: benchkit.Median(p), settled: benchkit.Median(st), pss: benchkit.Median(pss), rss: benchkit.Median(rss)}
-		if len(pic) == len(got[i]) {
-			med[i].pictures = benchkit.Median(pic) // only when every start showed them
-		}
+		med[i] = start{paint: benchkit.Median(p), pictures: picturesMedian(got[i]), settled: benchkit.Median(st), pss: benchkit.Median(pss), rss: benchkit.Median(rss)}
 		fmt.Printf("  %-8s %10d %11s %10d %8d %8d\n", a.name, med[i].paint.Milliseconds(), ms(med[i].pictures), med[i].settled.Milliseconds(), med[i].pss>>20, med[i].rss>>20)
 	}
 	for i := 1; i < len(apps); i++ {
 		fmt.Printf("  %s / %s: paint %.2fx, PSS %.2fx, RSS %.2fx\n", apps[0].name, apps[i].name,
 			ratio(float64(med[0].paint), float64(med[i].paint)), ratio(float64(med[0].pss), float64(med[i].pss)), ratio(float64(med[0].rss), float64(med[i].rss)))
 	}
+}
+
+// picturesMedian is the median time the pictures showed, or 0 unless
+// every start showed them: a median over the starts that did would hide
+// the ones that never did.
+func picturesMedian(starts []start) time.Duration {
+	var pic []time.Duration
+	for _, s := range starts {
+		if s.pictures == 0 {
+			return 0
+		}
+		pic = append(pic, s.pictures)
+	}
+	if len(pic) == 0 {
+		return 0
+	}
+	return benchkit.Median(pic)
 }
 
 // ms writes a time in milliseconds, or "-" for one never reached.

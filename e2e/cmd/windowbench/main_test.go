@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // xwd makes an XWD dump of a w x h screen of 32-bit pixels, little-endian,
@@ -87,5 +88,23 @@ func TestDescendants(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("descendants of the parent %d lack this process %d: %v", os.Getppid(), os.Getpid(), got)
+	}
+}
+
+func TestPicturesMedian(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		starts []start
+		want   time.Duration
+	}{
+		{"every start showed them", []start{{pictures: 500 * ms}, {pictures: 450 * ms}, {pictures: 600 * ms}}, 500 * ms},
+		{"one start never did", []start{{pictures: 500 * ms}, {pictures: 0}, {pictures: 600 * ms}}, 0},
+		{"no start did (an app without pictures)", []start{{}, {}, {}}, 0},
+		{"no starts", nil, 0},
+	} {
+		if got := picturesMedian(tc.starts); got != tc.want {
+			t.Errorf("%s: picturesMedian = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
