@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -36,6 +37,15 @@ const (
 	// UploadMedia gives up (its caller retries later).
 	maxStalls = 4
 )
+
+// landWaits are the waits, one after another, before asking again where
+// an upload stands when a part whose bytes left this computer before its
+// link was cut shows no trace at the engine yet: an engine slow to take
+// it up answers the offset from before it, and a part sent again from
+// there goes up twice (and is refused once the first lands). About a
+// second in all; the engine itself gives a request it is still reading
+// two (engine.preemptGrace).
+var landWaits = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond}
 
 // UploadMedia is one file to upload: a moment's small copy or original.
 type UploadMedia struct {
@@ -92,7 +102,7 @@ func (c *Client) UploadMedia(ctx context.Context, u UploadMedia) (*api.Media, bo
 		}
 		return m, created, err
 	}
-	up := &uploader{c: c, u: u, src: src, what: what, held: -1}
+	up := &uploader{c: c, u: u, src: src, what: what, held: -1, cutFrom: -1}
 	return up.run(ctx)
 }
 
@@ -152,11 +162,16 @@ type uploader struct {
 	src  io.ReaderAt
 	what string
 	held int64 // the offset last reported to Progress
+	// cutFrom is the offset of the last part whose link was cut after
+	// some of its bytes had left, until the engine is seen past it (or it
+	// was given time to land); -1: none.
+	cutFrom int64
 }
 
 // answer is what one request of the upload learnt.
 type answer struct {
 	status   int
+	sent     int64 // bytes of the part the transport took, when the link failed
 	offset   int64 // -1: not told
 	complete bool
 	media    *api.MediaResponse
@@ -205,6 +220,20 @@ func (up *uploader) try(ctx context.Context) (m *api.Media, created, done bool, 
 		return a.media.Media, false, true, nil
 	case a.err == nil:
 		offset = a.offset
+		if up.cutFrom >= 0 && offset <= up.cutFrom {
+			var complete bool
+			offset, complete, err = up.awaitCutPart(ctx, offset)
+			if err != nil {
+				return nil, false, final(err), err
+			}
+			if complete {
+				// The cut part was the last and it landed: the next try
+				// fetches the record.
+				up.cutFrom = -1
+				return nil, false, false, nil
+			}
+		}
+		up.cutFrom = -1
 	case api.ErrorCode(a.err) == api.CodeUnknownUpload || statusOf(a.err) == http.StatusNotFound:
 		// The creation carries no bytes (the draft allows it): its answer
 		// comes at once, and the parts follow on their own requests. (A
@@ -230,6 +259,9 @@ func (up *uploader) try(ctx context.Context) (m *api.Media, created, done bool, 
 		n := min(up.u.Size-offset, PartSize)
 		last := offset+n == up.u.Size
 		a = up.send(ctx, http.MethodPatch, api.UploadsPath+esc(up.u.ID), offset, n, last)
+		if a.status == 0 && a.sent > 0 {
+			up.cutFrom = offset // cut on its way: it may yet land
+		}
 		if a.err != nil {
 			if api.ErrorCode(a.err) == api.CodeUploadOffsetMismatch && a.offset >= 0 {
 				offset = a.offset
@@ -245,6 +277,31 @@ func (up *uploader) try(ctx context.Context) (m *api.Media, created, done bool, 
 		}
 		offset = a.offset
 	}
+}
+
+// awaitCutPart asks again where the upload stands, after each of
+// landWaits, until the engine holds more than the part cut off at
+// up.cutFrom began at, or the waits are over: offset is what the engine
+// last answered. A complete upload (the cut part was the last, and it
+// landed) is reported as such.
+func (up *uploader) awaitCutPart(ctx context.Context, offset int64) (int64, bool, error) {
+	for _, d := range landWaits {
+		select {
+		case <-ctx.Done():
+			return offset, false, fmt.Errorf("%s: %w", up.what, ctx.Err())
+		case <-time.After(d):
+		}
+		a := up.send(ctx, http.MethodHead, api.UploadsPath+esc(up.u.ID), 0, 0, false)
+		switch {
+		case a.err != nil:
+			return offset, false, a.err
+		case a.complete:
+			return a.offset, true, nil
+		case a.offset > up.cutFrom:
+			return a.offset, false, nil
+		}
+	}
+	return offset, false, nil
 }
 
 // final reports whether err ends the upload for good: the engine refused
@@ -300,6 +357,7 @@ func (up *uploader) send(ctx context.Context, method, path string, offset, n int
 		h.Set("Content-Type", api.PartialUploadType)
 		h.Set("Upload-Offset", strconv.FormatInt(offset, 10))
 	}
+	var body *countingReader
 	if method != http.MethodHead {
 		h.Set("Upload-Complete", sfBool(complete))
 		req.ContentLength = n
@@ -307,12 +365,17 @@ func (up *uploader) send(ctx context.Context, method, path string, offset, n int
 			req.Body = http.NoBody
 		} else {
 			// No GetBody: the transport never replays a part by itself.
-			req.Body = io.NopCloser(io.NewSectionReader(up.src, offset, n))
+			body = &countingReader{r: io.NewSectionReader(up.src, offset, n)}
+			req.Body = io.NopCloser(body)
 		}
 	}
 	resp, err := up.c.hc.Do(req)
 	if err != nil {
-		return answer{offset: -1, err: fmt.Errorf("%s: cannot reach the engine at %s: %w", up.what, up.c.base, err)}
+		a := answer{offset: -1, err: fmt.Errorf("%s: cannot reach the engine at %s: %w", up.what, up.c.base, err)}
+		if body != nil {
+			a.sent = body.n.Load()
+		}
+		return a
 	}
 	defer resp.Body.Close()
 	a := answer{status: resp.StatusCode, offset: -1}
@@ -343,6 +406,19 @@ func (up *uploader) send(ctx context.Context, method, path string, offset, n int
 		up.report(a.offset)
 	}
 	return a
+}
+
+// countingReader counts the bytes read from r: what of a part the
+// transport took to send (read on its own goroutine).
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // report tells Progress the bytes the engine holds, when they grew.

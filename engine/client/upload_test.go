@@ -7,12 +7,17 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
@@ -90,6 +95,92 @@ func TestUploadMedia_CutLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A part cut off on its way may reach the engine after the client has
+// asked where the upload stands: the engine, slow to take it up (its
+// bytes held in the link's buffers meanwhile), answers the offset from
+// before it. The client must not send that part again from there: each
+// part goes up once, whatever order the engine takes the two requests in.
+func TestUploadMedia_CutPartLandsLate(t *testing.T) {
+	eng := enginetest.Start(t, enginetest.WithoutSeat())
+	direct := client.New(eng.URL, eng.Token, nil)
+	const size, cut = 5 << 20, 1 << 20
+	data, sum, momentID, id := original(t, direct, size)
+	px := faultproxy.New(t, slowAppends(t, eng.URL, 200*time.Millisecond), nil)
+	px.CutUploadsAfter(cut)
+	c := client.New(px.URL(), eng.Token, nil)
+	m, created, err := c.UploadMedia(context.Background(), client.UploadMedia{
+		ID: id, MomentID: momentID, Role: api.RoleOriginal, ContentType: "image/jpeg",
+		From: bytes.NewReader(data), Size: int64(len(data)), SHA256: sum[:],
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created || m.SHA256 != hexOf(sum[:]) {
+		t.Fatalf("media %+v created %v", m, created)
+	}
+	if got := eng.Media(t, id); !bytes.Equal(got, data) {
+		t.Fatal("the stored bytes are not the file")
+	}
+	up := px.BytesUp()
+	t.Logf("%d bytes up for a %d-byte file (%.3fx)", up, len(data), float64(up)/float64(len(data)))
+	if float64(up) > 1.1*float64(len(data)) {
+		t.Fatalf("%d bytes went up for a %d-byte file: a part went up twice", up, len(data))
+	}
+}
+
+// slowAppends serves a proxy to engineURL that takes up each append
+// (PATCH) only once its body has come whole, or been cut off (no byte for
+// 100 ms), and delay later, as an engine slow to get to a request whose
+// bytes the kernel holds meanwhile; it hands the engine what came, even
+// when the link it came by is gone, and the engine keeps it. Everything
+// else passes at once.
+func slowAppends(t *testing.T, engineURL string, delay time.Duration) string {
+	t.Helper()
+	target, err := url.Parse(engineURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPatch {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		var body []byte
+		chunk := make([]byte, 64<<10)
+		for {
+			rc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			n, err := r.Body.Read(chunk)
+			body = append(body, chunk[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		time.Sleep(delay)
+		// Declared as long as it was: the engine sees a part cut short.
+		out, err := http.NewRequestWithContext(context.Background(), r.Method, engineURL+r.URL.RequestURI(), bytes.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		out.Header = r.Header.Clone()
+		out.ContentLength = r.ContentLength
+		resp, err := tr.RoundTrip(out)
+		if err != nil {
+			return // cut short: its link is gone anyway
+		}
+		defer resp.Body.Close()
+		maps.Copy(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // The upload's place is the engine's: a new client (an app restarted)
