@@ -3,15 +3,16 @@ package push
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sparkfamily/spark/internal/atomicfile/atomicfiletest"
 	"github.com/sparkfamily/spark/internal/dirlock"
 )
 
@@ -91,33 +92,19 @@ func TestCheckpoint_SweepBesideSaves(t *testing.T) {
 	saver := &pusher{opts: Options{StateDir: state, Logger: slog.New(countingHandler{&warned, &first})},
 		stats: Stats{SourceID: "src", TargetID: "dst"}, base: 7}
 	saver.save(true)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	saves := 0
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			saver.save(true)
-			saves++
-		}
-	})
-	loads := 0
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); loads++ {
+	r := atomicfiletest.ReadWhileReplaced(time.Second, func() error { saver.save(true); return nil }, func() error {
 		starter := &pusher{opts: Options{StateDir: state, Logger: quietLog}, stats: Stats{SourceID: "src", TargetID: "dst"}}
 		if seq, err := starter.loadCheckpoint(); err != nil || seq != 7 {
-			t.Errorf("loadCheckpoint() = %d, %v; want 7", seq, err)
-			break
+			return fmt.Errorf("loadCheckpoint() = %d, %v; want 7", seq, err)
 		}
+		return nil
+	})
+	t.Logf("%d saves beside %d reads", r.Writes, r.Reads)
+	if r.Failed > 0 {
+		t.Errorf("%d of %d reads failed; the first: %v", r.Failed, r.Reads, r.First)
 	}
-	close(stop)
-	wg.Wait()
-	t.Logf("%d saves beside %d reads", saves, loads)
 	if n := warned.Load(); n > 0 {
-		t.Errorf("%d of %d saves failed beside the sweeps; the first: %v", n, saves, first.Load())
+		t.Errorf("%d of %d saves failed beside the sweeps; the first: %v", n, r.Writes, first.Load())
 	}
 }
 
