@@ -143,9 +143,13 @@ func (e *Engine) keepMedia(ctx context.Context, m mediaPut, commit func() error)
 	return md, true, err
 }
 
-// checkMediaTarget checks that the moment exists and that media id may be
-// its file of that role: the id is not reserved by or stored for another
-// moment or role, and the moment names no other file for the role.
+// checkMediaTarget checks that the moment exists, that the actor may send
+// its files (its member's devices and admins may: the ids of a photo's
+// files are in /v1/ops before the files are sent, and another member's
+// device could otherwise put its own bytes under them first), and that
+// media id may be its file of that role: the id is not reserved by or
+// stored for another moment or role, and the moment names no other file
+// for the role.
 func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string) error {
 	if err := e.awaitFold(ctx); err != nil {
 		return err
@@ -156,6 +160,9 @@ func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string
 	}
 	if err != nil {
 		return err
+	}
+	if !actorOf(ctx).mayChange(refs.Owner) {
+		return api.Errorf(api.CodeForbidden, "moment %s was added by another family member; only their devices, or the engine's owner with an admin token, may send its photo", momentID)
 	}
 	if md, err := e.mirror.Media(ctx, id); err == nil {
 		if md.MomentID != momentID || md.Role != role {
