@@ -52,9 +52,9 @@ func (e *Engine) PutMedia(ctx context.Context, p PutMedia) (*api.Media, bool, er
 	}
 	contentType := p.ContentType
 	if contentType == "" {
-		contentType = "application/octet-stream"
+		contentType = api.OctetStream
 	}
-	if err := api.CheckContentType(contentType); err != nil {
+	if err := api.CheckPhotoType(contentType); err != nil {
 		return nil, false, err
 	}
 	if p.Size > e.cfg.MaxMediaSize {

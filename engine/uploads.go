@@ -222,9 +222,9 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 	sum := hex.EncodeToString(p.Digest)
 	contentType := p.ContentType
 	if contentType == "" {
-		contentType = "application/octet-stream"
+		contentType = api.OctetStream
 	}
-	if err := api.CheckContentType(contentType); err != nil {
+	if err := api.CheckPhotoType(contentType); err != nil {
 		return UploadState{}, err
 	}
 	if err := e.checkMediaTarget(ctx, id, momentID, p.Role); err != nil {

@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"mime"
+	"time"
+)
 
 // These are the engine's checks of a moment's, a medium's and a turn's
 // values, each rule with one message. The engine applies them to what a
@@ -47,10 +50,43 @@ func CheckRole(role string) error {
 // MaxContentTypeLen bounds a medium's stored Content-Type.
 const MaxContentTypeLen = 255
 
-// CheckContentType checks a medium's Content-Type as stored.
+// CheckContentType checks a medium's Content-Type as stored: what a
+// media.put of any engine's log must pass, however old.
 func CheckContentType(ct string) error {
 	if len(ct) > MaxContentTypeLen {
 		return Errorf(CodeBadMediaRef, "the Content-Type is %d bytes long; at most %d are kept", len(ct), MaxContentTypeLen)
 	}
 	return nil
+}
+
+// OctetStream is what a medium sent with no Content-Type is recorded as.
+const OctetStream = "application/octet-stream"
+
+// photoTypes are the types a new copy or original may be sent as
+// [extension]: the photo formats Spark's clients capture and send (the
+// outbox's JPEG, PNG, WebP and HEIC; its small copies are JPEG), and
+// OctetStream, what an upload without Content-Type has always been
+// recorded as, which no one is served as anything but bytes. Nothing
+// narrower keeps every client working: push and Move send each stored
+// medium with its recorded type.
+var photoTypes = map[string]bool{
+	"image/jpeg": true,
+	"image/png":  true,
+	"image/webp": true,
+	"image/heic": true,
+	OctetStream:  true,
+}
+
+// CheckPhotoType checks the Content-Type of a copy or an original being
+// sent (PUT or a resumable upload's creation): one of the photo types,
+// whatever its case and parameters, or OctetStream. Media already stored
+// keep theirs, whatever it is (CheckContentType).
+func CheckPhotoType(ct string) error {
+	if err := CheckContentType(ct); err != nil {
+		return err
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && photoTypes[mt] {
+		return nil
+	}
+	return Errorf(CodeBadContentType, "Content-Type %q is not a photo's; a copy or an original is sent as image/jpeg, image/png, image/webp or image/heic (or application/octet-stream); nothing was read", ct)
 }

@@ -52,6 +52,9 @@ const (
 	// token started too many in a short time, or in a day; Retry-After
 	// says when the next is allowed.
 	CodeTooManyReadings = "too_many_readings"
+	// CodeBadContentType [extension] is a copy or an original sent as a
+	// type that is not a photo's (CheckPhotoType); nothing is read.
+	CodeBadContentType = "bad_content_type"
 )
 
 // Error is a contract error: a machine code and a message a person can act
@@ -114,6 +117,7 @@ var statusOf = map[string]int{
 	CodeInternal:         500,
 	CodeSearchTooBroad:   422,
 	CodeTooManyReadings:  429,
+	CodeBadContentType:   415,
 }
 
 // HTTPStatus returns the HTTP status for an error code; unknown codes are 500.

@@ -90,3 +90,52 @@ func TestMedia_OthersMoment(t *testing.T) {
 		wantError(t, http.StatusForbidden, api.CodeForbidden)
 	f.asWith(t, f.e.Token, "PUT", mediaPath(newID(), other.ID, "copy"), theirs, "Content-Type", "image/png").want(t, http.StatusCreated, nil)
 }
+
+// TestMedia_OnlyPhotoTypes (issue 32, item 1): a copy or an original is
+// one of the photo types Spark's clients send (the outbox: JPEG, PNG,
+// WebP, HEIC), or bytes with no type (application/octet-stream, as the
+// contract's PUT without Content-Type always was, served as bytes); a
+// device once attached a text/html original to a moment. Refused: 415
+// bad_content_type, before the body is read, nothing written.
+func TestMedia_OnlyPhotoTypes(t *testing.T) {
+	f := newFamily(t, enginetest.WithoutSeat())
+	body := []byte("<html><script>alert(document.cookie)</script></html>")
+	for _, tc := range []struct {
+		ct   string
+		want int
+	}{
+		{"image/jpeg", http.StatusCreated},
+		{"image/png", http.StatusCreated},
+		{"image/webp", http.StatusCreated},
+		{"image/heic", http.StatusCreated},
+		{"IMAGE/JPEG; q=1", http.StatusCreated},
+		{"application/octet-stream", http.StatusCreated},
+		{"", http.StatusCreated},
+		{"text/html", http.StatusUnsupportedMediaType},
+		{"text/html; charset=utf-8", http.StatusUnsupportedMediaType},
+		{"image/svg+xml", http.StatusUnsupportedMediaType},
+		{"application/javascript", http.StatusUnsupportedMediaType},
+		{"image/", http.StatusUnsupportedMediaType},
+		{"not a type", http.StatusUnsupportedMediaType},
+	} {
+		t.Run(tc.ct, func(t *testing.T) {
+			m := f.moment(t, f.dad, "")
+			put := f.asWith(t, f.dad, "PUT", mediaPath(newID(), m.ID, "original"), body, "Content-Type", tc.ct, "Expect", "100-continue")
+			post := f.asWith(t, f.dad, "POST", mediaPath(newID(), m.ID, "copy"), body, "Content-Type", tc.ct, "Expect", "100-continue",
+				"Upload-Complete", "?1", "Repr-Digest", reprDigest(body))
+			for _, a := range []answer{put, post} {
+				if tc.want == http.StatusCreated {
+					a.want(t, http.StatusCreated, nil)
+					continue
+				}
+				e := a.wantError(t, tc.want, api.CodeBadContentType)
+				t.Log(e.Message)
+			}
+		})
+	}
+	// Every refusal wrote nothing: one media.put for each accepted type,
+	// a PUT and a resumable upload each.
+	if got, want := f.e.OpCount(t, api.OpMediaPut), 2*7; got != want {
+		t.Fatalf("%d media.put, want %d", got, want)
+	}
+}
