@@ -274,7 +274,8 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 			return UploadState{}, err
 		}
 		now := e.cfg.Now()
-		u = &media.Upload{ID: id, MomentID: momentID, Role: p.Role, ContentType: contentType, Client: actorOf(ctx).Name,
+		a := actorOf(ctx)
+		u = &media.Upload{ID: id, MomentID: momentID, Role: p.Role, ContentType: contentType, Client: a.Name, Member: a.member(),
 			Length: p.Length, SHA256: sum, Created: now, Updated: now}
 		if err := e.media.CreateUpload(u); err != nil {
 			return UploadState{}, e.writeFailed(nil, fmt.Errorf("engine: create upload %s: %w", id, err))

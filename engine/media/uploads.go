@@ -39,13 +39,27 @@ const UploadsDir = "uploads"
 // ErrNoUpload is returned for a media id with no upload in progress.
 var ErrNoUpload = errors.New("media: no upload in progress")
 
+// UploadFormat is the version of the upload state (state.json) this store
+// writes, in its "version":
+//
+//	0 (no "version")  written before uploads had members: "client" is the
+//	                  name of the token that created the upload, which was
+//	                  then its member too. LoadUpload reads it as version 1
+//	                  with "member" = "client".
+//	1                 "member" is the family member whose upload it is.
+//
+// A state of a later version, written by a newer engine, is not read.
+const UploadFormat = 1
+
 // Upload is the durable state of one resumable upload.
 type Upload struct {
+	Version     int       `json:"version"` // UploadFormat when written
 	ID          string    `json:"id"`
 	MomentID    string    `json:"moment"`
 	Role        string    `json:"role"`
 	ContentType string    `json:"content_type"`
-	Client      string    `json:"client"` // the token that created it
+	Client      string    `json:"client"` // the name of the token that created it
+	Member      string    `json:"member"` // the family member whose it is ("" the engine's own)
 	Length      int64     `json:"length"` // the whole file's, declared at creation
 	SHA256      string    `json:"sha256"` // the whole file's, declared at creation
 	Offset      int64     `json:"offset"` // bytes held, all fsync'ed
@@ -88,8 +102,9 @@ func (s *Store) CreateUpload(u *Upload) error {
 	return s.saveUpload(u)
 }
 
-// saveUpload writes u's state atomically and durably.
+// saveUpload writes u's state atomically and durably, in UploadFormat.
 func (s *Store) saveUpload(u *Upload) error {
+	u.Version = UploadFormat
 	b, err := json.Marshal(u)
 	if err != nil {
 		return fmt.Errorf("media: save upload %s: %w", u.ID, err)
@@ -140,6 +155,13 @@ func (s *Store) LoadUpload(id string) (*Upload, error) {
 	var u Upload
 	if err := json.Unmarshal(b, &u); err != nil {
 		return nil, fmt.Errorf("media: load upload %s: its state is damaged: %w", id, err)
+	}
+	switch u.Version {
+	case 0:
+		u.Version, u.Member = UploadFormat, u.Client
+	case UploadFormat:
+	default:
+		return nil, fmt.Errorf("media: load upload %s: its state is of version %d, written by a newer engine; this one reads up to version %d", id, u.Version, UploadFormat)
 	}
 	if u.ID != id || u.Offset < 0 || u.Offset > u.Length {
 		return nil, fmt.Errorf("media: load upload %s: its state is damaged (id %q, offset %d of %d)", id, u.ID, u.Offset, u.Length)

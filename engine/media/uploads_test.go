@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -98,5 +99,66 @@ func TestAppendUpload_Stretches(t *testing.T) {
 				t.Fatal("the part file is not the held bytes")
 			}
 		})
+	}
+}
+
+// TestLoadUpload_Version0: an upload whose state was written before
+// uploads had members (format 0, engine/media at fe450c2: testdata/
+// uploads-v0, 10 of its 24 bytes in) is read as its token's member's, and
+// goes on: the rest is appended, the state is written in UploadFormat,
+// and the whole file is committed. A state of a later format is refused.
+func TestLoadUpload_Version0(t *testing.T) {
+	const id = "01JF0000000000000000000001"
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/uploads-v0")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.LoadUpload(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Version != UploadFormat || u.Member != "dad" || u.Client != "dad" || u.Offset != 10 || u.Length != 24 {
+		t.Fatalf("loaded %+v; want version %d, member and client dad, 10 of 24 bytes", u, UploadFormat)
+	}
+	data := []byte("the bytes of dad's photo")
+	if _, err := s.AppendUpload(context.Background(), u, bytes.NewReader(data[10:]), u.Length-u.Offset, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, UploadsDir, id, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if saved["version"] != float64(UploadFormat) || saved["member"] != "dad" || saved["client"] != "dad" {
+		t.Fatalf("the state written after an append: %s; want version %d, member and client dad", b, UploadFormat)
+	}
+	if got, err := UploadSum(u); err != nil || got != u.SHA256 || got != sum(data) {
+		t.Fatalf("the upload's SHA-256 %s (%v), want %s", got, err, sum(data))
+	}
+	if err := s.CommitUpload(u); err != nil {
+		t.Fatal(err)
+	}
+
+	newer := &Upload{ID: ulid.Make().String(), MomentID: ulid.Make().String(), Role: "copy", Length: 1, Member: "kid"}
+	if err := s.CreateUpload(newer); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, UploadsDir, newer.ID, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"version":1`), []byte(`"version":2`), 1)
+	if err := os.WriteFile(filepath.Join(dir, UploadsDir, newer.ID, "state.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LoadUpload(newer.ID); err == nil || errors.Is(err, ErrNoUpload) {
+		t.Fatalf("a state of format 2 loaded: %v", err)
 	}
 }
