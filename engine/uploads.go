@@ -23,6 +23,14 @@ import (
 // matches the one declared at creation. Parts are durable before the
 // offset that counts them is answered (media/uploads.go). An upload with no
 // progress for UploadMaxAge is removed.
+//
+// An upload is its member's: the family member whose device created it
+// (media.Upload.Member). Only that member's devices and admins may resume
+// it, ask for its offset, append to it or cancel it; to anyone else it
+// answers exactly as an upload that does not exist, so that no other
+// device learns of it, and none can end a request appending to it (a
+// preemption). Creating one is for those who may send the moment's files
+// (checkMediaTarget): the moment's member and admins.
 
 // Bounds of the resumable uploads.
 const (
@@ -88,12 +96,14 @@ type uploadLocks struct {
 }
 
 type inflight struct {
-	stop func()
-	done chan struct{}
+	member string // of the request's actor
+	stop   func()
+	done   chan struct{}
 }
 
-// acquire takes upload id for one request; false when another holds it.
-func (u *uploadLocks) acquire(id string, stop func()) (func(), bool) {
+// acquire takes upload id for one request of member's; false when another
+// holds it.
+func (u *uploadLocks) acquire(id, member string, stop func()) (func(), bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.busy == nil {
@@ -102,7 +112,7 @@ func (u *uploadLocks) acquire(id string, stop func()) (func(), bool) {
 	if u.busy[id] != nil {
 		return nil, false
 	}
-	f := &inflight{stop: stop, done: make(chan struct{})}
+	f := &inflight{member: member, stop: stop, done: make(chan struct{})}
 	u.busy[id] = f
 	return func() {
 		u.mu.Lock()
@@ -119,12 +129,15 @@ const preemptGrace = 2 * time.Second
 
 // preempt ends the request holding upload id, if any, and waits until it
 // has kept what it received: the draft's answer to a client that resumes
-// while the engine still reads its cut-off request.
-func (u *uploadLocks) preempt(ctx context.Context, id string) error {
+// while the engine still reads its cut-off request. Only a request that
+// may change what the holder's member made preempts it (a device of the
+// same member, or an admin): another member's request never ends an
+// honest append, and returns at once.
+func (u *uploadLocks) preempt(ctx context.Context, id string, a Actor) error {
 	u.mu.Lock()
 	f := u.busy[id]
 	u.mu.Unlock()
-	if f == nil {
+	if f == nil || !a.mayChange(f.member) {
 		return nil
 	}
 	t := time.NewTimer(preemptGrace)
@@ -168,8 +181,10 @@ func (e *Engine) sweepUploads() {
 	}
 }
 
-// loadUpload reads upload id's state; one expired is removed and unknown.
-func (e *Engine) loadUpload(id string) (*media.Upload, error) {
+// loadUpload reads upload id's state for the actor of ctx; one expired is
+// removed, and one that is not the actor's is unknown, as one that does
+// not exist.
+func (e *Engine) loadUpload(ctx context.Context, id string) (*media.Upload, error) {
 	u, err := e.media.LoadUpload(id)
 	if errors.Is(err, media.ErrNoUpload) {
 		return nil, unknownUpload(id)
@@ -183,7 +198,24 @@ func (e *Engine) loadUpload(id string) (*media.Upload, error) {
 		}
 		return nil, unknownUpload(id)
 	}
+	if !mayUse(ctx, u) {
+		return nil, unknownUpload(id)
+	}
 	return u, nil
+}
+
+// othersUpload reports whether upload id is in progress and another
+// member's than the actor of ctx: a look, before the upload is held or a
+// request holding it ended, that changes nothing.
+func (e *Engine) othersUpload(ctx context.Context, id string) bool {
+	u, err := e.media.LoadUpload(id)
+	return err == nil && !mayUse(ctx, u)
+}
+
+// mayUse reports whether the actor of ctx may resume, append to, ask
+// after or cancel upload u: u's member's devices and admins may.
+func mayUse(ctx context.Context, u *media.Upload) bool {
+	return actorOf(ctx).mayChange(u.Member)
 }
 
 func unknownUpload(id string) error {
@@ -200,7 +232,9 @@ func storedState(md *api.Media, created bool) UploadState {
 // record, created false; other bytes: media_conflict), without reading the
 // body (which may then be empty: a client learns the record so). An upload of the same file already in progress is an
 // upload_offset_mismatch with its offset (the client appends from there);
-// one of another file is a media_conflict.
+// one of another file is a media_conflict. Only the moment's member's
+// devices and admins may create one (checkMediaTarget: forbidden); an
+// upload under the id that is not the actor's gives way to theirs.
 func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState, error) {
 	id, err := requireULID("media id", p.ID)
 	if err != nil {
@@ -253,7 +287,8 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 	if err := e.writable(); err != nil {
 		return UploadState{}, err
 	}
-	release, ok := e.uploads.acquire(id, p.Stop)
+	a := actorOf(ctx)
+	release, ok := e.uploads.acquire(id, a.member(), p.Stop)
 	if !ok {
 		return UploadState{}, busyUpload(id)
 	}
@@ -261,6 +296,17 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 	e.sweepUploads()
 
 	u, err := e.media.LoadUpload(id)
+	if err == nil && !mayUse(ctx, u) {
+		if u.MomentID != momentID {
+			return UploadState{}, api.Errorf(api.CodeMediaConflict, "media id %s is being uploaded for another moment; a new file needs a new media id", id)
+		}
+		// Another member's upload onto a moment the actor may send the
+		// files of (checkMediaTarget: the moment is the actor's member's),
+		// made by an admin or before uploads had members: as if it did not
+		// exist, it gives way.
+		e.logger.Info("engine: an upload gives way to a new one by the moment's member", "media", id, "member", u.Member, "to", a.member())
+		err = fmt.Errorf("%w: %s", media.ErrNoUpload, id)
+	}
 	switch {
 	case err == nil:
 		if u.SHA256 != sum || u.Length != p.Length || u.MomentID != momentID || u.Role != p.Role {
@@ -274,7 +320,6 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 			return UploadState{}, err
 		}
 		now := e.cfg.Now()
-		a := actorOf(ctx)
 		u = &media.Upload{ID: id, MomentID: momentID, Role: p.Role, ContentType: contentType, Client: a.Name, Member: a.member(),
 			Length: p.Length, SHA256: sum, Created: now, Updated: now}
 		if err := e.media.CreateUpload(u); err != nil {
@@ -325,16 +370,19 @@ func offsetMismatch(u *media.Upload, offset int64) error {
 // UploadOffset is the draft's offset retrieval: where upload id stands. A
 // request still appending to it is ended first, and what it received kept,
 // so that the offset answered is the one the next append must start at.
-// The media id of a stored file answers as a complete upload.
+// The media id of a stored file answers as a complete upload. An upload
+// that is not the actor's is unknown_upload, and its request is not ended.
 func (e *Engine) UploadOffset(ctx context.Context, id string) (UploadState, error) {
 	id, err := requireULID("media id", id)
 	if err != nil {
 		return UploadState{}, err
 	}
-	if err := e.uploads.preempt(ctx, id); err != nil {
-		return UploadState{}, err
+	if !e.othersUpload(ctx, id) {
+		if err := e.uploads.preempt(ctx, id, actorOf(ctx)); err != nil {
+			return UploadState{}, err
+		}
 	}
-	u, err := e.loadUpload(id)
+	u, err := e.loadUpload(ctx, id)
 	if err == nil {
 		return stateOf(u), nil
 	}
@@ -350,7 +398,8 @@ func (e *Engine) UploadOffset(ctx context.Context, id string) (UploadState, erro
 // p.Offset, which must be the engine's offset, and when p.Complete the
 // whole file is checked against its declared SHA-256 and kept as media.
 // A refused part changes nothing stored. Bytes received before the body
-// was cut off are kept, as the draft asks.
+// was cut off are kept, as the draft asks. An upload that is not the
+// actor's is unknown_upload.
 func (e *Engine) AppendUpload(ctx context.Context, p AppendUpload) (UploadState, error) {
 	id, err := requireULID("media id", p.ID)
 	if err != nil {
@@ -359,12 +408,20 @@ func (e *Engine) AppendUpload(ctx context.Context, p AppendUpload) (UploadState,
 	if p.Offset < 0 {
 		return UploadState{}, api.Errorf(api.CodeBadUpload, "an append needs Upload-Offset: the bytes the engine holds (HEAD %s%s)", api.UploadsPath, id)
 	}
-	release, ok := e.uploads.acquire(id, p.Stop)
-	if !ok {
-		return UploadState{}, busyUpload(id)
+	var u *media.Upload
+	if e.othersUpload(ctx, id) {
+		// Answered as none, without holding the upload: another member's
+		// append must not make its own member's busy.
+		err = unknownUpload(id)
+	} else {
+		a := actorOf(ctx)
+		release, ok := e.uploads.acquire(id, a.member(), p.Stop)
+		if !ok {
+			return UploadState{}, busyUpload(id)
+		}
+		defer release()
+		u, err = e.loadUpload(ctx, id)
 	}
-	defer release()
-	u, err := e.loadUpload(id)
 	if err != nil {
 		if api.ErrorCode(err) == api.CodeUnknownUpload {
 			if md, merr := e.mirror.Media(ctx, id); merr == nil {
@@ -457,21 +514,26 @@ func (e *Engine) completeUpload(ctx context.Context, u *media.Upload) (UploadSta
 }
 
 // CancelUpload is the draft's upload cancellation: the upload and its
-// bytes are removed. None in progress is unknown_upload.
+// bytes are removed. None in progress, or one that is not the actor's, is
+// unknown_upload.
 func (e *Engine) CancelUpload(ctx context.Context, id string) error {
 	id, err := requireULID("media id", id)
 	if err != nil {
 		return err
 	}
-	if err := e.uploads.preempt(ctx, id); err != nil {
+	if e.othersUpload(ctx, id) {
+		return unknownUpload(id)
+	}
+	a := actorOf(ctx)
+	if err := e.uploads.preempt(ctx, id, a); err != nil {
 		return err
 	}
-	release, ok := e.uploads.acquire(id, nil)
+	release, ok := e.uploads.acquire(id, a.member(), nil)
 	if !ok {
 		return busyUpload(id)
 	}
 	defer release()
-	if _, err := e.loadUpload(id); err != nil {
+	if _, err := e.loadUpload(ctx, id); err != nil {
 		return err
 	}
 	return e.media.RemoveUpload(id)

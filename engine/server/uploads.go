@@ -25,6 +25,10 @@ import (
 //	HEAD    /v1/uploads/{id} offset retrieval
 //	PATCH   /v1/uploads/{id} upload append
 //	DELETE  /v1/uploads/{id} upload cancellation
+//
+// An upload is the family member's whose device created it (engine/
+// uploads.go): to another member's token it answers as one that does not
+// exist.
 
 // UploadService is what the resumable uploads need of the engine
 // (*engine.Engine is one); a Service without it serves no such routes.
