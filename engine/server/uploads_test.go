@@ -248,7 +248,7 @@ func TestUploadCap(t *testing.T) {
 		return call(t, e, "POST", mediaPath(newID(), m.ID, "original"), nil, "Upload-Complete", "?0",
 			"Upload-Length", strconv.FormatInt(n, 10), "Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(fake)+":")
 	}
-	for range engine.UploadCapPerClient / (256 << 20) {
+	for range engine.UploadCapPerMember / (256 << 20) {
 		declare(256<<20).want(t, http.StatusCreated, nil)
 	}
 	declare(1).wantError(t, http.StatusInsufficientStorage, api.CodeUploadCap)
