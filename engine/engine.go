@@ -93,6 +93,10 @@ type Config struct {
 	// SearchBudget is how long one search may take (0:
 	// mirror.DefaultSearchBudget).
 	SearchBudget time.Duration
+	// UploadSweepEvery is how often the running engine removes the
+	// uploads with no progress for UploadMaxAge (0:
+	// DefaultUploadSweepEvery; uploadsweep.go).
+	UploadSweepEvery time.Duration
 	// FS is the file system the op log and the media store are written
 	// through; nil is the operating system's. Tests run the engine on a
 	// simulated disk that can lose power (engine/vfs/crashfs).
@@ -136,6 +140,8 @@ type Engine struct {
 
 	// uploads are the resumable uploads in progress (uploads.go).
 	uploads uploadLocks
+	// sweeper removes the uploads with no progress (uploadsweep.go).
+	sweeper *uploadSweeper
 }
 
 // Open opens (or creates) the engine's data directory, catches the mirror up
@@ -209,7 +215,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.media, err = media.OpenWith(filepath.Join(e.dir, MediaDir), media.Options{Logger: e.logger, FS: cfg.FS}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e.sweepUploads() // uploads with no progress for 24 hours (uploads.go)
+	e.sweepUploads(ctx) // uploads with no progress for 24 hours (uploadsweep.go)
 	if e.tokens, err = auth.Open(filepath.Join(e.dir, TokensFile)); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -230,6 +236,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.run.enqueue(open...)
 	e.run.start(cfg.Workers)
+	e.startUploadSweep()
 	ok = true
 	return e, nil
 }
@@ -435,10 +442,11 @@ func (e *Engine) Tokens() *auth.Store { return e.tokens }
 func (e *Engine) Dir() string { return e.dir }
 
 // Close stops the turn workers (turns in flight are left unfinished, to be
-// asked again at the next Open), then syncs and closes the log and closes
-// the mirror.
+// asked again at the next Open) and the sweeping of uploads, then syncs
+// and closes the log and closes the mirror.
 func (e *Engine) Close() error {
 	e.stopProbe()
+	e.stopUploadSweep()
 	if e.run != nil {
 		e.run.stop()
 	}

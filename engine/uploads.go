@@ -22,7 +22,7 @@ import (
 // whole upload once its last part is in and the whole file's SHA-256
 // matches the one declared at creation. Parts are durable before the
 // offset that counts them is answered (media/uploads.go). An upload with no
-// progress for UploadMaxAge is removed.
+// progress for UploadMaxAge is removed (uploadsweep.go).
 //
 // An upload is its member's: the family member whose device created it
 // (media.Upload.Member). Only that member's devices and admins may resume
@@ -166,22 +166,6 @@ func (e *Engine) UploadLimits() (maxSize int64, maxAge time.Duration) {
 	return e.cfg.MaxMediaSize, UploadMaxAge
 }
 
-// sweepUploads removes the uploads with no progress for UploadMaxAge, at
-// most once a minute.
-func (e *Engine) sweepUploads() {
-	now := e.cfg.Now()
-	e.uploads.mu.Lock()
-	if now.Sub(e.uploads.swept) < time.Minute && !e.uploads.swept.IsZero() {
-		e.uploads.mu.Unlock()
-		return
-	}
-	e.uploads.swept = now
-	e.uploads.mu.Unlock()
-	if _, err := e.media.SweepUploads(now.Add(-UploadMaxAge)); err != nil {
-		e.logger.Warn("engine: sweep the uploads with no progress", "err", err)
-	}
-}
-
 // loadUpload reads upload id's state for the actor of ctx; one expired is
 // removed, and one that is not the actor's is unknown, as one that does
 // not exist.
@@ -294,7 +278,7 @@ func (e *Engine) CreateUpload(ctx context.Context, p CreateUpload) (UploadState,
 		return UploadState{}, busyUpload(id)
 	}
 	defer release()
-	e.sweepUploads()
+	e.sweepUploadsSoon(ctx)
 
 	u, err := e.media.LoadUpload(id)
 	if err == nil && !mayUse(ctx, u) {
