@@ -37,7 +37,7 @@ const (
 	CodeImportConflict   = "import_conflict" // [extension] POST /v1/import/turns
 	CodeBadStatus        = "bad_status"      // [extension] POST /v1/import/turns
 	CodeTurnTooLarge     = "turn_too_large"  // [extension] a turn's text, error or seat past its cap
-	CodeTooManyTurns     = "too_many_turns"  // [extension] a moment at MaxTurnsPerMoment
+	CodeTooManyTurns     = "too_many_turns"  // [extension] a member's turns on a moment at their cap (MaxTurnsPerMoment, MaxOthersTurnsPerMoment)
 	CodeBadErrorCode     = "bad_error_code"  // [extension] an imported turn's error_code (CheckTurnErrorCode)
 	CodeBadHost          = "bad_host"
 	// CodeForbidden [extension]: the token's scope does not allow this

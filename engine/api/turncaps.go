@@ -4,8 +4,9 @@ package api
 // leave room for far longer ones while keeping one moment, and so one
 // answer, bounded: the engine refuses an import past them (400
 // turn_too_large), clips a reading its own seat returns past them, and
-// refuses a turn start, job or import that would take a moment past
-// MaxTurnsPerMoment (409 too_many_turns). docs/API.md lists them.
+// refuses a turn start, job or import that would take one family member's
+// turns on a moment past MaxTurnsPerMoment, or, on another member's
+// moment, MaxOthersTurnsPerMoment (409 too_many_turns). docs/API.md lists them.
 const (
 	// MaxTurnTextBytes is the longest reading, in bytes of UTF-8: 64 KiB,
 	// as a caption (some thirty pages of text).
@@ -14,9 +15,17 @@ const (
 	MaxTurnErrorBytes = 8 << 10
 	// MaxSeatBytes is the longest seat name a turn may carry.
 	MaxSeatBytes = 256
-	// MaxTurnsPerMoment is how many turns one moment may hold: a practical
-	// reading, a job per seat and recalls, asked many times over.
+	// MaxTurnsPerMoment is how many turns of its own family member (and
+	// of each admin) one moment may hold: a practical reading, a job per
+	// seat and recalls, asked many times over.
 	MaxTurnsPerMoment = 100
+	// MaxOthersTurnsPerMoment is how many turns each other family member
+	// may ask for on a moment: a quarter of its own member's, far more
+	// than a person asks for by hand (a reading, a few more, a careful
+	// job of a few seats), and small enough that a family of five adds at
+	// most 100 turns to one moment between the four others, so that a
+	// moment stays within twice the owner's room.
+	MaxOthersTurnsPerMoment = MaxTurnsPerMoment / 4
 )
 
 // CheckTurnFields refuses a turn's text, error or seat past its cap with
