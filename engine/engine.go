@@ -83,10 +83,12 @@ type Config struct {
 	OnBatch func(records int, fsync time.Duration)
 	// OnTurn, if set, is told each turn's final status (finished or failed).
 	OnTurn func(status string)
-	// TurnBurst and TurnEvery bound the new readings each token starts:
+	// TurnBurst and TurnEvery bound the new readings each family member
+	// starts (on all their device tokens; admin tokens are not limited):
 	// TurnBurst at once, then one each TurnEvery (0: DefaultTurnBurst,
-	// DefaultTurnEvery). TurnsPerDay, when above 0, is the most each token
-	// starts in a day (UTC). See turnlimit.go.
+	// DefaultTurnEvery). TurnsPerDay is the most each member starts in a
+	// day (UTC): 0 is DefaultTurnsPerDay, a negative value sets no daily
+	// quota. See turnlimit.go.
 	TurnBurst   int
 	TurnEvery   time.Duration
 	TurnsPerDay int
@@ -132,7 +134,7 @@ type Engine struct {
 	health writeHealth
 
 	run *runner
-	// turnLimit bounds the new readings each token starts (turnlimit.go).
+	// turnLimit bounds the new readings each member starts (turnlimit.go).
 	turnLimit *turnLimit
 
 	// ident is the engine's id (identity.go).

@@ -12,25 +12,33 @@ import (
 )
 
 // Readings cost money: each new turn is a paid completion at the family's
-// model. So each device token may start only so many (issue 25, item 7): a
-// burst of TurnBurst at once, then one each TurnEvery (a token bucket),
-// and, when the engine's owner sets one, TurnsPerDay in a day (UTC). An
-// admin token (the engine's owner's, and the desktop app's own engine's)
-// is not limited. A start past
-// either is refused with 429 too_many_readings and a Retry-After that says
-// when the next one is allowed; the outbox waits that long and sends the
-// same start again, so nothing Dad asked for is lost. A repeat of a turn
-// already started costs nothing and is never refused, and a start whose
-// append fails is given back (appendTurns).
+// model. So each family member may start only so many (issue 25, item 7;
+// issue 32, item 5): a burst of TurnBurst at once, then one each TurnEvery
+// (a token bucket), and TurnsPerDay in a day (UTC). The allowance is a
+// member's, not a token's: Dad's laptop and Dad's desktop spend one
+// between them. An admin token (the engine's owner's, and the desktop
+// app's own engine's) is not limited. A start past either is refused with
+// 429 too_many_readings and a Retry-After that says when the next one is
+// allowed; the outbox waits that long and sends the same start again, so
+// nothing Dad asked for is lost. A repeat of a turn already started costs
+// nothing and is never refused, and a start whose append fails is given
+// back (appendTurns).
 
 // Defaults of the turn limit.
 const (
 	DefaultTurnBurst = 30
 	DefaultTurnEvery = 2 * time.Second
+	// DefaultTurnsPerDay is each member's daily quota when the engine's
+	// owner sets none. A family member never meets it: a reading of each
+	// of 100 photos on a busy day, and a careful job of 4 seats on a
+	// dozen of them, is 148. A runaway script does, at the rate's one
+	// every 2 s, within 10 minutes, having spent 300 paid completions
+	// rather than the 43,200 the rate alone allows in a day.
+	DefaultTurnsPerDay = 300
 )
 
-// turnLimit is the per-token limit on new turns. Its methods are safe for
-// concurrent use. It keeps one bucket per token name, so its memory is
+// turnLimit is the per-member limit on new turns. Its methods are safe for
+// concurrent use. It keeps one bucket per member, so its memory is
 // bounded by the tokens the engine knows.
 type turnLimit struct {
 	burst  float64
@@ -56,6 +64,12 @@ func newTurnLimit(burst int, every time.Duration, perDay int, now func() time.Ti
 	if every <= 0 {
 		every = DefaultTurnEvery
 	}
+	switch {
+	case perDay == 0:
+		perDay = DefaultTurnsPerDay
+	case perDay < 0:
+		perDay = 0 // no daily quota
+	}
 	return &turnLimit{burst: float64(burst), every: every, perDay: perDay, now: now, buckets: map[string]*turnBucket{}}
 }
 
@@ -66,7 +80,7 @@ func (l *turnLimit) take(a Actor, n int) error {
 	if a.Admin || n <= 0 {
 		return nil
 	}
-	who := a.Name
+	who := a.member()
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -85,7 +99,7 @@ func (l *turnLimit) take(a Actor, n int) error {
 	}
 	if l.perDay > 0 && b.used+n > l.perDay {
 		midnight := now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
-		return tooManyReadings(midnight.Sub(now), fmt.Sprintf("this device has asked for %d readings today, all that the family engine allows in a day; the rest are asked for after midnight (UTC)", b.used))
+		return tooManyReadings(midnight.Sub(now), fmt.Sprintf("you (family member %q, on all your devices) have asked for %d readings today, and the family engine allows %d a day; the rest are asked for on their own after midnight (UTC)", who, b.used, l.perDay))
 	}
 	if need := float64(n); b.level < need {
 		if need > l.burst {
@@ -95,7 +109,7 @@ func (l *turnLimit) take(a Actor, n int) error {
 		}
 		if b.level < need {
 			wait := time.Duration((need - b.level) * float64(l.every))
-			return tooManyReadings(wait, "this device is asking for readings faster than the family engine allows; they are asked for again on their own in a moment")
+			return tooManyReadings(wait, fmt.Sprintf("you (family member %q, on all your devices) are asking for readings faster than the family engine allows; they are asked for again on their own in a moment", who))
 		}
 	}
 	b.level -= float64(n)
@@ -111,7 +125,7 @@ func (l *turnLimit) give(a Actor, n int) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.buckets[a.Name]
+	b := l.buckets[a.member()]
 	if b == nil {
 		return
 	}

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,5 +110,88 @@ func TestTurnLimit_FailedAppendSpendsNothing(t *testing.T) {
 	}
 	if err := e.turnLimit.take(dad, 1); err != nil {
 		t.Fatalf("the reading that was never written spent the allowance: %v", err)
+	}
+}
+
+// TestTurnLimit_MemberSharesQuota: the daily quota is a family member's,
+// not a token's (issue 32, item 5): Dad's laptop and Dad's desktop spend
+// one quota between them, while the kid keeps his own.
+func TestTurnLimit_MemberSharesQuota(t *testing.T) {
+	const perDay = 4
+	e := openEngine(t, t.TempDir(), func(c *Config) { c.TurnsPerDay = perDay })
+	mo := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindNote, Caption: "the water bill"})
+	laptop := WithActor(ctxT(t), Actor{Name: "dad-laptop", Member: "dad"})
+	desktop := WithActor(ctxT(t), Actor{Name: "dad-desktop", Member: "dad"})
+	kid := WithActor(ctxT(t), Actor{Name: "kid"})
+	n := 0
+	start := func(ctx context.Context) error {
+		n++
+		_, _, err := e.StartTurn(ctx, mo.ID, api.StartTurnRequest{ClientRequestID: fmt.Sprintf("turn-%d", n), Mode: api.ModePractical})
+		return err
+	}
+	for i := range perDay {
+		ctx := laptop
+		if i%2 == 1 {
+			ctx = desktop
+		}
+		if err := start(ctx); err != nil {
+			t.Fatalf("reading %d of dad's %d: %v", i+1, perDay, err)
+		}
+	}
+	for _, ctx := range []context.Context{laptop, desktop} {
+		err := start(ctx)
+		wantCode(t, err, api.CodeTooManyReadings)
+		if !strings.Contains(err.Error(), "today") {
+			t.Errorf("the refusal does not say the day's readings are spent: %v", err)
+		}
+	}
+	if err := start(kid); err != nil {
+		t.Fatalf("another member's quota is their own: %v", err)
+	}
+}
+
+// TestTurnLimit_DefaultDay: with no --turns-per-day, each member still has
+// a daily quota that a runaway script meets within the hour (one reading
+// every 2 s, as fast as the rate lets it), and that a family member
+// reading by hand all day never does.
+func TestTurnLimit_DefaultDay(t *testing.T) {
+	clock := &fakeNow{t: time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)}
+	l := newTurnLimit(0, 0, 0, clock.now)
+	script := Actor{Name: "script"}
+	n := 0
+	for ; n <= DefaultTurnsPerDay; n++ {
+		if err := l.take(script, 1); err != nil {
+			wantCode(t, err, api.CodeTooManyReadings)
+			break
+		}
+		clock.add(DefaultTurnEvery)
+	}
+	if n != DefaultTurnsPerDay {
+		t.Fatalf("a script was refused after %d readings; want the default quota of %d", n, DefaultTurnsPerDay)
+	}
+	if spent := time.Duration(n) * DefaultTurnEvery; spent > time.Hour {
+		t.Errorf("a script at full rate meets the quota after %v; want within the hour", spent)
+	}
+	// Dad, from 8 in the morning to 8 at night: a reading every 5
+	// minutes, and a careful job of 4 seats every hour.
+	dad := Actor{Name: "dad"}
+	for range 12 * 12 {
+		if err := l.take(dad, 1); err != nil {
+			t.Fatalf("a member reading by hand was refused: %v", err)
+		}
+		clock.add(5 * time.Minute)
+		if clock.now().Minute() < 5 {
+			if err := l.take(dad, 4); err != nil {
+				t.Fatalf("a member's careful job was refused: %v", err)
+			}
+		}
+	}
+	// A negative quota turns it off.
+	l = newTurnLimit(1000, time.Millisecond, -1, clock.now)
+	for i := range 2 * DefaultTurnsPerDay {
+		if err := l.take(script, 1); err != nil {
+			t.Fatalf("reading %d with no daily quota: %v", i+1, err)
+		}
+		clock.add(time.Millisecond)
 	}
 }

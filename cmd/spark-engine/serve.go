@@ -25,7 +25,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	maxMedia := fs.Int64("max-media-size", 0, "the largest media upload in bytes (0: the engine's default)")
-	turnsPerDay := fs.Int("turns-per-day", 0, "the most new readings each device token may ask for in a day (UTC), since each is a paid completion; 0: no daily limit (each device token is still held to 30 at once, then one every 2 s; admin tokens are not limited)")
+	turnsPerDay := fs.Int("turns-per-day", engine.DefaultTurnsPerDay, "the most new readings each family member may ask for in a day (UTC), on all their device tokens together, since each is a paid completion; 0: no daily limit (each member is still held to 30 at once, then one every 2 s; admin tokens are not limited)")
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
 	logFile := fs.String("log-file", "", "append the log to this file instead of standard error (a Windows service has none)")
 	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
@@ -41,6 +41,10 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if *turnsPerDay < 0 {
 		return usagef("--turns-per-day must be 0 (no daily limit) or more")
+	}
+	perDay := *turnsPerDay
+	if perDay == 0 {
+		perDay = -1 // the engine's word for no daily quota
 	}
 	dir, err := dataDir(*data)
 	if err != nil {
@@ -69,7 +73,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
 	se, err := host.Start(ctx, host.Config{
-		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: *turnsPerDay, Logger: logger},
+		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger},
 		Addr:   *listen,
 		Server: server.Options{Version: version.Version},
 		Grace:  shutdownGrace,

@@ -49,8 +49,8 @@ const (
 	// budget: the words match too much to answer quickly.
 	CodeSearchTooBroad = "search_too_broad"
 	// CodeTooManyReadings [extension] is a new reading refused because its
-	// token started too many in a short time, or in a day; Retry-After
-	// says when the next is allowed.
+	// family member started too many in a short time, or in a day;
+	// Retry-After says when the next is allowed.
 	CodeTooManyReadings = "too_many_readings"
 	// CodeBadContentType [extension] is a copy or an original sent as a
 	// type that is not a photo's (CheckPhotoType); nothing is read.

@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,4 +43,32 @@ func TestTurnLimit_DeviceToken(t *testing.T) {
 	if n := f.e.OpCount(t, api.OpTurnStart); n != burst+1+2*burst {
 		t.Errorf("%d turns started; want %d", n, burst+1+2*burst)
 	}
+}
+
+// TestTurnLimit_DailyQuota: each member has a daily quota of new
+// readings (serve --turns-per-day), on by default; past it the member is
+// refused 429 too_many_readings until midnight UTC, while another member
+// keeps theirs. (Two tokens of one member share it:
+// engine.TestTurnLimit_MemberSharesQuota.)
+func TestTurnLimit_DailyQuota(t *testing.T) {
+	const perDay = 3
+	f := newFamily(t, enginetest.WithoutSeat(), enginetest.WithConfig(func(c *engine.Config) {
+		c.TurnsPerDay = perDay
+	}))
+	m := f.moment(t, f.dad, "the gas bill")
+	start := func(tok, rid string) answer {
+		return f.as(t, tok, "POST", "/v1/moments/"+m.ID+"/turns", api.StartTurnRequest{ClientRequestID: rid, Mode: api.ModePractical})
+	}
+	for i := range perDay {
+		start(f.dad, "dad-"+strconv.Itoa(i)).want(t, http.StatusAccepted, nil)
+	}
+	refused := start(f.dad, "dad-more")
+	e := refused.wantError(t, http.StatusTooManyRequests, api.CodeTooManyReadings)
+	if !strings.Contains(e.Message, "today") {
+		t.Errorf("the refusal does not say the day's readings are spent: %q", e.Message)
+	}
+	if s, err := strconv.Atoi(refused.Header.Get("Retry-After")); err != nil || s < 1 || s > 24*3600 {
+		t.Errorf("Retry-After %q; want the seconds until midnight UTC", refused.Header.Get("Retry-After"))
+	}
+	start(f.kid, "kid-0").want(t, http.StatusAccepted, nil)
 }
