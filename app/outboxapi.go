@@ -179,7 +179,7 @@ const (
 	WaitNetwork         = "network"           // the engine can't be reached
 	WaitRefused         = "refused"           // the engine refused Spark's token
 	WaitForbidden       = "forbidden"         // another computer's moment, which this key may not change
-	WaitTooManyReadings = "too_many_readings" // Pippa asked too often from this computer just now
+	WaitTooManyReadings = "too_many_readings" // Pippa asked too often by this family member (just now, or today)
 	WaitOutbox          = "outbox"            // trouble with the outbox on this computer
 	WaitFailed          = "failed"            // sending failed otherwise
 	WaitBusy            = "busy"              // the engine is busy (5xx, 429...)

@@ -217,7 +217,9 @@ function refusal(e: UIErrorLike): Explained {
     case appError.notReady:
       return say('Spark is still starting. Try again in a moment.');
     case engineError.tooManyReadings:
-      return say('Pippa has been asked for many readings from this computer just now. Spark asks her again on its own in a little while; nothing is lost.');
+      return say('You have asked Pippa for more readings than the family engine allows for now (just now, or today). Spark asks her again on its own when it may; nothing is lost.');
+    case engineError.tooManyTurns:
+      return say('You have asked Pippa for as many readings of this moment as Spark allows one person. To have her read it anew, add the photo again as a new moment.');
     case engineError.searchTooBroad:
       return say('That search finds too much to show quickly. Add another word, or a few more letters.', '');
     case engineError.noPhrases:
@@ -478,7 +480,7 @@ export function waitWords(code: string, when: string): string {
     case 'forbidden':
       return `Not sent yet: this was added on another computer, and this computer’s key may change only what was added with it. Whoever looks after Spark can change it. ${again}`;
     case 'too_many_readings':
-      return `Not sent yet: Pippa has been asked for many readings from this computer just now. ${again}`;
+      return `Not sent yet: you have asked Pippa for more readings than the family engine allows for now (just now, or today). ${again}`;
     case 'outbox':
       return `Not sent yet: Spark can’t use its outbox on this computer right now. ${again}`;
     case 'failed':
