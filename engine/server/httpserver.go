@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -20,6 +19,10 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	// DefaultIdleTimeout closes a kept-alive connection left idle this long.
 	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultUnauthenticatedIdleTimeout closes sooner a connection on which
+	// no request showed a valid token (conns.go): a token holder's next
+	// request comes on it within seconds, or on a new connection.
+	DefaultUnauthenticatedIdleTimeout = 5 * time.Second
 	// DefaultJSONBodyTimeout bounds the time to send a JSON body (at most
 	// api.MaxJSONBody bytes), counted from the end of the headers.
 	DefaultJSONBodyTimeout = 15 * time.Second
@@ -33,10 +36,10 @@ const (
 	// which a media upload or download is sure to finish: 32 KiB/s, a
 	// poor mobile link.
 	MinTransferRate = 32 << 10
-	// DefaultMaxConnsPerClient caps the connections one client address
-	// holds at once. A family's devices need a few each; behind a reverse
-	// proxy every connection comes from the proxy's address, so the cap is
-	// generous.
+	// DefaultMaxConnsPerClient caps the connections of token holders one
+	// client address holds at once. A family's devices need a few each;
+	// behind a reverse proxy every connection comes from the proxy's
+	// address, so the cap is generous.
 	DefaultMaxConnsPerClient = 64
 )
 
@@ -44,10 +47,16 @@ const (
 // tests shorten the timeouts.
 type HTTPOptions struct {
 	// MaxConnsPerClient caps the connections open at once from one client
-	// IP address; further ones are closed as soon as they are accepted.
-	// 0 is DefaultMaxConnsPerClient; a negative value sets no cap (the
-	// app's own loopback engine has one client).
+	// IP address: a further one takes the place of the one that has waited
+	// the longest without showing a valid token, or, when every one is a
+	// token holder's, is closed as soon as it is accepted (conns.go). 0 is
+	// DefaultMaxConnsPerClient; a negative value sets no cap (the app's own
+	// loopback engine has one client).
 	MaxConnsPerClient int
+	// UnauthenticatedIdleTimeout closes a connection on which no request
+	// showed a valid token once it has been idle this long; 0 is
+	// DefaultUnauthenticatedIdleTimeout.
+	UnauthenticatedIdleTimeout time.Duration
 	// Logger receives the server's own errors and the cap's warnings; nil
 	// is slog.Default().
 	Logger *slog.Logger
@@ -76,20 +85,24 @@ type HTTPOptions struct {
 //     request_timeout;
 //   - an answer sent before the request's body was read (an error such as
 //     401 or 503) closes the connection at once, instead of waiting for a
-//     body nobody will read;
-//   - an answer must be written within AnswerTimeout (longer for media).
+//     body nobody will read, and so does every 401;
+//   - an answer must be written within AnswerTimeout (longer for media);
+//   - a connection on which no request showed a valid token is closed
+//     after UnauthenticatedIdleTimeout idle, and never holds a token
+//     holder's place (conns.go).
 func NewHTTPServer(ln net.Listener, h http.Handler, opts HTTPOptions) (*http.Server, net.Listener) {
 	o := opts.withDefaults()
+	cl := &capListener{Listener: ln, max: max(o.MaxConnsPerClient, 0), unauthIdle: o.UnauthenticatedIdleTimeout,
+		open: map[string][]*capConn{}, log: o.Logger}
 	srv := &http.Server{
 		Handler:           &guard{h: h, o: o},
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		IdleTimeout:       o.IdleTimeout,
+		ConnState:         cl.connState,
+		ConnContext:       cl.connContext,
 		ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn),
 	}
-	if o.MaxConnsPerClient > 0 {
-		ln = &capListener{Listener: ln, max: o.MaxConnsPerClient, open: map[string]int{}, log: o.Logger}
-	}
-	return srv, ln
+	return srv, cl
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -100,6 +113,7 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	def(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&o.IdleTimeout, DefaultIdleTimeout)
+	def(&o.UnauthenticatedIdleTimeout, DefaultUnauthenticatedIdleTimeout)
 	def(&o.JSONBodyTimeout, DefaultJSONBodyTimeout)
 	def(&o.MediaBodyTimeout, DefaultMediaBodyTimeout)
 	def(&o.AnswerTimeout, DefaultAnswerTimeout)
@@ -239,6 +253,11 @@ func (w *guardWriter) WriteHeader(code int) {
 	}
 	if !w.wrote {
 		w.wrote = true
+		if code == http.StatusUnauthorized {
+			// A connection with no valid token is held no longer than its
+			// answer (conns.go).
+			w.Header().Set("Connection", "close")
+		}
 		if w.body != nil && !w.body.eof {
 			w.Header().Set("Connection", "close")
 			// An expired deadline makes net/http's drain of the unread body
@@ -269,98 +288,3 @@ func (w *guardWriter) ReadFrom(r io.Reader) (int64, error) {
 
 // Unwrap lets http.ResponseController reach the connection underneath.
 func (w *guardWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// capListener closes, as soon as it is accepted, a connection from a client
-// address that already holds max open connections.
-type capListener struct {
-	net.Listener
-	max int
-	log *slog.Logger
-
-	mu       sync.Mutex
-	open     map[string]int
-	refused  int       // connections closed since the last warning
-	lastWarn time.Time // when the last warning was logged
-}
-
-// capWarnEvery bounds how often the cap is logged.
-const capWarnEvery = 10 * time.Second
-
-func (l *capListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		host := clientHost(c.RemoteAddr())
-		l.mu.Lock()
-		if l.open[host] >= l.max {
-			l.refused++
-			warn := time.Since(l.lastWarn) >= capWarnEvery
-			refused := l.refused
-			if warn {
-				l.lastWarn, l.refused = time.Now(), 0
-			}
-			l.mu.Unlock()
-			c.Close()
-			if warn {
-				l.log.Warn("closed connections from a client that already holds the most the engine allows at once",
-					"client", host, "max", l.max, "closed", refused)
-			}
-			continue
-		}
-		l.open[host]++
-		l.mu.Unlock()
-		return &capConn{Conn: c, l: l, host: host}, nil
-	}
-}
-
-func (l *capListener) release(host string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open[host]--; l.open[host] <= 0 {
-		delete(l.open, host)
-	}
-}
-
-// clientHost is the IP address of a remote address ("" when it has none).
-func clientHost(a net.Addr) string {
-	if tcp, ok := a.(*net.TCPAddr); ok {
-		return tcp.IP.String()
-	}
-	host, _, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return ""
-	}
-	return host
-}
-
-// capConn gives its place back to the listener when closed.
-type capConn struct {
-	net.Conn
-	l     *capListener
-	host  string
-	close sync.Once
-}
-
-func (c *capConn) Close() error {
-	err := c.Conn.Close()
-	c.close.Do(func() { c.l.release(c.host) })
-	return err
-}
-
-// ReadFrom keeps sendfile for media downloads.
-func (c *capConn) ReadFrom(r io.Reader) (int64, error) {
-	if rf, ok := c.Conn.(io.ReaderFrom); ok {
-		return rf.ReadFrom(r)
-	}
-	return io.Copy(c.Conn, r)
-}
-
-// CloseWrite lets net/http close its side of the connection gracefully.
-func (c *capConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}

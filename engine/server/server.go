@@ -194,7 +194,11 @@ func (s *server) authenticate(r *http.Request) (auth.Token, bool) {
 	if token == "" {
 		return auth.Token{}, false
 	}
-	return s.opts.Tokens.Lookup(token)
+	tok, ok := s.opts.Tokens.Lookup(token)
+	if ok {
+		authenticated(r.Context()) // its connection is a token holder's (conns.go)
+	}
+	return tok, ok
 }
 
 // unmatched answers a request no route matched, turning the mux's plain-text

@@ -291,9 +291,11 @@ func TestHTTPServerLimits(t *testing.T) {
 			return c
 		}
 		// isOpen reports whether the server keeps c open (it answers a
-		// request on it).
+		// token holder's request on it). Connections that never showed a
+		// token give their place to a new one:
+		// TestConnCap_UnauthenticatedNeverLockOut.
 		isOpen := func(c net.Conn) bool {
-			fmt.Fprintf(c, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			fmt.Fprintf(c, "GET /v1/moments?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", e.Token)
 			c.SetReadDeadline(time.Now().Add(wait))
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
