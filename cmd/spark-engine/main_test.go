@@ -85,6 +85,8 @@ func TestVersionAndUsage(t *testing.T) {
 		{[]string{"token", "add"}, 2, "", "exactly one NAME"},
 		{[]string{"token", "add", "a", "b"}, 2, "", "exactly one NAME"},
 		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined: -nope"},
+		{[]string{"serve", "--trusted-proxy", "127.0.0.1,proxy.example.org"}, 2, "", `"proxy.example.org" is not an IP address or a CIDR prefix`},
+		{[]string{"serve", "--turns-per-day", "-1"}, 2, "", "--turns-per-day must be 0 (no daily limit) or more"},
 		{[]string{"fsck", "--data", "/nonexistent/spark"}, 1, "", "pass the engine's directory with --data DIR"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"time"
@@ -21,9 +22,15 @@ import (
 const shutdownGrace = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE]")
+	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--trusted-proxy ADDR]... [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE]")
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
+	var proxies []netip.Prefix
+	fs.Func("trusted-proxy", "the address (an IP or a CIDR; repeat the flag or separate them with commas) of the reverse proxy in front of the engine: requests coming from it are counted by the client address it forwards in X-Forwarded-For; without it the header is never believed", func(v string) error {
+		ps, err := server.ParseTrustedProxies(v)
+		proxies = append(proxies, ps...)
+		return err
+	})
 	maxMedia := fs.Int64("max-media-size", 0, "the largest media upload in bytes (0: the engine's default)")
 	turnsPerDay := fs.Int("turns-per-day", engine.DefaultTurnsPerDay, "the most new readings each family member may ask for in a day (UTC), on all their device tokens together, since each is a paid completion; 0: no daily limit (each member is still held to 30 at once, then one every 2 s; admin tokens are not limited)")
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
@@ -76,6 +83,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger},
 		Addr:   *listen,
 		Server: server.Options{Version: version.Version},
+		HTTP:   server.HTTPOptions{TrustedProxies: proxies},
 		Grace:  shutdownGrace,
 	})
 	if err != nil {
@@ -85,7 +93,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		return fmt.Errorf("open the engine in %s: %w", dir, err)
 	}
-	logger.Info("serving", "addr", se.Addr.String(), "data", dir, "version", version.Version, "seats", len(se.Engine.Seats()))
+	logger.Info("serving", "addr", se.Addr.String(), "data", dir, "version", version.Version, "seats", len(se.Engine.Seats()),
+		"trusted_proxies", fmt.Sprint(proxies), "turns_per_day", *turnsPerDay)
 
 	select {
 	case <-se.Done():

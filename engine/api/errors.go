@@ -55,6 +55,11 @@ const (
 	// CodeBadContentType [extension] is a copy or an original sent as a
 	// type that is not a photo's (CheckPhotoType); nothing is read.
 	CodeBadContentType = "bad_content_type"
+	// CodeTooManyRequests [extension] is a request refused because its
+	// client, behind a trusted reverse proxy, already has the most
+	// requests at work at once that one client may have; Retry-After says
+	// when to send it again.
+	CodeTooManyRequests = "too_many_requests"
 )
 
 // Error is a contract error: a machine code and a message a person can act
@@ -118,6 +123,7 @@ var statusOf = map[string]int{
 	CodeSearchTooBroad:   422,
 	CodeTooManyReadings:  429,
 	CodeBadContentType:   415,
+	CodeTooManyRequests:  429,
 }
 
 // HTTPStatus returns the HTTP status for an error code; unknown codes are 500.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -29,6 +30,9 @@ import (
 // out, whatever their number (issue 32, item 6: 64 idle connections that
 // had each been answered 401 held an address's room for 2 minutes,
 // renewable); only token holders' own connections fill an address's room.
+// A trusted proxy's connections are not counted here: they carry every
+// client's requests, which are counted per client as they come
+// (proxy.go).
 
 // capListener hands out the connections of ln as capConns, closing, as
 // soon as it is accepted, one from a client address whose room is taken
@@ -37,6 +41,7 @@ type capListener struct {
 	net.Listener
 	max        int // 0: no cap (the app's own loopback engine)
 	unauthIdle time.Duration
+	trusted    []netip.Prefix
 	log        *slog.Logger
 
 	mu       sync.Mutex
@@ -55,7 +60,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		c := &capConn{Conn: nc, l: l, host: clientHost(nc.RemoteAddr()), since: time.Now()}
-		if l.max <= 0 {
+		if l.max <= 0 || trusts(l.trusted, addrOf(nc.RemoteAddr())) {
 			return c, nil
 		}
 		l.mu.Lock()

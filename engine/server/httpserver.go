@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -37,9 +38,10 @@ const (
 	// poor mobile link.
 	MinTransferRate = 32 << 10
 	// DefaultMaxConnsPerClient caps the connections of token holders one
-	// client address holds at once. A family's devices need a few each;
-	// behind a reverse proxy every connection comes from the proxy's
-	// address, so the cap is generous.
+	// client address holds at once (and the requests at work of each client
+	// behind a trusted proxy). A family's devices need a few each; behind a
+	// reverse proxy that is not trusted, every connection comes from the
+	// proxy's address, so the cap is generous.
 	DefaultMaxConnsPerClient = 64
 )
 
@@ -53,6 +55,12 @@ type HTTPOptions struct {
 	// DefaultMaxConnsPerClient; a negative value sets no cap (the app's own
 	// loopback engine has one client).
 	MaxConnsPerClient int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For the
+	// engine believes: a request over a connection from one of them is
+	// counted as the client's the proxy forwards, which may have
+	// MaxConnsPerClient requests at work at once (proxy.go). Empty: the
+	// header is never read.
+	TrustedProxies []netip.Prefix
 	// UnauthenticatedIdleTimeout closes a connection on which no request
 	// showed a valid token once it has been idle this long; 0 is
 	// DefaultUnauthenticatedIdleTimeout.
@@ -89,13 +97,19 @@ type HTTPOptions struct {
 //   - an answer must be written within AnswerTimeout (longer for media);
 //   - a connection on which no request showed a valid token is closed
 //     after UnauthenticatedIdleTimeout idle, and never holds a token
-//     holder's place (conns.go).
+//     holder's place (conns.go);
+//   - behind a trusted proxy, each client is counted by the address the
+//     proxy forwards (proxy.go).
 func NewHTTPServer(ln net.Listener, h http.Handler, opts HTTPOptions) (*http.Server, net.Listener) {
 	o := opts.withDefaults()
 	cl := &capListener{Listener: ln, max: max(o.MaxConnsPerClient, 0), unauthIdle: o.UnauthenticatedIdleTimeout,
-		open: map[string][]*capConn{}, log: o.Logger}
+		trusted: o.TrustedProxies, open: map[string][]*capConn{}, log: o.Logger}
+	g := &guard{h: h, o: o}
+	if len(o.TrustedProxies) > 0 && o.MaxConnsPerClient > 0 {
+		g.fwd = &forwarded{trusted: o.TrustedProxies, max: o.MaxConnsPerClient, log: o.Logger, busy: map[netip.Addr]int{}}
+	}
 	srv := &http.Server{
-		Handler:           &guard{h: h, o: o},
+		Handler:           g,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		IdleTimeout:       o.IdleTimeout,
 		ConnState:         cl.connState,
@@ -135,11 +149,13 @@ func atRate(n int64) time.Duration {
 	return time.Duration(min(n, most)/MinTransferRate) * time.Second
 }
 
-// guard sets each request's deadlines and closes the connection of an
-// answer sent before the body was read.
+// guard sets each request's deadlines, closes the connection of an
+// answer sent before the body was read, and counts the requests of each
+// client behind a trusted proxy.
 type guard struct {
-	h http.Handler
-	o HTTPOptions
+	h   http.Handler
+	o   HTTPOptions
+	fwd *forwarded // nil: no trusted proxy
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -167,6 +183,15 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(r.Context())
 		r.Body = gw.body
+	}
+	if g.fwd != nil {
+		if client, ok := g.fwd.client(r); ok {
+			if !g.fwd.enter(client) {
+				writeError(gw, g.fwd.tooManyRequests(client))
+				return
+			}
+			defer g.fwd.leave(client)
+		}
 	}
 	g.h.ServeHTTP(gw, r)
 }

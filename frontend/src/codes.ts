@@ -54,6 +54,7 @@ export const engineError = {
   requestTimeout: 'request_timeout',
   searchTooBroad: 'search_too_broad',
   tooManyReadings: 'too_many_readings',
+  tooManyRequests: 'too_many_requests',
   tooManyTurns: 'too_many_turns',
   turnTooLarge: 'turn_too_large',
   unauthorized: 'unauthorized',

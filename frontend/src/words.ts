@@ -218,6 +218,8 @@ function refusal(e: UIErrorLike): Explained {
       return say('Spark is still starting. Try again in a moment.');
     case engineError.tooManyReadings:
       return say('You have asked Pippa for more readings than the family engine allows for now (just now, or today). Spark asks her again on its own when it may; nothing is lost.');
+    case engineError.tooManyRequests:
+      return say('The family engine is busy with many requests from your network just now. Try again in a moment.');
     case engineError.tooManyTurns:
       return say('You have asked Pippa for as many readings of this moment as Spark allows one person. To have her read it anew, add the photo again as a new moment.');
     case engineError.searchTooBroad:

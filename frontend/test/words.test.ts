@@ -63,6 +63,7 @@ test('an engine error in plain words, the engine’s own behind Details', () => 
   assert.doesNotMatch(f.sentence, /key in Settings|connection text/);
   assert.equal(f.detail, 'moment X was created by another device');
   assert.match(problem({ code: 'too_many_readings', detail: 'you (family member "dad", on all your devices) have asked for 300 readings today' }).sentence, /today.*on its own/);
+  assert.match(problem({ code: 'too_many_requests', detail: '203.0.113.7 already has 64 requests at work on the engine' }).sentence, /busy.*Try again/);
   assert.match(problem({ code: 'too_many_turns', detail: 'each family member may ask for at most 25 readings of someone else’s moment' }).sentence, /as many readings of this moment/);
   assert.match(problem({ code: 'search_too_broad', detail: 'That search matches too much' }).sentence, /another word/);
   const x = problem({ code: 'internal', detail: 'database is locked' });
