@@ -2,15 +2,20 @@
 //
 // A token is minted once by Add ("spk_" and 32 random bytes in base64url)
 // and shown to the person who asked for it; the store keeps only its
-// SHA-256 with a name, a scope and a creation time, in a JSON file
-// (DATA/tokens.json, mode 0600) that is always rewritten atomically:
+// SHA-256 with a name, the family member it belongs to, a scope and a
+// creation time, in a JSON file (DATA/tokens.json, mode 0600) that is
+// always rewritten atomically:
 //
-//	{"version": 2, "tokens": [{"name": "phone", "sha256": "<hex>", "scope": "device", "created_at": "<RFC 3339>"}]}
+//	{"version": 3, "tokens": [{"name": "dad-laptop", "member": "dad", "sha256": "<hex>", "scope": "device", "created_at": "<RFC 3339>"}]}
 //
-// A token's scope says what it may do (see Scope). Version 1 of the file,
-// written before scopes existed, had no scope: its tokens are read as
-// admin, so that every client that worked before keeps working, and the
-// next change of the file writes them down as version 2.
+// A token's scope says what it may do (see Scope); its member says whose
+// it is: every token of one member (Dad's laptop and Dad's desktop) may
+// change what any of them made. Version 1 of the file, written before
+// scopes existed, had no scope: its tokens are read as admin, so that
+// every client that worked before keeps working. Versions 1 and 2, written
+// before members existed, have no member: each of their tokens belongs to
+// the member of its own name, as ownership was by token then. The next
+// change of the file writes them down as version 3.
 //
 // `spark-engine token add` may change the file while `spark-engine serve`
 // runs; Check notices within a second. Every change (Add, Revoke) holds a
@@ -66,6 +71,7 @@ const lockWait = 30 * time.Second
 var (
 	ErrDuplicate = errors.New("auth: a token with that name exists")
 	ErrBadName   = errors.New("auth: bad token name")
+	ErrBadMember = errors.New("auth: bad member name")
 	ErrBadScope  = errors.New("auth: bad token scope")
 )
 
@@ -90,13 +96,14 @@ func ParseScope(s string) (Scope, error) {
 	return "", fmt.Errorf("%w: %q; use %q or %q", ErrBadScope, s, ScopeDevice, ScopeAdmin)
 }
 
-// fileVersion is the version of the file this package writes; version 1
-// (no scopes) is read too.
-const fileVersion = 2
+// fileVersion is the version of the file this package writes; versions 1
+// (no scopes) and 2 (no members) are read too.
+const fileVersion = 3
 
 // Token describes a stored token (never the token itself).
 type Token struct {
 	Name      string
+	Member    string // the family member the token belongs to; never empty
 	Scope     Scope
 	CreatedAt time.Time
 }
@@ -104,6 +111,7 @@ type Token struct {
 // entry is a token as stored in the file.
 type entry struct {
 	Name      string    `json:"name"`
+	Member    string    `json:"member"` // absent in versions 1 and 2: Name
 	SHA256    string    `json:"sha256"`
 	Scope     Scope     `json:"scope"`
 	CreatedAt time.Time `json:"created_at"`
@@ -156,8 +164,8 @@ func (s *Store) load() error {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("auth: %s is not a token file: %w; move it away and add the tokens again", s.path, err)
 	}
-	if f.Version != 1 && f.Version != fileVersion {
-		return fmt.Errorf("auth: %s has version %d; this engine reads versions 1 and %d", s.path, f.Version, fileVersion)
+	if f.Version < 1 || f.Version > fileVersion {
+		return fmt.Errorf("auth: %s has version %d; this engine reads versions 1 to %d", s.path, f.Version, fileVersion)
 	}
 	for i := range f.Tokens {
 		e := &f.Tokens[i]
@@ -166,6 +174,12 @@ func (s *Store) load() error {
 			e.Scope = ScopeAdmin
 		} else if _, err := ParseScope(string(e.Scope)); err != nil {
 			return fmt.Errorf("auth: %s: the token %q has the scope %q; revoke it and add it again", s.path, e.Name, e.Scope)
+		}
+		if f.Version < 3 {
+			// Stored before members: a token was its own member.
+			e.Member = e.Name
+		} else if err := CheckMember(e.Member); err != nil {
+			return fmt.Errorf("auth: %s: the token %q has a bad member (%v); revoke it and add it again", s.path, e.Name, err)
 		}
 		sum, err := hex.DecodeString(e.SHA256)
 		if err != nil || len(sum) != sha256.Size {
@@ -192,7 +206,8 @@ func (s *Store) Check(token string) (name string, ok bool) {
 	return t.Name, ok
 }
 
-// Lookup reports whose token it is and its scope. It compares the token's hash with every
+// Lookup reports whose token it is: its name, member and scope. It
+// compares the token's hash with every
 // stored hash in constant time, and re-reads the file, at most once a
 // second, when another process has changed it.
 func (s *Store) Lookup(token string) (t Token, ok bool) {
@@ -212,7 +227,7 @@ func (s *Store) Lookup(token string) (t Token, ok bool) {
 	}
 	for _, e := range s.entries {
 		if subtle.ConstantTimeCompare(sum[:], e.sum) == 1 {
-			t, ok = Token{Name: e.Name, Scope: e.Scope, CreatedAt: e.CreatedAt}, true
+			t, ok = e.token(), true
 		}
 	}
 	return t, ok
@@ -239,10 +254,40 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Add mints a token for name with scope, stores its hash and returns the
-// token, which is never stored and cannot be shown again.
+// CheckMember checks a member's name by the rules of a token's name
+// (CheckName).
+func CheckMember(member string) error {
+	if member == "" {
+		return fmt.Errorf("%w: the member is empty; name the family member the token is for, e.g. dad", ErrBadMember)
+	}
+	if err := CheckName(member); err != nil {
+		// The reason is CheckName's, after its sentinel.
+		return fmt.Errorf("%w%s", ErrBadMember, strings.TrimPrefix(err.Error(), ErrBadName.Error()))
+	}
+	return nil
+}
+
+// token is e as Lookup and List describe it.
+func (e entry) token() Token {
+	return Token{Name: e.Name, Member: e.Member, Scope: e.Scope, CreatedAt: e.CreatedAt}
+}
+
+// Add mints a token for name with scope, belonging to the member of its
+// own name (AddMember), stores its hash and returns the token, which is
+// never stored and cannot be shown again.
 func (s *Store) Add(name string, scope Scope) (string, error) {
+	return s.AddMember(name, name, scope)
+}
+
+// AddMember mints a token for name with scope, belonging to member (a
+// family member: Dad's laptop and Dad's desktop are two tokens of the
+// member dad), stores its hash and returns the token, which is never
+// stored and cannot be shown again.
+func (s *Store) AddMember(name, member string, scope Scope) (string, error) {
 	if err := CheckName(name); err != nil {
+		return "", err
+	}
+	if err := CheckMember(member); err != nil {
 		return "", err
 	}
 	if _, err := ParseScope(string(scope)); err != nil {
@@ -270,7 +315,7 @@ func (s *Store) Add(name string, scope Scope) (string, error) {
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	sum := sha256.Sum256([]byte(token))
 	entries := append(slices.Clone(s.entries), entry{
-		Name: name, SHA256: hex.EncodeToString(sum[:]), Scope: scope, CreatedAt: s.now().UTC().Truncate(time.Second), sum: sum[:],
+		Name: name, Member: member, SHA256: hex.EncodeToString(sum[:]), Scope: scope, CreatedAt: s.now().UTC().Truncate(time.Second), sum: sum[:],
 	})
 	if err := s.write(entries); err != nil {
 		return "", err
@@ -278,7 +323,8 @@ func (s *Store) Add(name string, scope Scope) (string, error) {
 	return token, nil
 }
 
-// List returns the stored tokens' names and creation times, oldest first.
+// List returns the stored tokens (names, members, scopes and creation
+// times), oldest first.
 func (s *Store) List() ([]Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,7 +333,7 @@ func (s *Store) List() ([]Token, error) {
 	}
 	out := make([]Token, 0, len(s.entries))
 	for _, e := range s.entries {
-		out = append(out, Token{Name: e.Name, Scope: e.Scope, CreatedAt: e.CreatedAt})
+		out = append(out, e.token())
 	}
 	slices.SortStableFunc(out, func(a, b Token) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil

@@ -181,7 +181,8 @@ func TestOpen_Errors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, content, want string }{
 		{"NotJSON", "hello", "not a token file"},
-		{"Version", `{"version":3,"tokens":[]}`, "version 3"},
+		{"Version", `{"version":4,"tokens":[]}`, "version 4"},
+		{"VersionZero", `{"version":0,"tokens":[]}`, "version 0"},
 		{"BadHash", `{"version":1,"tokens":[{"name":"x","sha256":"zz"}]}`, "bad sha256"},
 	}
 	for _, tt := range tests {
