@@ -32,11 +32,14 @@ moments to, with the op log, the media and Pippa's turns in one data directory.
 
 Usage:
   spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]
-  spark-engine token add NAME [--scope device|admin] [--data DIR]
+  spark-engine token add NAME [--member MEMBER] [--scope device|admin] [--data DIR]
                                               print a new token for NAME, alone on stdout;
-                                              device (the default) for a family member's
-                                              computer, admin for whoever runs the engine
-  spark-engine token list [--data DIR]        list the tokens' names and scopes
+                                              it belongs to MEMBER (NAME unless told):
+                                              all of a member's tokens may change what
+                                              any of them added; device (the default) for
+                                              a family member's computer, admin for
+                                              whoever runs the engine
+  spark-engine token list [--data DIR]        list the tokens' names, members and scopes
   spark-engine token revoke NAME [--data DIR] revoke NAME's token
   spark-engine rebuild [--data DIR]           rebuild the SQLite mirror from the op log
   spark-engine fsck    [--data DIR]           check the log, the mirror and every media file

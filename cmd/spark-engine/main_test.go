@@ -204,7 +204,7 @@ func TestToken_Scope(t *testing.T) {
 		}
 	}
 	out, _, _ := spark(t, "token", "list", "--data", dir)
-	if !regexp.MustCompile(`kid\s+device`).MatchString(out) || !regexp.MustCompile(`me\s+admin`).MatchString(out) {
+	if !regexp.MustCompile(`kid\s+kid\s+device`).MatchString(out) || !regexp.MustCompile(`me\s+me\s+admin`).MatchString(out) {
 		t.Errorf("token list = %q; want each token's scope", out)
 	}
 }
@@ -453,6 +453,43 @@ func TestBench(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestToken_Member: --member makes tokens of one family member; without
+// it a token is the member of its own name; token list shows each
+// token's member; a bad member is a usage error.
+func TestToken_Member(t *testing.T) {
+	dir := t.TempDir()
+	var toks []string
+	for _, args := range [][]string{
+		{"token", "add", "dad-laptop", "--member", "dad", "--data", dir},
+		{"token", "add", "dad-desktop", "--member", "dad", "--data", dir},
+		{"token", "add", "mum", "--data", dir},
+	} {
+		out, errOut, code := spark(t, args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		toks = append(toks, strings.TrimSpace(out))
+	}
+	if _, errOut, code := spark(t, "token", "add", "x", "--member", " dad", "--data", dir); code != 2 || !strings.Contains(errOut, "--member") {
+		t.Errorf("token add --member ' dad': exit %d, %q; want a usage error", code, errOut)
+	}
+	store, err := auth.Open(filepath.Join(dir, engine.TokensFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"dad", "dad", "mum"} {
+		if got, ok := store.Lookup(toks[i]); !ok || got.Member != want {
+			t.Errorf("Lookup(token %d) = %+v, %v; want member %s", i, got, ok, want)
+		}
+	}
+	out, _, _ := spark(t, "token", "list", "--data", dir)
+	for _, re := range []string{`NAME\s+MEMBER\s+SCOPE`, `dad-laptop\s+dad\s+device`, `dad-desktop\s+dad\s+device`, `mum\s+mum\s+device`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("token list = %q; want a line matching %s", out, re)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	var synopsis string
 	switch sub {
 	case "add":
-		synopsis = "token add NAME [--scope device|admin] [--address URL] [--data DIR]"
+		synopsis = "token add NAME [--member MEMBER] [--scope device|admin] [--address URL] [--data DIR]"
 	case "revoke":
 		synopsis = "token revoke NAME [--data DIR]"
 	case "list":
@@ -32,8 +32,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlagSet("token "+sub, stderr, synopsis)
 	data := dataFlag(fs)
-	var address, scope *string
+	var address, scope, member *string
 	if sub == "add" {
+		member = fs.String("member", "", "the family member the token belongs to (e.g. dad for dad-laptop and dad-desktop): every token of one member may change what any of them added; NAME when not given")
 		scope = fs.String("scope", string(auth.ScopeDevice), "what the token may do: device (a family member's computer: capture and read, change and delete its own moments, keep phrases, ask for readings, import readings onto its own moments) or admin (everything, to anyone's moments: keep one for whoever runs the engine)")
 		address = fs.String("address", "", "the engine's address as clients reach it (e.g. https://spark.example.org): also print the connection text, address#token, that Spark's Settings take in one field")
 	}
@@ -59,6 +60,15 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 			return usagef("--scope %q is not a scope; use device (a family member's computer) or admin (whoever runs the engine)", *scope)
 		}
 	}
+	tokenMember := ""
+	if member != nil {
+		tokenMember = *member
+		if tokenMember == "" {
+			tokenMember = pos[0]
+		} else if err := auth.CheckMember(tokenMember); err != nil {
+			return usagef("--member %q is not a member's name: %v", *member, err)
+		}
+	}
 	if address != nil && *address != "" {
 		if u, err := url.Parse(*address); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
 			return usagef("--address %q is not an engine address; it looks like https://spark.example.org or http://192.168.1.20:8787", *address)
@@ -73,14 +83,14 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	switch sub {
 	case "add":
-		token, err := store.Add(pos[0], tokenScope)
+		token, err := store.AddMember(pos[0], tokenMember, tokenScope)
 		if err != nil {
 			return fmt.Errorf("add a token for %q: %w", pos[0], err)
 		}
 		// The token alone on stdout, so that scripts can capture it; the
 		// advice goes to stderr.
 		fmt.Fprintln(stdout, token)
-		fmt.Fprintf(stderr, "Added a %s token for %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", tokenScope, pos[0])
+		fmt.Fprintf(stderr, "Added a %s token %q for the member %q. It is shown only once; give it to that client (Authorization: Bearer <token>).\n", tokenScope, pos[0], tokenMember)
 		if *address != "" {
 			fmt.Fprintf(stderr, "Connection text for Spark (Settings, \"Connect to a family engine\"), to send privately:\n%s#%s\n", strings.TrimRight(*address, "/"), token)
 		}
@@ -90,9 +100,9 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("list tokens: %w", err)
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSCOPE\tCREATED")
+		fmt.Fprintln(tw, "NAME\tMEMBER\tSCOPE\tCREATED")
 		for _, t := range tokens {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Scope, t.CreatedAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Member, t.Scope, t.CreatedAt.UTC().Format(time.RFC3339))
 		}
 		tw.Flush()
 	case "revoke":
