@@ -36,9 +36,10 @@ header followed by a payload:
 	         JSON payload cannot contain something that looks like a header.
 	4 bytes  the length word: the payload length N (at most MaxRecordSize)
 	         in its low 25 bits, in its top bit the "more" flag, set on
-	         every record of a group but the last, and in bit 30 the
-	         "author" flag, set on a record that names its author. Bits 25
-	         to 29 are zero.
+	         every record of a group but the last, in bit 30 the
+	         "author" flag, set on a record that names its author, and in
+	         bit 29 the "member" flag, set on a record that names a member
+	         other than its author. Bits 25 to 28 are zero.
 	4 bytes  CRC-32C (Castagnoli) of the first 8 header bytes followed by
 	         the N payload bytes.
 
@@ -54,6 +55,10 @@ header followed by a payload:
 	         only with the author flag:
 	1 byte   length of the author, 1 to 64
 	author   the name of the token whose request wrote the op (valid UTF-8)
+	         only with the member flag:
+	1 byte   length of the member, 1 to 64
+	member   the family member the op was written for (valid UTF-8), never
+	         the same bytes as the author
 	rest     data: the op's JSON document, or nothing
 
 Authors. A record without an author (the engine's own ops, and every op
@@ -61,6 +66,17 @@ logged before authors were recorded) never sets the author flag and is
 written byte for byte as before, so logs written before then open as they
 are, their ops without an author. (An engine older than authors refuses a
 record with the flag as damaged: it never misreads it.)
+
+Members. A token belongs to a family member, and an op is its member's: its
+member when the record has one, else its author (tokens made before
+members were each their own member, which is why a member equal to the
+author is never written). A record names a member only when it differs
+from the author (a token of Dad's second computer writes "dad-desktop"
+and "dad"; an admin pushing Dad's moments writes its own name and
+"dad"); every other record is written byte for byte as before members
+existed, so logs written before then open as they are. (An engine older
+than members refuses a record with the flag as damaged: it never misreads
+it.)
 
 A group is the records of one Append (a recall's moment and its turn, a
 job's turns): all of them survive a crash, or none. Logs written before

@@ -26,6 +26,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:len(good)-1])
 	f.Add(appendRecord(nil, &Record{Seq: 1, At: fixedNow, Op: "moment.create", RequestID: "r1", Author: "Dad's laptop", Data: []byte(`{"caption":"x"}`)}, false))
+	f.Add(appendRecord(nil, &Record{Seq: 1, At: fixedNow, Op: "moment.create", RequestID: "r1", Author: "me", Member: "dad", Data: []byte(`{"caption":"x"}`)}, true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, more, n, err := decodeRecord(b)
 		if err == nil {
@@ -109,6 +110,25 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		}
 		if diff := cmp.Diff(r, got); diff != "" {
 			t.Fatalf("round trip with an author (-want +got):\n%s", diff)
+		}
+		// With a member too: the op's name's bytes, written only when
+		// they are not the author's (a member equal to the author is the
+		// same as none, and reads back as none).
+		r.Member = op
+		if validate(&r) != nil {
+			return
+		}
+		b = appendRecord(nil, &r, more)
+		got, gotMore, n, err = decodeRecord(b)
+		if err != nil || n != len(b) || gotMore != more {
+			t.Fatalf("decodeRecord of an encoded record with a member = %d, %v, %v", n, gotMore, err)
+		}
+		want := r
+		if want.Member == want.Author {
+			want.Member = ""
+		}
+		if diff := cmp.Diff(want, got); diff != "" || got.MemberOf() != r.MemberOf() {
+			t.Fatalf("round trip with a member (-want +got):\n%s", diff)
 		}
 	})
 }

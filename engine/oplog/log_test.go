@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -148,6 +149,56 @@ func TestLog_Author(t *testing.T) {
 	plain.Seq, plain.At = 2, got[1].At
 	if b := appendRecord(nil, &plain, false); !bytes.Equal(b, appendRecord(nil, &got[1], false)) || binary.BigEndian.Uint32(b[4:8])&flagAuthor != 0 {
 		t.Error("a record without an author is not encoded as before")
+	}
+}
+
+// TestLog_Member: a record's member is logged and read back, after a
+// reopen too, only when it is not its author; a record whose member is its
+// author (or that has none) is written as before members existed.
+func TestLog_Member(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ops.log")
+	l := openLog(t, path, testOptions(t))
+	forDad := rec("moment.create", "req-1", `{"id":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}`)
+	forDad.Author, forDad.Member = "me", "dad"
+	own := rec("moment.edit", "", `{}`)
+	own.Author, own.Member = "mum", "mum"
+	desktop := rec("moment.edit", "", `{}`)
+	desktop.Author, desktop.Member = "dad-desktop", "dad"
+	if _, err := l.Append(context.Background(), forDad, own, desktop); err != nil {
+		t.Fatal(err)
+	}
+	long := rec("a", "", "")
+	long.Author, long.Member = "me", strings.Repeat("x", MaxMemberLen+1)
+	if _, err := l.Append(context.Background(), long); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Append with a %d-byte member: %v; want ErrInvalid", len(long.Member), err)
+	}
+	l.Close()
+	l2 := openLog(t, path, testOptions(t))
+	got := scanAll(t, l2, 0)
+	if len(got) != 3 {
+		t.Fatalf("records read back: %+v", got)
+	}
+	for i, want := range [][2]string{{"dad", "dad"}, {"", "mum"}, {"dad", "dad"}} {
+		if got[i].Member != want[0] || got[i].MemberOf() != want[1] {
+			t.Errorf("record %d: Member %q, MemberOf %q; want %q, %q", i+1, got[i].Member, got[i].MemberOf(), want[0], want[1])
+		}
+	}
+	plain := rec("moment.edit", "", `{}`)
+	plain.Seq, plain.At, plain.Author = 2, got[1].At, "mum"
+	own.Seq, own.At = plain.Seq, plain.At
+	if b := appendRecord(nil, &plain, false); !bytes.Equal(b, appendRecord(nil, &own, false)) || binary.BigEndian.Uint32(b[4:8])&flagMember != 0 {
+		t.Error("a record whose member is its author is not encoded as before members")
+	}
+	// The decoder refuses what the encoder never writes: a member that is
+	// the author.
+	same := forDad
+	same.Member = "xy" // as long as the author's name
+	b := bytes.Replace(appendRecord(nil, &same, false), []byte("\x02me\x02xy"), []byte("\x02me\x02me"), 1)
+	crc := crc32.Update(0, castagnoli, b[:8])
+	crc = crc32.Update(crc, castagnoli, b[headerSize:])
+	binary.BigEndian.PutUint32(b[8:12], crc)
+	if _, _, _, err := decodeRecord(b); err == nil || !strings.Contains(err.Error(), "member is the author") {
+		t.Errorf("decodeRecord of a member equal to its author: %v; want refused", err)
 	}
 }
 

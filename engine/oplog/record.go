@@ -20,8 +20,28 @@ type Record struct {
 	// for the engine's own ops and for every op logged before authors
 	// were recorded.
 	Author string
+	// Member is the family member the op was written for, when it is not
+	// Author: an admin writing for a member (push keeping authorship), or
+	// a token of a member other than its own name. A Member equal to
+	// Author is not written (it is the same as none); MemberOf says whose
+	// the op is either way.
+	Member string
 	Data   json.RawMessage
 }
+
+// MemberOf is the family member whose op r is: its Member, or its Author
+// when it has none (every token made before members was its own member).
+// It is "" for the engine's own ops and for ops logged before authors.
+func (r *Record) MemberOf() string {
+	if r.Member != "" {
+		return r.Member
+	}
+	return r.Author
+}
+
+// writesMember reports whether r's encoding holds its member: only when it
+// is not its author's.
+func (r *Record) writesMember() bool { return r.Member != "" && r.Member != r.Author }
 
 // Limits of a record; see doc.go for the format.
 const (
@@ -29,6 +49,7 @@ const (
 	MaxOpLen        = 64
 	MaxRequestIDLen = 255
 	MaxAuthorLen    = 64 // a token name's limit (engine/auth)
+	MaxMemberLen    = 64 // a member name's limit (engine/auth)
 
 	headerSize     = 12
 	payloadFixed   = 8 + 8 + 1 + 1 // seq, at, op length, request id length
@@ -47,6 +68,11 @@ const (
 	// exactly as before authors existed, so logs written before then open
 	// as they are.
 	flagAuthor = 1 << 30
+	// flagMember marks a record whose payload holds a member after its
+	// author (or request id). Only a record whose member differs from its
+	// author sets it; every other record is written exactly as before
+	// members existed.
+	flagMember = 1 << 29
 )
 
 var magic = [4]byte{0xF5, 'S', 'O', 'P'}
@@ -120,6 +146,12 @@ func validate(r *Record) error {
 	if !utf8.ValidString(r.Author) {
 		return fmt.Errorf("%w: the author %q is not valid UTF-8", ErrInvalid, r.Author)
 	}
+	if len(r.Member) > MaxMemberLen {
+		return fmt.Errorf("%w: the member has %d bytes, at most %d fit", ErrInvalid, len(r.Member), MaxMemberLen)
+	}
+	if !utf8.ValidString(r.Member) {
+		return fmt.Errorf("%w: the member %q is not valid UTF-8", ErrInvalid, r.Member)
+	}
 	if n := payloadSize(r); n > MaxRecordSize {
 		return fmt.Errorf("%w: op %s is %d bytes, at most %d fit in a record", ErrInvalid, r.Op, n, MaxRecordSize)
 	}
@@ -135,6 +167,9 @@ func payloadSize(r *Record) int {
 	if r.Author != "" {
 		n += 1 + len(r.Author)
 	}
+	if r.writesMember() {
+		n += 1 + len(r.Member)
+	}
 	return n
 }
 
@@ -149,6 +184,9 @@ func appendRecord(b []byte, r *Record, more bool) []byte {
 	if r.Author != "" {
 		word |= flagAuthor
 	}
+	if r.writesMember() {
+		word |= flagMember
+	}
 	b = append(b, magic[:]...)
 	b = binary.BigEndian.AppendUint32(b, word)
 	b = append(b, 0, 0, 0, 0) // checksum, filled below
@@ -161,6 +199,10 @@ func appendRecord(b []byte, r *Record, more bool) []byte {
 	if r.Author != "" {
 		b = append(b, byte(len(r.Author)))
 		b = append(b, r.Author...)
+	}
+	if r.writesMember() {
+		b = append(b, byte(len(r.Member)))
+		b = append(b, r.Member...)
 	}
 	b = append(b, r.Data...)
 	crc := crc32.Update(0, castagnoli, b[start:start+8])
@@ -176,7 +218,7 @@ func checkHeader(h []byte) (n int, more bool, reason string) {
 		return 0, false, fmt.Sprintf("bad magic % x", h[:4])
 	}
 	word := binary.BigEndian.Uint32(h[4:8])
-	if word&^(lengthMask|flagMore|flagAuthor) != 0 {
+	if word&^(lengthMask|flagMore|flagAuthor|flagMember) != 0 {
 		return 0, false, fmt.Sprintf("unknown flags in the length word %08x", word)
 	}
 	size := word & lengthMask
@@ -221,6 +263,21 @@ func decodePayload(h, p []byte) (Record, string) {
 		}
 		r.Author = string(rest[1 : 1+n])
 		rest = rest[1+n:]
+	}
+	if binary.BigEndian.Uint32(h[4:8])&flagMember != 0 {
+		if len(rest) == 0 {
+			return Record{}, "the member's length overruns the payload"
+		}
+		n := int(rest[0])
+		if n == 0 || 1+n > len(rest) {
+			return Record{}, fmt.Sprintf("member length %d is empty or overruns the payload", n)
+		}
+		r.Member = string(rest[1 : 1+n])
+		rest = rest[1+n:]
+		if r.Member == r.Author {
+			// The encoder never writes a member that is the author's.
+			return Record{}, "the member is the author"
+		}
 	}
 	if data := rest; len(data) > 0 {
 		r.Data = append(json.RawMessage(nil), data...)

@@ -376,7 +376,7 @@ func TestOpen_Corrupt(t *testing.T) {
 		{"MagicInMiddle", flip(offs[1] + 1), offs[1], "magic"},
 		{"LengthInMiddle", flip(offs[1] + 7), offs[1], ""},
 		{"HugeLengthInMiddle", func() []byte { b := append([]byte(nil), three...); b[4] = 0x01; b[5] = 0x80; return b }(), 0, "out of bounds"},
-		{"UnknownFlag", func() []byte { b := append([]byte(nil), three...); b[offs[1]+4] |= 0x20; return b }(), offs[1], "unknown flags"},
+		{"UnknownFlag", func() []byte { b := append([]byte(nil), three...); b[offs[1]+4] |= 0x10; return b }(), offs[1], "unknown flags"},
 		{"GroupOfTwoWithBadSecond", grouped, groupedOffs[2], "checksum"},
 		{"FirstRecord", flip(headerSize + 3), 0, "checksum"},
 		{"GarbageBetween", cat(three[:offs[1]], []byte("junk"), three[offs[1]:]), offs[1], "magic"},
@@ -529,17 +529,17 @@ func TestLog_AppendWritesGroups(t *testing.T) {
 // bytes) does not change that; a true write cut short after it is still
 // cut.
 // Records that name their author (the author flag in the length word)
-// are judged the same way.
+// and their member (the member flag) are judged the same way.
 func TestOpen_DamagedLastLengthWord(t *testing.T) {
-	for _, author := range []string{"", "Dad's laptop"} {
-		t.Run(fmt.Sprintf("Author%q", author), func(t *testing.T) { testDamagedLastLengthWord(t, author) })
+	for _, who := range []struct{ author, member string }{{"", ""}, {"Dad's laptop", ""}, {"me", "dad"}} {
+		t.Run(fmt.Sprintf("Author%qMember%q", who.author, who.member), func(t *testing.T) { testDamagedLastLengthWord(t, who.author, who.member) })
 	}
 }
 
-func testDamagedLastLengthWord(t *testing.T, author string) {
+func testDamagedLastLengthWord(t *testing.T, author, member string) {
 	recs := seqRecs(1, 2, 3, 4)
 	for i := range recs {
-		recs[i].Author = author
+		recs[i].Author, recs[i].Member = author, member
 	}
 	recs[3].Data = []byte(`{"caption":"a cat"} ` + "\n") // JSON may end in white space
 	full, offs := encodeGroups(recs, 1, 1, 2)            // seqs 1 | 2 | 3 4

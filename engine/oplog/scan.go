@@ -236,11 +236,12 @@ func scanFile(ctx context.Context, path string, f io.ReaderAt, size int64) (*fil
 // wholeUnderDamagedWord reports whether the bytes at off hold a record
 // written whole, with seq prevSeq+1, whose length word alone was damaged
 // since: with another length (the one its own bytes show: where its JSON
-// data ends), either group flag and either author flag in the length
-// word, its checksum matches. It returns the payload length and group flag that match. A
-// write cut short cannot pass that test: its record's true bytes are not
-// all there, and the checksum covers the length word. It reads at most
-// MaxRecordSize bytes and decodes the data at most twice.
+// data ends), either group flag and any of the author and member flags
+// in the length word, its checksum matches. It returns the payload length
+// and group flag that match. A write cut short cannot pass that test: its
+// record's true bytes are not all there, and the checksum covers the
+// length word. It reads at most MaxRecordSize bytes and decodes the data
+// at most four times.
 func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n int, more bool, ok bool, err error) {
 	if size-off < headerSize+minPayloadSize {
 		return 0, false, false, nil
@@ -266,16 +267,22 @@ func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n in
 		return 0, false, false, fmt.Errorf("read at offset %d: %w", off+headerSize, err)
 	}
 	stored := binary.BigEndian.Uint32(h[4:8])
-	for _, author := range []uint32{0, flagAuthor} {
+	for _, names := range []uint32{0, flagAuthor, flagMember, flagAuthor | flagMember} {
 		// Where the data starts: after the op, the request id and, when
-		// the record has one, the author.
+		// the record has them, the author and the member.
 		d := 16
 		d += 1 + int(p[d])
 		if d >= avail {
 			continue
 		}
 		d += 1 + int(p[d])
-		if author != 0 {
+		if names&flagAuthor != 0 {
+			if d >= avail {
+				continue
+			}
+			d += 1 + int(p[d])
+		}
+		if names&flagMember != 0 {
 			if d >= avail {
 				continue
 			}
@@ -302,7 +309,7 @@ func wholeUnderDamagedWord(f io.ReaderAt, off, size int64, prevSeq uint64) (n in
 				continue
 			}
 			for _, flag := range []uint32{0, flagMore} {
-				word := uint32(l) | flag | author
+				word := uint32(l) | flag | names
 				if word == stored {
 					continue // the header as it is: already failed
 				}
