@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/oplog"
 )
 
 // Actor is who asks the engine for something: the name of the token a
@@ -46,6 +47,16 @@ func (a Actor) member() string {
 		return a.Member
 	}
 	return a.Name
+}
+
+// sign names a as the author of rec: its token's name, and its member
+// when that is not the name (a record whose member is its author is
+// written as before members existed; oplog.Record.MemberOf).
+func (a Actor) sign(rec *oplog.Record) {
+	rec.Author, rec.Member = a.Name, ""
+	if m := a.member(); m != a.Name {
+		rec.Member = m
+	}
 }
 
 // mayChange reports whether a may change (edit, delete, import onto,

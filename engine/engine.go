@@ -203,7 +203,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 
-	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true, SearchBudget: cfg.SearchBudget}); err != nil {
+	if e.mirror, err = mirror.Open(ctx, filepath.Join(e.dir, MirrorFile), mirror.Options{IDIndex: true, SearchBudget: cfg.SearchBudget,
+		Members: logMembers(filepath.Join(e.dir, LogFile), cfg.FS)}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	// A read that waits for the fold asks the log's folder for it now.
@@ -402,7 +403,7 @@ func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Re
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
-	rec.Author = actorOf(ctx).Name
+	actorOf(ctx).sign(&rec)
 	e.mirror.Reserve(rec.RequestID, momentID)
 	l := e.opLog()
 	out, err := l.AppendDurable(ctx, rec)
@@ -413,11 +414,11 @@ func (e *Engine) appendCreate(ctx context.Context, momentID string, rec oplog.Re
 }
 
 // authored names, in each of recs, the token whose request writes them
-// (none for the engine's own writes).
+// and its member (none for the engine's own writes).
 func authored(ctx context.Context, recs []oplog.Record) {
-	name := actorOf(ctx).Name
+	a := actorOf(ctx)
 	for i := range recs {
-		recs[i].Author = name
+		a.sign(&recs[i])
 	}
 }
 

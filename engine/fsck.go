@@ -153,7 +153,7 @@ func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string
 		snap := filepath.Join(tmpDir, "live-"+MirrorFile)
 		if err := snapshotMirror(ctx, livePath, snap); err != nil {
 			fail("mirror %s: cannot read it: %v; rebuild it with `spark-engine rebuild --data %s`", livePath, err, dir)
-		} else if live, err = mirror.Open(ctx, snap, mirror.Options{}); err != nil {
+		} else if live, err = mirror.Open(ctx, snap, mirror.Options{Members: logMembers(filepath.Join(dir, LogFile), nil)}); err != nil {
 			fail("mirror %s: %v", livePath, err)
 			live = nil
 		} else {

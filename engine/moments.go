@@ -273,7 +273,7 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 // momentSize is about how many bytes of JSON mo takes, for the page
 // budgets of GET /v1/moments and GET /v1/search.
 func momentSize(mo *api.Moment) int {
-	n := momentOverhead + len(mo.Caption)
+	n := momentOverhead + len(mo.Caption) + len(mo.Member)
 	for _, t := range mo.Turns {
 		n += turnOverhead + len(t.Text) + len(t.Error)
 	}

@@ -32,7 +32,8 @@ var ErrPageOver = errors.New("engine: the item does not fit in the page")
 // errPageFull stops a Scan once a page is full.
 var errPageFull = errors.New("page full")
 
-// opOverhead is what an op's fields besides its data add to its JSON.
+// opOverhead is what an op's fields besides its data and names add to
+// its JSON.
 const opOverhead = 128
 
 // EachOp gives fn, oldest first, the ops of the log with seq above after,
@@ -53,7 +54,7 @@ func (e *Engine) EachOp(ctx context.Context, after uint64, limit int, fn func(ap
 			more = true
 			return errPageFull
 		}
-		err := fn(api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Author: r.Author, Data: r.Data})
+		err := fn(api.Op{Seq: r.Seq, At: r.At, Op: r.Op, ClientRequestID: r.RequestID, Author: r.Author, Member: r.MemberOf(), Data: r.Data})
 		if errors.Is(err, ErrPageOver) && given > 0 {
 			more = true
 			return errPageFull
@@ -81,7 +82,7 @@ func (e *Engine) Ops(ctx context.Context, after uint64, limit int) ([]api.Op, *u
 	ops := make([]api.Op, 0, min(max(limit, 1), 64))
 	size := 0
 	next, err := e.EachOp(ctx, after, limit, func(op api.Op) error {
-		n := len(op.Data) + opOverhead
+		n := len(op.Data) + len(op.ClientRequestID) + len(op.Author) + len(op.Member) + opOverhead
 		if len(ops) > 0 && size+n > PageBytes {
 			return ErrPageOver
 		}

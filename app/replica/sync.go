@@ -221,7 +221,7 @@ func records(ops []api.Op, last uint64) ([]oplog.Record, error) {
 		if op.Seq != last+1 {
 			return nil, fmt.Errorf("%w: after seq %d the engine sent seq %d; nothing of this page was kept", ErrBadPage, last, op.Seq)
 		}
-		recs[i] = oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Author: op.Author, Data: op.Data}
+		recs[i] = oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Author: op.Author, Member: op.Member, Data: op.Data}
 		if err := mirror.CheckRecord(recs[i]); err != nil {
 			return nil, fmt.Errorf("%w: %w; nothing of this page was kept", ErrBadPage, err)
 		}

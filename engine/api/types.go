@@ -74,6 +74,11 @@ type Moment struct {
 	// the after of GET /v1/moments/{id}/turns that pages on through the
 	// rest. Absent otherwise.
 	TurnsNext *string `json:"turns_next,omitempty"`
+	// Member [extension] is the family member who added the moment (the
+	// member of the token whose request created it, see GET /v1/ops's
+	// member), for the window to say whose it is. Absent for moments the
+	// engine made itself and those added before authors were recorded.
+	Member string `json:"member,omitempty"`
 }
 
 // Media is a stored file: a moment's small copy or its original.
@@ -111,6 +116,10 @@ type Phrase struct {
 	MomentID       string     `json:"moment_id,omitempty"`
 	KeptAt         time.Time  `json:"kept_at"`
 	LastRecalledAt *time.Time `json:"last_recalled_at"`
+	// Member [extension] is the family member who keeps the phrase: only
+	// they (or an admin token) may remove it. Absent for phrases the
+	// engine kept itself and those kept before authors were recorded.
+	Member string `json:"member,omitempty"`
 }
 
 // Op is one record of the log as served by GET /v1/ops.
@@ -122,7 +131,12 @@ type Op struct {
 	// Author [extension] is the name of the token whose request wrote the
 	// op; left out for the engine's own ops and for those logged before
 	// authors were recorded.
-	Author string          `json:"author,omitempty"`
+	Author string `json:"author,omitempty"`
+	// Member [extension] is the family member the op was written for:
+	// the member of the author's token, or the member an admin token
+	// wrote as (the Spark-Member header; push keeps authorship so).
+	// Left out where Author is.
+	Member string          `json:"member,omitempty"`
 	Data   json.RawMessage `json:"data"`
 }
 

@@ -45,6 +45,9 @@ func checkRecord(r oplog.Record) error {
 	if len(r.Author) > oplog.MaxAuthorLen || !utf8.ValidString(r.Author) {
 		return fmt.Errorf("the author of the op has %d bytes or is not UTF-8; a token's name has at most %d bytes of UTF-8", len(r.Author), oplog.MaxAuthorLen)
 	}
+	if len(r.Member) > oplog.MaxMemberLen || !utf8.ValidString(r.Member) {
+		return fmt.Errorf("the member of the op has %d bytes or is not UTF-8; a member's name has at most %d bytes of UTF-8", len(r.Member), oplog.MaxMemberLen)
+	}
 	if r.RequestID != "" {
 		if err := api.CheckRequestID(r.RequestID); err != nil {
 			return err

@@ -14,7 +14,14 @@
 // migrates a mirror of an older version in place, one numbered migration at
 // a time (migrations in mirror.go), so that it equals the fold of its log
 // by this version; it refuses one it cannot migrate with an error that says
-// to rebuild.
+// to rebuild. What a migration needs and the mirror never kept (who kept
+// each phrase, version 6) it reads from the log through Options.Members.
+//
+// Owners. A moment's, a request id's and a kept phrase's owner is the
+// family member of the op that made it (oplog.Record.MemberOf: the member
+// the op was written for, else its author's token name, which was its own
+// member before members existed); empty for the engine's own ops and for
+// those logged before authors.
 //
 // # The ops and their data
 //

@@ -36,7 +36,7 @@ const (
 	sqlJobInsert      = `INSERT INTO jobs (id, moment_id, created_at, seq) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlRecallInsert   = `INSERT INTO recalls (id, moment_id, turn_id, phrases, created_at, seq) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlPhraseRecalled = `UPDATE phrases SET last_recalled_at = ?1 WHERE id = ?2`
-	sqlPhraseKeep     = `INSERT INTO phrases (id, text, moment_id, kept_at, last_recalled_at, seq) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING`
+	sqlPhraseKeep     = `INSERT INTO phrases (id, text, moment_id, kept_at, last_recalled_at, seq, owner) VALUES (?, ?, ?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING`
 	sqlPhraseUnkeep   = `DELETE FROM phrases WHERE id = ?`
 	sqlRequestInsert  = `INSERT INTO requests (id, kind, moment_id, turn_id, seq, owner) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlLastSeq        = `UPDATE meta SET value = ? WHERE key = 'last_seq'`
@@ -265,7 +265,7 @@ func (t *tx) fold(r *oplog.Record) error {
 		// that no reader can find the row in the table but not in the index.
 		t.m.ids.add(momentIDs, d.ID)
 		if _, err := t.exec(sqlMomentInsert, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
-			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq, r.Author); err != nil {
+			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq, r.MemberOf()); err != nil {
 			return err
 		}
 		kind, turn := RequestMoment, ""
@@ -366,7 +366,7 @@ func (t *tx) fold(r *oplog.Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
-		_, err := t.exec(sqlPhraseKeep, d.ID, d.Text, d.MomentID, at, seq)
+		_, err := t.exec(sqlPhraseKeep, d.ID, d.Text, d.MomentID, at, seq, r.MemberOf())
 		return err
 	case api.OpPhraseUnkeep:
 		var d PhraseUnkeep
@@ -381,13 +381,13 @@ func (t *tx) fold(r *oplog.Record) error {
 }
 
 // request remembers what request id id produced, by op r (its seq and
-// author); the first producer wins.
+// member); the first producer wins.
 func (t *tx) request(r *oplog.Record, id, kind, momentID, turnID string) error {
 	if id == "" {
 		return nil
 	}
 	t.m.ids.add(requestIDs, id)
-	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(r.Seq), r.Author)
+	_, err := t.exec(sqlRequestInsert, id, kind, momentID, turnID, int64(r.Seq), r.MemberOf())
 	return err
 }
 
@@ -465,7 +465,7 @@ func (t *tx) foldCreates(c *createRun) error {
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
 			// Each value is made an interface once, for both tables.
-			id, requestID, seq, at, owner := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At)), any(r.Author)
+			id, requestID, seq, at, owner := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At)), any(r.MemberOf())
 			c.shared = append(c.shared, id, requestID, seq, owner)
 			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
 				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq, owner)

@@ -26,8 +26,10 @@ import (
 // Version 2 gave the turns of jobs and quick recalls their derived request
 // ids (requestids.sql); version 3 added full-text search (search.sql);
 // version 4 the owners of moments and request ids (owners.sql); version 5
-// the codes of why failed readings failed (errorcodes.sql).
-const SchemaVersion = 5
+// the codes of why failed readings failed (errorcodes.sql); version 6 the
+// owners of kept phrases, and owners that are family members
+// (phraseowners.sql).
+const SchemaVersion = 6
 
 //go:embed schema.sql
 var schema string
@@ -44,16 +46,37 @@ var ownersSchema string
 //go:embed errorcodes.sql
 var errorCodesSchema string
 
+//go:embed phraseowners.sql
+var phraseOwnersSchema string
+
 // migrations bring a mirror of an older version up to SchemaVersion with
 // sqlitedb.Migrate, each in the transaction that stores its version. A
 // mirror older than the first migration is refused (StaleError) and
-// rebuilt from the log.
-var migrations = []sqlitedb.Migration{
-	{Version: 2, SQL: requestIDsMigration},                    // the derived request ids of job and recall turns
-	{Version: 3, SQL: searchSchema},                           // full-text search, indexing the rows already there
-	{Version: 4, SQL: ownersSchema},                           // owners of moments and request ids
-	{Version: 5, SQL: errorCodesSchema, Go: deriveErrorCodes}, // why failed readings failed, derived for those logged before
+// rebuilt from the log. A migration that needs what only the log holds
+// reads it through members (Options.Members); have is the version the
+// mirror had before the first.
+func migrations(path string, have int, members MembersFunc) []sqlitedb.Migration {
+	return []sqlitedb.Migration{
+		{Version: 2, SQL: requestIDsMigration},                    // the derived request ids of job and recall turns
+		{Version: 3, SQL: searchSchema},                           // full-text search, indexing the rows already there
+		{Version: 4, SQL: ownersSchema},                           // owners of moments and request ids
+		{Version: 5, SQL: errorCodesSchema, Go: deriveErrorCodes}, // why failed readings failed, derived for those logged before
+		{Version: 6, SQL: phraseOwnersSchema, Go: func(ctx context.Context, tx *sql.Tx) error { // who keeps each phrase, read from the log
+			if have < 4 {
+				// Every op this mirror folded was logged before ops
+				// had authors: its phrases have no owner, as a rebuild
+				// gives them.
+				return nil
+			}
+			return derivePhraseOwners(ctx, tx, path, members)
+		}},
+	}
 }
+
+// MembersFunc returns the member of each op of the log at seqs
+// (oplog.Record.MemberOf): what a migration needs that the mirror never
+// kept.
+type MembersFunc func(ctx context.Context, seqs []uint64) (map[uint64]string, error)
 
 // ErrStale matches (errors.Is) the error Open returns for a mirror written
 // by another schema version; its message says how to rebuild it.
@@ -92,6 +115,11 @@ type Options struct {
 	// SearchBudget is how long one search may take, waiting for its turn
 	// included (0: DefaultSearchBudget).
 	SearchBudget time.Duration
+	// Members reads the log the mirror is the fold of, for the migration
+	// of a version-5 mirror that holds kept phrases (who kept each is in
+	// the log only). Without it such a mirror is stale (a replica, which
+	// has no log, starts again; the engine, fsck and rebuild pass it).
+	Members MembersFunc
 }
 
 // DB is an open mirror. Writes go through Apply only, on one connection;
@@ -117,6 +145,8 @@ type DB struct {
 	// searchBudget bounds each.
 	searches     chan struct{}
 	searchBudget time.Duration
+	// members is Options.Members, for a migration.
+	members MembersFunc
 }
 
 func dsn(path string, bulk, readOnly bool) string {
@@ -168,7 +198,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	m := &DB{path: path, w: w, searches: make(chan struct{}, maxSearches), searchBudget: cmp.Or(opts.SearchBudget, DefaultSearchBudget)}
+	m := &DB{path: path, w: w, members: opts.Members, searches: make(chan struct{}, maxSearches), searchBudget: cmp.Or(opts.SearchBudget, DefaultSearchBudget)}
 	if err := m.init(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -228,6 +258,9 @@ func (m *DB) init(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, errorCodesSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
+	if _, err := tx.ExecContext(ctx, phraseOwnersSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
@@ -247,10 +280,12 @@ func (m *DB) migrate(ctx context.Context, version int) error {
 	if version <= 0 || version > SchemaVersion {
 		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
 	}
-	_, err := sqlitedb.Migrate(ctx, m.w, migrations)
+	_, err := sqlitedb.Migrate(ctx, m.w, migrations(m.path, version, m.members))
 	var ve *sqlitedb.VersionError
 	switch {
 	case errors.As(err, &ve):
+		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
+	case errors.Is(err, ErrStale):
 		return &StaleError{Path: m.path, Have: version, Want: SchemaVersion}
 	case err != nil:
 		return fmt.Errorf("migrate mirror %s: %w; rebuild it with `spark-engine rebuild --data %s`", m.path, err, filepath.Dir(m.path))

@@ -17,7 +17,7 @@ type Request struct {
 	Kind     string // RequestMoment, RequestTurn, RequestRecall, RequestJob, RequestJobTurn or RequestRecallTurn
 	MomentID string
 	TurnID   string // the turn of a turn request; a recall's turn; a job's first turn
-	Owner    string // the author of the op that first used it ("" when it has none)
+	Owner    string // the member of the op that first used it ("" when it has none)
 }
 
 // Refs are the facts about a moment that the engine's write checks need.
@@ -25,7 +25,7 @@ type Refs struct {
 	Deleted    bool
 	CopyID     string // reserved by the create or set by the first copy put
 	OriginalID string
-	Owner      string // the author of its moment.create ("" when it has none)
+	Owner      string // the member of its moment.create ("" when it has none)
 }
 
 // Turn is a turn with what the fold knows beyond the wire's fields.
@@ -161,7 +161,7 @@ func (m *DB) MediaOwner(ctx context.Context, id string) (momentID, role string, 
 	return momentID, role, nil
 }
 
-const momentCols = "id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id"
+const momentCols = "id, kind, caption, taken_at, created_at, updated_at, deleted_at, copy_id, original_id, owner"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -170,7 +170,7 @@ func scanMoment(s scanner) (*api.Moment, string, string, error) {
 	var taken, copyID, originalID sql.NullString
 	var created, updated int64
 	var deleted sql.NullInt64
-	if err := s.Scan(&mo.ID, &mo.Kind, &mo.Caption, &taken, &created, &updated, &deleted, &copyID, &originalID); err != nil {
+	if err := s.Scan(&mo.ID, &mo.Kind, &mo.Caption, &taken, &created, &updated, &deleted, &copyID, &originalID, &mo.Member); err != nil {
 		return nil, "", "", err
 	}
 	t, err := takenAt(taken)
@@ -433,7 +433,7 @@ func (m *DB) Recall(ctx context.Context, id string) (*Recall, error) {
 	return &r, nil
 }
 
-const phraseCols = "id, text, moment_id, kept_at, last_recalled_at"
+const phraseCols = "id, text, moment_id, kept_at, last_recalled_at, owner"
 
 func (m *DB) queryPhrases(ctx context.Context, q string, args ...any) ([]api.Phrase, error) {
 	rows, err := m.query(ctx, "SELECT "+phraseCols+" FROM phrases "+q, args...)
@@ -446,7 +446,7 @@ func (m *DB) queryPhrases(ctx context.Context, q string, args ...any) ([]api.Phr
 		var p api.Phrase
 		var kept int64
 		var recalled sql.NullInt64
-		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled); err != nil {
+		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled, &p.Member); err != nil {
 			return nil, m.wrap("read phrases", err)
 		}
 		p.KeptAt = timeOf(kept)
@@ -532,7 +532,7 @@ func (m *DB) PhrasesAfter(ctx context.Context, after uint64, limit int) (phrases
 		var p api.Phrase
 		var kept int64
 		var recalled sql.NullInt64
-		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled, &last); err != nil {
+		if err := rows.Scan(&p.ID, &p.Text, &p.MomentID, &kept, &recalled, &p.Member, &last); err != nil {
 			return nil, nil, m.wrap("read phrases", err)
 		}
 		p.KeptAt = timeOf(kept)
