@@ -56,6 +56,14 @@ func TestFixtureV5_PhraseOwners(t *testing.T) {
 		}
 	}
 
+	// A token of dad-laptop's member, made before members, removes its
+	// phrase; mum's may not.
+	mum := WithActor(ctx, Actor{Name: "mum"})
+	_, err = e.RemovePhrase(mum, "keep:call the bank")
+	wantCode(t, err, api.CodeForbidden)
+	if ok, err := e.RemovePhrase(WithActor(ctx, Actor{Name: "dad-laptop"}), "keep:call the bank"); err != nil || !ok {
+		t.Fatalf("dad-laptop removing its phrase: %v, %v", ok, err)
+	}
 	// A new token of the member dad writes as dad.
 	desktop := WithActor(ctx, Actor{Name: "dad-desktop", Member: "dad"})
 	if _, _, err := e.KeepPhrase(desktop, api.KeepPhraseRequest{Text: "the bank is open on Monday", MomentID: "01KBT0000000000000000000A1"}); err != nil {

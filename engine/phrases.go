@@ -8,9 +8,11 @@ import (
 	"github.com/sparkfamily/spark/engine/mirror"
 )
 
-// KeepPhrase keeps a phrase (an active mark), its id derived from the text.
-// Keeping a phrase already kept returns the mark (created false) and writes
-// nothing.
+// KeepPhrase keeps a phrase (an active mark), its id derived from the text,
+// for the actor's member. Keeping a phrase already kept returns the mark
+// (created false) and writes nothing, whoever keeps it: a phrase is one
+// mark, and it stays the member's who kept it first (its Member says
+// whose), who alone (or an admin) may remove it.
 func (e *Engine) KeepPhrase(ctx context.Context, req api.KeepPhraseRequest) (*api.Phrase, bool, error) {
 	id, err := api.PhraseID(req.Text)
 	if err != nil {
@@ -62,7 +64,8 @@ func (e *Engine) Phrases(ctx context.Context) ([]api.Phrase, error) {
 }
 
 // RemovePhrase removes the mark id: true when it was kept, false (nothing
-// written) when it was not.
+// written) when it was not. Only the member who kept it, or an admin, may
+// remove it; another member gets CodeForbidden.
 func (e *Engine) RemovePhrase(ctx context.Context, id string) (bool, error) {
 	if err := api.CheckPhraseID(id); err != nil {
 		return false, err
@@ -72,10 +75,14 @@ func (e *Engine) RemovePhrase(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	defer unlock()
-	if _, err := e.mirror.Phrase(ctx, id); isNotFound(err) {
+	p, err := e.mirror.Phrase(ctx, id)
+	if isNotFound(err) {
 		return false, nil
 	} else if err != nil {
 		return false, err
+	}
+	if !actorOf(ctx).mayChange(p.Member) {
+		return false, phraseNotYours(p)
 	}
 	rec, err := record(api.OpPhraseUnkeep, "", mirror.PhraseUnkeep{ID: id})
 	if err != nil {
@@ -85,4 +92,13 @@ func (e *Engine) RemovePhrase(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// phraseNotYours is the error of a device token refused the removal of a
+// phrase another member keeps.
+func phraseNotYours(p *api.Phrase) error {
+	if p.Member == "" {
+		return api.Errorf(api.CodeForbidden, "the phrase %q was kept before Spark knew who keeps what; only the engine's owner, with an admin token, may remove it", p.Text)
+	}
+	return api.Errorf(api.CodeForbidden, "the phrase %q is kept by %s, another family member; only they, or the engine's owner with an admin token, may remove it", p.Text, p.Member)
 }
