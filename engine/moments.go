@@ -130,7 +130,7 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	at := recs[0].At
 	return &api.Moment{
 		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt,
-		CreatedAt: at, UpdatedAt: at, Turns: []api.Turn{},
+		CreatedAt: at, UpdatedAt: at, Turns: []api.Turn{}, Member: recs[0].MemberOf(),
 	}, true, nil
 }
 

@@ -40,6 +40,9 @@ const (
 	CodeTooManyTurns     = "too_many_turns"  // [extension] a member's turns on a moment at their cap (MaxTurnsPerMoment, MaxOthersTurnsPerMoment)
 	CodeBadErrorCode     = "bad_error_code"  // [extension] an imported turn's error_code (CheckTurnErrorCode)
 	CodeBadHost          = "bad_host"
+	// CodeBadMember [extension]: an admin's Spark-Member header that is
+	// not a member's name (MemberHeader).
+	CodeBadMember = "bad_member"
 	// CodeForbidden [extension]: the token's scope does not allow this
 	// (a device token changing what another token created).
 	CodeForbidden   = "forbidden"
@@ -102,6 +105,7 @@ var statusOf = map[string]int{
 	CodeDigestMismatch:   400,
 	CodeUnauthorized:     401,
 	CodeBadHost:          403,
+	CodeBadMember:        400,
 	CodeForbidden:        403,
 	CodeNotFound:         404,
 	CodeUnknownMoment:    404,

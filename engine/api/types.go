@@ -122,6 +122,13 @@ type Phrase struct {
 	Member string `json:"member,omitempty"`
 }
 
+// MemberHeader [extension] names, on a request with an admin token, the
+// family member the request writes for: its ops keep the admin token's
+// name as their author and name this member (push sends each op's member,
+// so that a Move keeps who added what). A device token's header is
+// ignored: a device writes only as its own member.
+const MemberHeader = "Spark-Member"
+
 // Op is one record of the log as served by GET /v1/ops.
 type Op struct {
 	Seq             uint64    `json:"seq"`

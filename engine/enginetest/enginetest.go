@@ -148,6 +148,18 @@ func (e *Engine) AddToken(tb testing.TB, name string, scope auth.Scope) string {
 	return tok
 }
 
+// AddMemberToken adds a token named name of the family member member
+// with scope to the engine's store and returns it (AddToken's tokens are
+// each the member of their own name).
+func (e *Engine) AddMemberToken(tb testing.TB, name, member string, scope auth.Scope) string {
+	tb.Helper()
+	tok, err := e.Engine.Tokens().AddMember(name, member, scope)
+	if err != nil {
+		tb.Fatalf("enginetest: add the token %q of %q: %v", name, member, err)
+	}
+	return tok
+}
+
 // Close stops the server (in-flight requests finish) and closes the engine.
 // Tests may call it to restart on the same Dir; Cleanup calls it again
 // harmlessly.

@@ -123,7 +123,7 @@ func (s *server) routes() {
 	m.HandleFunc("GET /v1/search", s.search)               // [extension] search.go
 	m.HandleFunc("POST "+api.ImportTurnPath, s.importTurn) // [extension] import.go
 	m.HandleFunc("GET "+healthPath, s.health)
-	m.Handle("GET /metrics", s.metrics.handler())
+	m.Handle("GET /metrics", adminOnly(s.metrics.handler(), "the engine's metrics"))
 	s.uploadRoutes() // [extension] uploads.go
 }
 
@@ -170,15 +170,52 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rw.client = tok.Name
-		// The engine checks what the token may do, and writes its name as
-		// the author of every op the request causes.
-		r = r.WithContext(engine.WithActor(r.Context(), engine.Actor{Name: tok.Name, Admin: tok.Scope == auth.ScopeAdmin}))
+		// The engine checks what the token's member may do, and writes the
+		// token's name and member as the author of every op the request
+		// causes.
+		a, err := actorOf(r, tok)
+		if err != nil {
+			writeError(rw, err)
+			return
+		}
+		ctx := context.WithValue(r.Context(), scopeKey{}, tok.Scope)
+		r = r.WithContext(engine.WithActor(ctx, a))
 	}
 	if pattern == "" {
 		s.unmatched(rw, r, h)
 		return
 	}
 	s.mux.ServeHTTP(rw, r)
+}
+
+// actorOf is who asks r, with token tok: the token's name, member and
+// scope. An admin token may write for another member (api.MemberHeader:
+// push keeping who added what); a device token only for its own, so its
+// header is ignored.
+func actorOf(r *http.Request, tok auth.Token) (engine.Actor, *api.Error) {
+	a := engine.Actor{Name: tok.Name, Member: tok.Member, Admin: tok.Scope == auth.ScopeAdmin}
+	if m := r.Header.Get(api.MemberHeader); m != "" && a.Admin {
+		if err := auth.CheckMember(m); err != nil {
+			return engine.Actor{}, api.Errorf(api.CodeBadMember, "the %s header is not a family member's name: %v", api.MemberHeader, err)
+		}
+		a.Member = m
+	}
+	return a, nil
+}
+
+// scopeKey is the context key of the scope of a request's token.
+type scopeKey struct{}
+
+// adminOnly serves h to admin tokens only; a device token gets 403
+// forbidden, saying that what is its an admin's.
+func adminOnly(h http.Handler, what string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if scope, _ := r.Context().Value(scopeKey{}).(auth.Scope); scope != auth.ScopeAdmin {
+			writeError(w, api.Errorf(api.CodeForbidden, "%s are for the engine's owner: ask with an admin token (spark-engine token add NAME --scope admin), not a family member's device token", what))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // authenticate checks the bearer token of r.
