@@ -83,7 +83,21 @@ func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	if m, _ := ctx.Value(memberKey{}).(string); m != "" {
+		req.Header.Set(api.MemberHeader, m)
+	}
 	return req, nil
+}
+
+type memberKey struct{}
+
+// WithMember returns ctx that makes every call made with it write for the
+// family member member (the api.MemberHeader header): an engine honours it
+// for an admin token, whose ops then keep the token's name as author and
+// name member, and ignores it for a device token, which writes only as its
+// own member. push sends each op's member so. An empty member sends none.
+func WithMember(ctx context.Context, member string) context.Context {
+	return context.WithValue(ctx, memberKey{}, member)
 }
 
 // Bounds of the answers a client reads: the engine's pages stop at a

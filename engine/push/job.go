@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
@@ -38,6 +39,11 @@ type job struct {
 	unkeep string
 	// ask starts, on the target, a reading never finished on the source.
 	ask *pendingTurn
+	// member is the family member the source's op was written for
+	// (oplog.Record.MemberOf), sent with it so that the target keeps who
+	// added what (client.WithMember): an admin token's writes are that
+	// member's, a device token's its own member's whatever is sent.
+	member string
 }
 
 // Bounds of the readings a push holds while it reads the source's log: a
@@ -61,9 +67,15 @@ func pendingSize(d mirror.TurnStart, reqID string) int64 {
 
 // prepare turns a record of the source log into the job that replays it.
 func (p *pusher) prepare(r oplog.Record) (job, error) {
-	j := job{seq: r.Seq}
+	j := job{seq: r.Seq, member: r.MemberOf()}
 	bad := func(err error) (job, error) {
 		return job{}, fmt.Errorf("the source log's op %d (%s) does not read: %w", r.Seq, r.Op, err)
+	}
+	if j.member != "" {
+		// Sent as a header: a name no engine gives a member stops here.
+		if err := auth.CheckMember(j.member); err != nil {
+			return bad(err)
+		}
 	}
 	switch r.Op {
 	case api.OpMomentCreate:
@@ -104,7 +116,7 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			}
 			p.pendingBytes += pendingSize(d, r.RequestID)
 		}
-		p.pending[d.ID] = pendingTurn{seq: r.Seq, start: d, reqID: r.RequestID}
+		p.pending[d.ID] = pendingTurn{seq: r.Seq, start: d, reqID: r.RequestID, member: r.MemberOf()}
 		j.skip, j.held = true, true
 	case api.OpTurnFinish:
 		var d mirror.TurnFinish
@@ -120,7 +132,8 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 		}
 		delete(p.pending, d.ID)
 		p.pendingBytes -= pendingSize(pt.start, pt.reqID)
-		j.startSeq = pt.seq
+		// The reading is its asker's: the finish is the engine's own op.
+		j.startSeq, j.member = pt.seq, pt.member
 		s := pt.start
 		seat := d.Seat
 		if seat == "" {
@@ -308,9 +321,12 @@ func created(ok bool) outcome {
 	return already
 }
 
-// send makes one attempt at a job.
+// send makes one attempt at a job, for the member of its op.
 func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 	t := p.target
+	if j.member != "" {
+		ctx = client.WithMember(ctx, j.member)
+	}
 	switch {
 	case j.create != nil:
 		_, ok, err := t.CreateMoment(ctx, *j.create)
@@ -419,7 +435,7 @@ func (p *pusher) askUnfinished(dispatch func(job) error) error {
 	jobs := map[string]bool{}
 	for i := range turns {
 		t := &turns[i]
-		j := job{seq: t.seq, kind: KindAsked, id: t.start.ID, moment: t.start.MomentID, ask: t}
+		j := job{seq: t.seq, kind: KindAsked, id: t.start.ID, moment: t.start.MomentID, ask: t, member: t.member}
 		switch {
 		case t.start.Recall != "":
 			p.mu.Lock()

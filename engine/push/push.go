@@ -183,9 +183,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 }
 
 type pendingTurn struct {
-	seq   uint64
-	start mirror.TurnStart
-	reqID string
+	seq    uint64
+	start  mirror.TurnStart
+	reqID  string
+	member string // who asked for it (its turn.start's member)
 }
 
 type pusher struct {

@@ -181,7 +181,7 @@ func (s *RemoteSource) Scan(ctx context.Context, after uint64, fn func(oplog.Rec
 			if op.Seq > s.last {
 				return nil
 			}
-			r := oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Data: op.Data}
+			r := oplog.Record{Seq: op.Seq, At: op.At, Op: op.Op, RequestID: op.ClientRequestID, Author: op.Author, Member: op.Member, Data: op.Data}
 			if err := mirror.CheckRecord(r); err != nil {
 				return fmt.Errorf("the engine the moments come from: %w; the push stops before it", err)
 			}
