@@ -127,7 +127,7 @@ func toUIError(err error) *UIError {
 	if e, ok := api.AsError(err); ok {
 		if e.Code == api.CodeForbidden {
 			// A 403 that is not about the token itself: the token may not
-			// do this (a device's token, another computer's moment).
+			// do this (a device's token, another family member's moment).
 			return &UIError{Code: api.CodeForbidden, Detail: e.Message}
 		}
 		if retry.Refused(e.Status) {

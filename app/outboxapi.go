@@ -178,7 +178,7 @@ var refusedCodes = map[string]bool{api.CodeUnauthorized: true, api.CodeBadHost: 
 const (
 	WaitNetwork         = "network"           // the engine can't be reached
 	WaitRefused         = "refused"           // the engine refused Spark's token
-	WaitForbidden       = "forbidden"         // another computer's moment, which this key may not change
+	WaitForbidden       = "forbidden"         // another family member's moment, which this key may not change
 	WaitTooManyReadings = "too_many_readings" // Pippa asked too often by this family member (just now, or today)
 	WaitOutbox          = "outbox"            // trouble with the outbox on this computer
 	WaitFailed          = "failed"            // sending failed otherwise

@@ -83,12 +83,12 @@ func (e *Engine) request(ctx context.Context, id, kind string) (mirror.Request, 
 
 // answers refuses, with request_id_reused, to answer a repeat of request
 // id (a turn's request id, a job or a recall id) with what r, its earlier
-// use, produced when that was another token's write, or a write on
+// use, produced when that was another member's write, or a write on
 // another moment than momentID (when given): the repeat would be handed
 // someone else's turns.
 func answers(ctx context.Context, r mirror.Request, id, momentID string) error {
 	if !actorOf(ctx).mayAnswer(r.Owner) {
-		return api.Errorf(api.CodeRequestIDReused, "the id %q was already used by another device's %s; every write needs its own id", id, kindWords[r.Kind])
+		return api.Errorf(api.CodeRequestIDReused, "the id %q was already used by another family member's %s; every write needs its own id", id, kindWords[r.Kind])
 	}
 	if momentID != "" && r.MomentID != momentID {
 		return api.Errorf(api.CodeRequestIDReused, "the id %q was already used for a %s on moment %s, not %s; every write needs its own id", id, kindWords[r.Kind], r.MomentID, momentID)

@@ -35,7 +35,7 @@ func tokenCmd(args []string, stdout, stderr io.Writer) error {
 	var address, scope, member *string
 	if sub == "add" {
 		member = fs.String("member", "", "the family member the token belongs to (e.g. dad for dad-laptop and dad-desktop): every token of one member may change what any of them added; NAME when not given")
-		scope = fs.String("scope", string(auth.ScopeDevice), "what the token may do: device (a family member's computer: capture and read, change and delete its own moments, keep phrases, ask for readings, import readings onto its own moments) or admin (everything, to anyone's moments: keep one for whoever runs the engine)")
+		scope = fs.String("scope", string(auth.ScopeDevice), "what the token may do: device (a family member's computer: capture and read, change and delete its member's moments, keep phrases and remove its member's, ask for readings, import readings onto its member's moments) or admin (everything, to anyone's moments: keep one for whoever runs the engine)")
 		address = fs.String("address", "", "the engine's address as clients reach it (e.g. https://spark.example.org): also print the connection text, address#token, that Spark's Settings take in one field")
 	}
 	pos, err := parseArgs(fs, rest)

@@ -44,7 +44,7 @@ const (
 	// not a member's name (MemberHeader).
 	CodeBadMember = "bad_member"
 	// CodeForbidden [extension]: the token's scope does not allow this
-	// (a device token changing what another token created).
+	// (a device token changing what another family member created).
 	CodeForbidden   = "forbidden"
 	CodeUnavailable = "unavailable"
 	CodeInternal    = "internal"

@@ -80,8 +80,10 @@ type Scope string
 
 const (
 	// ScopeDevice is a family member's computer: it captures and reads,
-	// edits and deletes the moments it created, keeps phrases, asks for
-	// readings, and imports finished readings onto the moments it created.
+	// edits and deletes the moments its member created (on any of the
+	// member's computers), keeps phrases and removes its member's, asks
+	// for readings, and imports finished readings onto its member's
+	// moments.
 	ScopeDevice Scope = "device"
 	// ScopeAdmin may do everything, to anyone's moments.
 	ScopeAdmin Scope = "admin"

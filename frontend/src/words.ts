@@ -213,7 +213,7 @@ function refusal(e: UIErrorLike): Explained {
     case appError.unauthorized:
       return say('The family engine did not accept Spark’s key. Paste its connection text again in Settings.');
     case engineError.forbidden:
-      return say('This was added on another computer, so this computer can’t change it. Whoever looks after Spark can.');
+      return say('This was added by another family member, so only they can change it. Whoever looks after Spark can too.');
     case appError.notReady:
       return say('Spark is still starting. Try again in a moment.');
     case engineError.tooManyReadings:
@@ -457,7 +457,7 @@ export function writeRefused(code: string, engine: string): string {
     case engineError.momentDeleted:
       return `${head} The moment it belongs to is no longer there: it was deleted, perhaps on another computer. You can remove it from this list.`;
     case engineError.forbidden:
-      return `${head} The moment was added on another computer, and this computer’s key may change only what was added with it. Whoever looks after Spark can change it; you can remove it from this list.`;
+      return `${head} The moment was added by another family member, and only they can change it. Whoever looks after Spark can too; you can remove it from this list.`;
     case appError.badPhrase:
     case engineError.badText:
       return `${head} These words can’t be kept as a phrase. Remove it from this list, then keep fewer words.`;
@@ -480,7 +480,7 @@ export function waitWords(code: string, when: string): string {
     case 'refused':
       return 'Waiting: the family engine did not accept Spark’s key.';
     case 'forbidden':
-      return `Not sent yet: this was added on another computer, and this computer’s key may change only what was added with it. Whoever looks after Spark can change it. ${again}`;
+      return `Not sent yet: this was added by another family member, and only they can change it. Whoever looks after Spark can too. ${again}`;
     case 'too_many_readings':
       return `Not sent yet: you have asked Pippa for more readings than the family engine allows for now (just now, or today). ${again}`;
     case 'outbox':

@@ -59,7 +59,7 @@ test('a change the engine turned down: which engine, why (from its code), and wh
   assert.match(writeRefused(engineError.notFound, 'remote'), /no longer there/);
   assert.match(writeRefused(engineError.momentDeleted, 'remote'), /no longer there/);
   assert.match(writeRefused(engineError.captionTooLong, 'remote'), /too long/);
-  assert.match(writeRefused(engineError.forbidden, 'remote'), /another computer/);
+  assert.match(writeRefused(engineError.forbidden, 'remote'), /another family member/);
   assert.match(writeRefused(appError.failed, 'remote'), /Send it again once that is sorted out, or remove it\.$/);
   for (const code of [...Object.values(engineError), ...Object.values(appError)]) {
     forDad(writeRefused(code, 'remote'), code);

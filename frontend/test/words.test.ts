@@ -59,7 +59,7 @@ test('an engine error in plain words, the engine’s own behind Details', () => 
   assert.match(problem({ code: 'caption_too_long', detail: 'the caption is 70000 bytes; at most 65536 bytes' }).sentence, /too long/);
   assert.equal(problem({ code: 'no_phrases', detail: 'no phrase kept' }).detail, '');
   const f = problem({ code: 'forbidden', detail: 'moment X was created by another device' });
-  assert.match(f.sentence, /another computer/);
+  assert.match(f.sentence, /another family member/);
   assert.doesNotMatch(f.sentence, /key in Settings|connection text/);
   assert.equal(f.detail, 'moment X was created by another device');
   assert.match(problem({ code: 'too_many_readings', detail: 'you (family member "dad", on all your devices) have asked for 300 readings today' }).sentence, /today.*on its own/);
