@@ -34,6 +34,7 @@ export const engineError = {
   badKind: 'bad_kind',
   badLimit: 'bad_limit',
   badMediaRef: 'bad_media_ref',
+  badMember: 'bad_member',
   badMode: 'bad_mode',
   badRole: 'bad_role',
   badStatus: 'bad_status',
