@@ -102,7 +102,10 @@ func TestBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var body any
-			if c.body != "" {
+			switch {
+			case c.method == "PUT":
+				body = []byte(c.body) // a media file's bytes, with no Content-Type
+			case c.body != "":
 				body = c.body
 			}
 			call(t, e, c.method, c.path, body, c.header...).wantError(t, c.status, c.code)
@@ -160,7 +163,10 @@ func TestRefusedWrites(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var body any
-			if c.body != "" {
+			switch {
+			case c.method == "PUT":
+				body = []byte(c.body) // a media file's bytes, with no Content-Type
+			case c.body != "":
 				body = c.body
 			}
 			call(t, e, c.method, c.path, body).wantError(t, c.status, c.code)
