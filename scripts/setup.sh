@@ -5,7 +5,9 @@
 # the small-copy benchmark's peer, Wine and MinGW-w64 for the Windows test
 # run and the Windows setup's, curl for its health check), the frontend's npm
 # packages from the lock file, the Wails CLI and the private Wine prefix the
-# Windows tests run in (scripts/wine/). It is idempotent: a second run only
+# Windows tests run in (scripts/wine/), and Caddy, the reverse proxy of the
+# README's family-engine recipe, which the tests run in front of an engine
+# (internal/caddytest; Debian's package is not started here). It is idempotent: a second run only
 # checks.
 #
 # No wine32 (Debian's i386 Wine): the Windows setup is a 64-bit program
@@ -26,6 +28,7 @@ APT_PACKAGES=(
   dpkg-dev
   wine wine64 gcc-mingw-w64-x86-64-win32
   curl
+  caddy
 )
 
 missing=()
