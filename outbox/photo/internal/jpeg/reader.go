@@ -783,6 +783,11 @@ func DecodeConfig(r io.Reader) (image.Config, error) {
 	if _, err := d.decode(r, true); err != nil {
 		return image.Config{}, err
 	}
+	return d.config()
+}
+
+// config is the color model and dimensions of the frame header read.
+func (d *decoder) config() (image.Config, error) {
 	switch d.nComp {
 	case 1:
 		return image.Config{
