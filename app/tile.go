@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/sparkfamily/spark/outbox/photo"
@@ -23,19 +23,36 @@ const (
 	// 320 CSS pixels wide, so it stays sharp at a scale of 200%.
 	tileEdge = 640
 	// tileSourceLimit bounds the copy a tile is made from, held in memory
-	// while it is made. Small copies are well under it; a larger answer
-	// is served as it is.
-	tileSourceLimit = 16 << 20
+	// while it is made. Small copies are well under it (a 1,600-pixel
+	// JPEG is a few hundred KB); a larger answer is served as it is.
+	tileSourceLimit = 4 << 20
+	// tileSources bounds the copies held in memory for tiles at once,
+	// however many tiles the window asks for.
+	tileSources = 8
 	// tileSourcePixels bounds the picture a tile is made from, decoded in
 	// memory: a small copy has 1,600 pixels at most on its long edge (2
 	// megapixels); a larger one, which only a peer could send, is served
 	// as it is rather than decoded here.
 	tileSourcePixels = 16_000_000
+	// tileMemory bounds the memory that the tiles being made take at
+	// once, counted as the bytes their decoding allocates
+	// (photo.Footprint), not as pixels: a PNG of 16 bits a channel counts
+	// twice one of 8. A 1,600-pixel small copy takes 5 to 40 MB, as JPEG
+	// or PNG, at any depth; a copy that needs more than all of it, which
+	// only a peer could send, is served as it is. With tileSources copies
+	// of tileSourceLimit, the tiles never hold more than 80 MB.
+	tileMemory = 48 << 20
+	// tileMakers is how many tiles are made at once at most, whatever the
+	// number of cores: each takes at least its share of tileMemory.
+	tileMakers = 4
 )
 
-// tileSlots lets one tile per core be made at a time, so a page of tiles
-// does not hold every copy decoded at once.
-var tileSlots = make(chan struct{}, runtime.NumCPU())
+var (
+	// tileSlots holds a place for each copy held in memory for a tile.
+	tileSlots = make(chan struct{}, tileSources)
+	// tileBudget is tileMemory, shared by every tile being made.
+	tileBudget = newBudget(tileMemory)
+)
 
 // serveTile answers r with the picture serve would give, shrunk to a tile.
 // serve is one of the media handler's own answers; a Range or condition
@@ -48,6 +65,12 @@ func serveTile(w http.ResponseWriter, r *http.Request, cache *tileCache, serve f
 	whole.Method = http.MethodGet
 	for _, h := range []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since"} {
 		whole.Header.Del(h)
+	}
+	select {
+	case tileSlots <- struct{}{}:
+		defer func() { <-tileSlots }()
+	case <-r.Context().Done():
+		return
 	}
 	src := &bufferedAnswer{header: http.Header{}, limit: tileSourceLimit}
 	serve(src, whole)
@@ -74,13 +97,15 @@ func serveTile(w http.ResponseWriter, r *http.Request, cache *tileCache, serve f
 
 // makeTile returns the tile of the picture b, kept in cache or made (and
 // then kept), or false where b is not a picture larger than a tile (and
-// of at most tileSourcePixels) or the request ended first.
+// of at most tileSourcePixels, whose decoding fits in tileMemory) or the
+// request ended first.
 func makeTile(ctx context.Context, name string, b []byte, cache *tileCache) ([]byte, bool) {
-	info, err := photo.Probe(bytes.NewReader(b))
+	opts := photo.Options{MaxEdge: tileEdge, MaxPixels: tileSourcePixels}
+	info, need, err := photo.Footprint(bytes.NewReader(b), opts)
 	if err != nil {
 		return nil, false
 	}
-	if w, h := info.Upright(); w <= tileEdge && h <= tileEdge || int64(w)*int64(h) > tileSourcePixels {
+	if w, h := info.Upright(); w <= tileEdge && h <= tileEdge || int64(w)*int64(h) > tileSourcePixels || need > tileMemory {
 		return nil, false
 	}
 	var key string
@@ -90,14 +115,13 @@ func makeTile(ctx context.Context, name string, b []byte, cache *tileCache) ([]b
 			return tile, true
 		}
 	}
-	select {
-	case tileSlots <- struct{}{}:
-		defer func() { <-tileSlots }()
-	case <-ctx.Done():
+	need = max(need, tileMemory/tileMakers)
+	if err := tileBudget.acquire(ctx, need); err != nil {
 		return nil, false
 	}
+	defer tileBudget.release(need)
 	var out bytes.Buffer
-	if _, err := photo.SmallCopyOf(ctx, name, bytes.NewReader(b), &out, photo.Options{MaxEdge: tileEdge, MaxPixels: tileSourcePixels}); err != nil {
+	if _, err := photo.SmallCopyOf(ctx, name, bytes.NewReader(b), &out, opts); err != nil {
 		return nil, false
 	}
 	if cache != nil {
@@ -129,6 +153,12 @@ func (b *bufferedAnswer) WriteHeader(code int) {
 
 func (b *bufferedAnswer) Write(p []byte) (int, error) {
 	b.WriteHeader(http.StatusOK)
+	if b.body.Cap() == 0 {
+		// Room for the whole answer at once, not twice as much grown.
+		if n, err := strconv.Atoi(b.header.Get("Content-Length")); err == nil && n > 0 {
+			b.body.Grow(min(n, b.limit))
+		}
+	}
 	if b.body.Len()+len(p) > b.limit {
 		b.over = true
 		return 0, errAnswerTooLarge
