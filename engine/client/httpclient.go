@@ -133,6 +133,19 @@ func port(u *url.URL) string {
 
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
+// progressKey is the context key of WithProgress's function.
+type progressKey struct{}
+
+// WithProgress returns ctx carrying fn, which NewHTTPClient's client calls
+// (from its own goroutines) whenever a request made with that context
+// moves bytes: some of its body sent, its answer's headers come, some of
+// the answer's body read. A caller that must tell a stalled engine from a
+// slow one over many calls (push) counts these; a call's own bounds are
+// HTTPOptions'.
+func WithProgress(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
 // guard is the transport that bounds bodies by progress (see
 // NewHTTPClient).
 type guard struct {
@@ -145,6 +158,7 @@ type guard struct {
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	w := &watch{g: g, cancel: cancel, stop: make(chan struct{})}
+	w.progress, _ = req.Context().Value(progressKey{}).(func())
 	out := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		out.Body = &sendBody{rc: req.Body, w: w}
@@ -168,6 +182,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	w.begin(phaseReceive)
+	w.told()
 	resp.Body = &recvBody{rc: resp.Body, w: w, ctx: ctx}
 	return resp, nil
 }
@@ -181,8 +196,9 @@ const (
 // watch fails (cancels) one exchange whose body, sent or received, stalls
 // or comes too slowly.
 type watch struct {
-	g      *guard
-	cancel context.CancelCauseFunc
+	g        *guard
+	cancel   context.CancelCauseFunc
+	progress func() // WithProgress's, or nil
 
 	mu    sync.Mutex
 	phase int
@@ -215,6 +231,16 @@ func (w *watch) moved(phase int, n int) {
 		w.last = now
 	}
 	w.mu.Unlock()
+	if n > 0 {
+		w.told()
+	}
+}
+
+// told tells WithProgress's function, if any, that bytes moved.
+func (w *watch) told() {
+	if w.progress != nil {
+		w.progress()
+	}
 }
 
 // rest ends the current phase (a request body sent: the header wait is
