@@ -181,7 +181,7 @@ var errBadToken = errors.New("the target engine refuses the token")
 // that the next run sends it again; it is no error.
 func (p *pusher) do(ctx context.Context, j job) (delivered bool, err error) {
 	var o outcome
-	err = p.retrying(ctx, 0, p.askingAgain(j), func() (err error) {
+	err = p.retrying(ctx, 0, p.askingAgain(j), func(ctx context.Context) (err error) {
 		o, err = p.send(ctx, j)
 		return err
 	})
@@ -216,11 +216,11 @@ func (p *pusher) askingAgain(j job) func(error) {
 }
 
 // retrying is try through passing trouble (see retrying), paced by
-// p.opts.Backoff, for the target: a refused token is errBadToken,
-// wrapped; any other *api.Error that is not passing is the target's final
-// word on the request.
-func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), try func() error) error {
-	err := retrying(ctx, p.opts.Backoff, tries, onRetry, try)
+// p.opts.Backoff and bounded by p.lim, for the target: a refused token is
+// errBadToken, wrapped; any other *api.Error that is not passing is the
+// target's final word on the request.
+func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), try func(context.Context) error) error {
+	err := retrying(ctx, p.opts.Backoff, p.lim, tries, onRetry, try)
 	if ae, ok := api.AsError(err); ok && ctx.Err() == nil && retry.Refused(ae.Status) {
 		return fmt.Errorf("%w: %v", errBadToken, err)
 	}
@@ -231,14 +231,32 @@ func (p *pusher) retrying(ctx context.Context, tries int, onRetry func(error), t
 // trouble (retry.Passing, retry.Network) after b.Wait, never sooner than
 // the answer's Retry-After; after tries attempts, when tries is above 0,
 // it gives up. onRetry, when not nil, hears each failure asked again. The
-// error is ctx's when ctx ends, else try's last. It is the one loop of
-// the push, for the target (pusher.retrying) and for a remote source
-// (RemoteSource.ask).
-func retrying(ctx context.Context, b retry.Backoff, tries int, onRetry func(error), try func() error) error {
+// error is ctx's when ctx ends, else try's last, or a peerError: ErrStalled
+// when an attempt moved no byte for lim.stallAfter (it is not asked
+// again), ErrGaveUp when the trouble lasted lim.giveUpAfter, or would
+// by the next attempt. It is the one loop of the push, for the target
+// (pusher.retrying) and for a remote source (RemoteSource.ask).
+func retrying(ctx context.Context, b retry.Backoff, lim limits, tries int, onRetry func(error), try func(context.Context) error) error {
+	wctx, w := watching(ctx, lim)
+	defer w.stop()
+	return retryingWith(ctx, wctx, w, b, lim, tries, onRetry, try)
+}
+
+// retryingWith is retrying with the attempts made under the watch w of
+// wctx, which the caller stops: RemoteSource.Media's goes on over the
+// answer's body.
+func retryingWith(ctx, wctx context.Context, w *watch, b retry.Backoff, lim limits, tries int, onRetry func(error), try func(context.Context) error) error {
+	var since time.Time // when the trouble began: its first attempt's start
 	for failures := 1; ; failures++ {
-		err := try()
+		began := time.Now()
+		w.begin()
+		err := try(wctx)
+		w.end()
 		if err == nil {
 			return nil
+		}
+		if stalled := w.err(); stalled != nil {
+			return stalled
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -256,10 +274,21 @@ func retrying(ctx context.Context, b retry.Backoff, tries int, onRetry func(erro
 		if tries > 0 && failures >= tries {
 			return err
 		}
+		if since.IsZero() {
+			since = began
+		}
+		wait := b.Wait(failures, after)
+		if left := lim.giveUpAfter - time.Since(since); lim.giveUpAfter > 0 && wait > left {
+			gaveUp := &peerError{kind: ErrGaveUp, peer: lim.peer, after: lim.giveUpAfter, last: err}
+			if after > left {
+				gaveUp.asked = after
+			}
+			return gaveUp
+		}
 		if onRetry != nil {
 			onRetry(err)
 		}
-		if err := retry.Sleep(ctx, b.Wait(failures, after)); err != nil {
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -307,7 +336,7 @@ func (p *pusher) settle(ctx context.Context, j job, ae *api.Error) (outcome, boo
 // refusal.
 func (p *pusher) targetMoment(ctx context.Context, j job) (*api.Moment, error) {
 	var m *api.Moment
-	err := p.retrying(ctx, 0, p.askingAgain(j), func() (err error) {
+	err := p.retrying(ctx, 0, p.askingAgain(j), func(ctx context.Context) (err error) {
 		m, err = p.target.Moment(ctx, j.moment)
 		return err
 	})
@@ -368,7 +397,12 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	if err != nil {
 		return 0, api.Errorf(api.CodeBadDigest, "%v", err)
 	}
+	// While the source is asked, and each time its bytes are read, the
+	// push waits on the source, not the target: the target's watch rests.
+	tw := watchOf(ctx)
+	tw.end()
 	f, err := p.src.Media(ctx, *m)
+	tw.begin()
 	if err != nil {
 		return 0, err
 	}
@@ -384,7 +418,7 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 			ContentType: m.ContentType, From: ra, Size: m.Size, SHA256: sum})
 	} else {
 		_, ok, err = p.target.PutMedia(ctx, client.PutMedia{ID: m.ID, MomentID: m.MomentID, Role: m.Role,
-			ContentType: m.ContentType, Body: f, Size: m.Size, SHA256: sum})
+			ContentType: m.ContentType, Body: &sourceBody{r: f, target: tw}, Size: m.Size, SHA256: sum})
 	}
 	if d, isChecked := f.(interface{ Damaged() error }); isChecked && d.Damaged() != nil {
 		return 0, d.Damaged()
@@ -397,6 +431,19 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	return created(ok), err
 }
 
+// sourceBody is the source's bytes sent to the target: while a Read waits
+// on the source, the target's watch rests.
+type sourceBody struct {
+	r      io.Reader
+	target *watch
+}
+
+func (b *sourceBody) Read(p []byte) (int, error) {
+	b.target.end()
+	defer b.target.begin()
+	return b.r.Read(p)
+}
+
 // healthTries bounds how often a push asks the target who it is.
 const healthTries = 8
 
@@ -404,7 +451,7 @@ const healthTries = 8
 // none), through passing trouble.
 func (p *pusher) health(ctx context.Context) (*api.Health, error) {
 	var h *api.Health
-	err := p.retrying(ctx, healthTries, nil, func() (err error) {
+	err := p.retrying(ctx, healthTries, nil, func(ctx context.Context) (err error) {
 		if h, err = p.target.Health(ctx); err == nil {
 			err = p.target.CheckToken(ctx, h.Seq)
 		}
@@ -413,7 +460,7 @@ func (p *pusher) health(ctx context.Context) (*api.Health, error) {
 	switch {
 	case err == nil:
 		return h, nil
-	case errors.Is(err, errBadToken):
+	case errors.Is(err, errBadToken), errors.Is(err, ErrStalled), errors.Is(err, ErrGaveUp):
 		return nil, fmt.Errorf("push: %w", err)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()

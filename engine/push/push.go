@@ -88,6 +88,16 @@ type Options struct {
 	Progress func(Stats)
 	// Backoff paces retries of passing trouble; zero is 50 ms to 2 s.
 	Backoff retry.Backoff
+	// StallAfter ends the push (ErrStalled) when the source or the target
+	// moves no byte for so long while the push waits on it: a request
+	// that stalls is not asked again. 0 is DefaultStallAfter, a minute.
+	StallAfter time.Duration
+	// GiveUpAfter ends the push (ErrGaveUp) when a request to the source
+	// or the target has met only passing trouble (5xx, 429, a connection
+	// that fails) for so long, or would before its next attempt (a
+	// Retry-After longer than that). 0 is DefaultGiveUpAfter, 10 minutes.
+	// A remote source is asked 8 times at most, which is sooner.
+	GiveUpAfter time.Duration
 	// Logger gets retries and refusals; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -178,7 +188,14 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.CheckpointEvery <= 0 {
 		opts.CheckpointEvery = time.Second
 	}
-	p := &pusher{opts: opts, stats: Stats{Kinds: map[Kind]Count{}}, pending: map[string]pendingTurn{}, done: newSeqSet()}
+	if opts.StallAfter <= 0 {
+		opts.StallAfter = DefaultStallAfter
+	}
+	if opts.GiveUpAfter <= 0 {
+		opts.GiveUpAfter = DefaultGiveUpAfter
+	}
+	p := &pusher{opts: opts, stats: Stats{Kinds: map[Kind]Count{}}, pending: map[string]pendingTurn{}, done: newSeqSet(),
+		lim: limits{peer: peerName(targetEngine, opts.Target), stallAfter: opts.StallAfter, giveUpAfter: opts.GiveUpAfter}}
 	return p.run(ctx)
 }
 
@@ -193,6 +210,7 @@ type pusher struct {
 	opts   Options
 	target Target
 	src    Source
+	lim    limits // of the requests to the target
 
 	mu    sync.Mutex
 	stats Stats
@@ -218,6 +236,9 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 		return p.stats, err
 	}
 	p.src = p.opts.From
+	if b, ok := p.src.(bounded); ok {
+		b.bound(p.opts.StallAfter, p.opts.GiveUpAfter)
+	}
 	if p.src == nil {
 		f, err := OpenFolder(p.opts.Source)
 		if err != nil {

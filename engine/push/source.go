@@ -91,10 +91,12 @@ func (f *Folder) Close() error { return f.log.Close() }
 // RemoteSource is an engine reached through the wire contract as a Source:
 // its log read page by page (GET /v1/ops), its media by id (GET
 // /v1/media/{id}), its id from GET /v1/health. Passing trouble (a lost
-// reply, 5xx, 429) is asked again a few times before it stops the push.
+// reply, 5xx, 429) is asked again a few times before it stops the push;
+// a request that moves no byte for Options.StallAfter stops it at once.
 type RemoteSource struct {
 	c       *client.Client
 	backoff retry.Backoff
+	lim     limits
 	last    uint64
 }
 
@@ -104,7 +106,19 @@ func Remote(c *client.Client, backoff retry.Backoff) *RemoteSource {
 	if backoff.Base == 0 {
 		backoff = retry.Backoff{Base: 50 * time.Millisecond, Cap: 2 * time.Second}
 	}
-	return &RemoteSource{c: c, backoff: backoff}
+	return &RemoteSource{c: c, backoff: backoff,
+		lim: limits{peer: peerName(sourceEngine, c), stallAfter: DefaultStallAfter, giveUpAfter: DefaultGiveUpAfter}}
+}
+
+// bounded is a Source whose requests Run bounds by its Options.
+type bounded interface {
+	bound(stallAfter, giveUpAfter time.Duration)
+}
+
+var _ bounded = (*RemoteSource)(nil)
+
+func (s *RemoteSource) bound(stallAfter, giveUpAfter time.Duration) {
+	s.lim.stallAfter, s.lim.giveUpAfter = stallAfter, giveUpAfter
 }
 
 // remoteTries bounds how often one read of the source engine is asked.
@@ -124,9 +138,15 @@ func (e *sourceError) Error() string {
 
 // ask runs try through passing trouble (retrying); a final failure is
 // the source's.
-func (s *RemoteSource) ask(ctx context.Context, try func() error) error {
-	err := retrying(ctx, s.backoff, remoteTries, nil, try)
-	if err != nil && ctx.Err() == nil {
+func (s *RemoteSource) ask(ctx context.Context, try func(context.Context) error) error {
+	return s.final(ctx, retrying(ctx, s.backoff, s.lim, remoteTries, nil, try))
+}
+
+// final marks err, a request's last, as the source's. A peerError names
+// the source already.
+func (s *RemoteSource) final(ctx context.Context, err error) error {
+	var pe *peerError
+	if err != nil && ctx.Err() == nil && !errors.As(err, &pe) {
 		return &sourceError{err}
 	}
 	return err
@@ -136,7 +156,7 @@ func (s *RemoteSource) ask(ctx context.Context, try func() error) error {
 // engine too old to tell one, a name made of its log's first op.
 func (s *RemoteSource) Describe(ctx context.Context) (string, uint64, error) {
 	var h *api.Health
-	err := s.ask(ctx, func() (err error) {
+	err := s.ask(ctx, func(ctx context.Context) (err error) {
 		if h, err = s.c.Health(ctx); err == nil {
 			err = s.c.CheckToken(ctx, h.Seq)
 		}
@@ -150,7 +170,7 @@ func (s *RemoteSource) Describe(ctx context.Context) (string, uint64, error) {
 		return h.EngineID, h.Seq, nil
 	}
 	var first []api.Op
-	if err := s.ask(ctx, func() (err error) { first, _, err = s.c.Ops(ctx, 0, 1); return err }); err != nil {
+	if err := s.ask(ctx, func(ctx context.Context) (err error) { first, _, err = s.c.Ops(ctx, 0, 1); return err }); err != nil {
 		return "", 0, fmt.Errorf("push: %w", err)
 	}
 	sum := sha256.New()
@@ -171,7 +191,7 @@ func (s *RemoteSource) Scan(ctx context.Context, after uint64, fn func(oplog.Rec
 			ops  []api.Op
 			next *uint64
 		)
-		if err := s.ask(ctx, func() (err error) { ops, next, err = s.c.Ops(ctx, after, opsPage); return err }); err != nil {
+		if err := s.ask(ctx, func(ctx context.Context) (err error) { ops, next, err = s.c.Ops(ctx, after, opsPage); return err }); err != nil {
 			return fmt.Errorf("push: read the log after seq %d: %w", after, err)
 		}
 		for _, op := range ops {
@@ -200,13 +220,45 @@ func (s *RemoteSource) Scan(ctx context.Context, after uint64, fn func(oplog.Rec
 	return nil
 }
 
-// Media implements Source.
+// Media implements Source. The answer's body is read under the watch of
+// its request: a Read that waits StallAfter for a byte fails with
+// ErrStalled.
 func (s *RemoteSource) Media(ctx context.Context, m mirror.MediaPut) (io.ReadCloser, error) {
+	wctx, w := watching(ctx, s.lim)
 	var rc io.ReadCloser
-	if err := s.ask(ctx, func() (err error) { rc, err = s.c.GetMedia(ctx, m.ID); return err }); err != nil {
-		return nil, fmt.Errorf("push: the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+	err := retryingWith(ctx, wctx, w, s.backoff, s.lim, remoteTries, nil, func(ctx context.Context) (err error) {
+		rc, err = s.c.GetMedia(ctx, m.ID)
+		return err
+	})
+	if err != nil {
+		w.stop()
+		return nil, fmt.Errorf("push: the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, s.final(ctx, err))
 	}
-	return checked(rc, m), nil
+	return checked(&watchedBody{rc: rc, w: w}, m), nil
+}
+
+// watchedBody is a media answer's body read under its request's watch.
+type watchedBody struct {
+	rc io.ReadCloser
+	w  *watch
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.w.begin()
+	n, err := b.rc.Read(p)
+	b.w.end()
+	if err != nil && err != io.EOF {
+		if stalled := b.w.err(); stalled != nil {
+			err = stalled
+		}
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.rc.Close()
+	b.w.stop()
+	return err
 }
 
 // Close implements Source.
@@ -234,6 +286,10 @@ func (c *checkReader) Read(b []byte) (int, error) {
 		return 0, c.bad
 	}
 	n, err := c.rc.Read(b)
+	if errors.Is(err, ErrStalled) {
+		c.bad = err
+		return n, err
+	}
 	c.h.Write(b[:n])
 	c.n += int64(n)
 	if c.n > c.m.Size || (errors.Is(err, io.EOF) && (c.n != c.m.Size || hex.EncodeToString(c.h.Sum(nil)) != c.m.SHA256)) {
@@ -243,8 +299,9 @@ func (c *checkReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// Damaged tells why the bytes read so far are not the op's, or nil: the
-// upload they went into failed for that reason, not the network's.
+// Damaged tells why the bytes read so far are not the op's (they do not
+// match it, or the source stalled), or nil: the upload they went into
+// failed for that reason, not the network's.
 func (c *checkReader) Damaged() error { return c.bad }
 
 func (c *checkReader) Close() error { return c.rc.Close() }
