@@ -242,6 +242,11 @@ func (s *Settings) BringAlong() (MoveView, error) {
 	return v, nil
 }
 
+// moveStallAfter and moveGiveUpAfter bound a move as push.Options do:
+// zero is push's defaults, a minute without a byte moved and 10 minutes
+// of trouble. Tests shorten them.
+var moveStallAfter, moveGiveUpAfter time.Duration
+
 func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 	update := func(f func(*MoveView)) {
 		mv.mu.Lock()
@@ -252,6 +257,7 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 	}
 	st, err := push.Run(context.Background(), push.Options{
 		From: src, Target: r.target, StateDir: r.state, Logger: a.log.With("part", "move", "way", r.way),
+		StallAfter: moveStallAfter, GiveUpAfter: moveGiveUpAfter,
 		Progress: func(st push.Stats) {
 			update(func(v *MoveView) { v.Done, v.Total = st.Done, st.LastSeq })
 		},
@@ -266,7 +272,7 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 		case errors.Is(err, push.ErrIncomplete):
 			v.Stop, v.Refused, v.Reason = MoveStopIncomplete, refusedCount(st), firstReason(st)
 		default:
-			v.Stop, v.Problem = MoveStopStopped, toUIError(err)
+			v.Stop, v.Problem = MoveStopStopped, moveProblem(err)
 		}
 	})
 	if err != nil {
@@ -278,6 +284,16 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 	// The window reads the family engine's copy: bring what just arrived
 	// into it now, not at the next tick.
 	a.kickSync()
+}
+
+// moveProblem is why a move stopped, for the window: an engine that
+// stopped answering or kept failing is one Spark can't reach right now
+// (CodeOffline), with push's sentence, which names it, as the details.
+func moveProblem(err error) *UIError {
+	if errors.Is(err, push.ErrStalled) || errors.Is(err, push.ErrGaveUp) {
+		return &UIError{Code: CodeOffline, Detail: err.Error()}
+	}
+	return toUIError(err)
 }
 
 func refusedCount(st push.Stats) int {

@@ -2,12 +2,19 @@ package app
 
 import (
 	"maps"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
+	"github.com/sparkfamily/spark/internal/hostile"
 )
 
 // TestMove_BringAlong: moments captured on this computer's engine are
@@ -167,5 +174,74 @@ func TestMove_BringHereFamilyGone(t *testing.T) {
 	family.Close()
 	if v, err := a.Settings.MoveCheck(); err != nil || v.Available || v.Stop != "" || v.Way != MoveHere {
 		t.Fatalf("MoveCheck with the family engine gone = %+v, %v; want nothing offered, nothing said", v, err)
+	}
+}
+
+// Issue 32, item 8: a move to a family engine that takes requests and
+// never answers them ends (it hung until Spark was closed), and the
+// window says why: Spark can't reach the engine (CodeOffline), with
+// push's sentence naming it as the details. Pressing again goes on.
+func TestMove_EndsOnStalledFamilyEngine(t *testing.T) {
+	old, oldGiveUp := moveStallAfter, moveGiveUpAfter
+	moveStallAfter, moveGiveUpAfter = 3*time.Second, 3*time.Second
+	t.Cleanup(func() { moveStallAfter, moveGiveUpAfter = old, oldGiveUp })
+
+	family := enginetest.Start(t)
+	u, err := url.Parse(family.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The family engine, answering what is read and holding every write
+	// without a byte in return.
+	var stalled atomic.Bool
+	release := make(chan struct{})
+	rp := httputil.NewSingleHostReverseProxy(u)
+	front := hostile.Serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || !stalled.Load() {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}).URL
+	t.Cleanup(func() { close(release) })
+
+	a, _ := startApp(t, t.TempDir(), nil)
+	pics := t.TempDir()
+	res, err := a.Capture.Files("b", []string{writePhoto(t, pics, 1), writePhoto(t, pics, 2)})
+	if err != nil || res[0].Error != nil || res[1].Error != nil {
+		t.Fatalf("Capture.Files() = %+v, %v", res, err)
+	}
+	waitFor(t, "delivery to this computer's engine", delivered(a))
+	if _, err := a.Settings.UseRemote(front, family.Token); err != nil {
+		t.Fatalf("UseRemote: %v", err)
+	}
+	if v, err := a.Settings.MoveCheck(); err != nil || v.Lacking != 2 {
+		t.Fatalf("MoveCheck after the switch = %+v, %v; want 2 moments lacking", v, err)
+	}
+	stalled.Store(true)
+	start := time.Now()
+	if _, err := a.Settings.BringAlong(); err != nil {
+		t.Fatalf("BringAlong: %v", err)
+	}
+	waitFor(t, "the move to end", func() bool { return !a.move().get().Running })
+	t.Logf("the move ended after %s", time.Since(start).Round(time.Millisecond))
+	v := a.move().get()
+	if v.Finished || v.Stop != MoveStopStopped || v.Problem == nil || v.Problem.Code != CodeOffline {
+		t.Fatalf("after the move: %+v (problem %+v); want stopped, the engine offline", v, v.Problem)
+	}
+	if want := "the engine the moments go to (" + front + ") moved no byte for 3s"; !strings.Contains(v.Problem.Detail, want) {
+		t.Errorf("the details say %q; want them to say %q", v.Problem.Detail, want)
+	}
+
+	stalled.Store(false)
+	if _, err := a.Settings.BringAlong(); err != nil {
+		t.Fatalf("BringAlong again: %v", err)
+	}
+	waitFor(t, "the second move to finish", func() bool { return !a.move().get().Running })
+	if v := a.move().get(); !v.Finished || v.Problem != nil {
+		t.Fatalf("after the second move, the engine well again: %+v", v)
 	}
 }
