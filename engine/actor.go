@@ -31,6 +31,17 @@ func WithActor(ctx context.Context, a Actor) context.Context {
 	return context.WithValue(ctx, actorKey{}, a)
 }
 
+// ActorFrom returns the actor WithActor put in ctx, and false when ctx
+// carries none (the engine's own process).
+func ActorFrom(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(Actor)
+	return a, ok
+}
+
+// MemberOf is the family member a acts for: its Member, or its token's
+// name when it has none.
+func (a Actor) MemberOf() string { return a.member() }
+
 // actorOf returns the actor of ctx: the engine itself, admin with no name,
 // when ctx carries none.
 func actorOf(ctx context.Context) Actor {

@@ -129,6 +129,18 @@ type Phrase struct {
 // ignored: a device writes only as its own member.
 const MemberHeader = "Spark-Member"
 
+// Me [extension] is GET /v1/me's answer: who the engine takes a request's
+// token for. Member is the family member it acts for (an admin token's
+// MemberHeader names another); Scope is the token's, "device" or "admin".
+// A window names the members who added what it shows, except its own.
+type Me struct {
+	Member string `json:"member"`
+	Scope  string `json:"scope"`
+}
+
+// MePath is the route of GET /v1/me [extension].
+const MePath = "/v1/me"
+
 // Op is one record of the log as served by GET /v1/ops.
 type Op struct {
 	Seq             uint64    `json:"seq"`

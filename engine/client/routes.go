@@ -239,6 +239,17 @@ func (c *Client) CheckToken(ctx context.Context, seq uint64) error {
 	return err
 }
 
+// Me asks which family member the engine takes the client's token for,
+// and its scope (GET /v1/me [extension]). An engine older than the route
+// answers 404: an *api.Error with Status 404, and the member is unknown.
+func (c *Client) Me(ctx context.Context) (*api.Me, error) {
+	var out api.Me
+	if _, err := c.callMax(ctx, http.MethodGet, api.MePath, "ask who this token is", nil, &out, MaxSmallBytes); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Health asks whether the engine is up (GET /v1/health; no token needed).
 func (c *Client) Health(ctx context.Context) (*api.Health, error) {
 	var out api.Health

@@ -123,6 +123,7 @@ func (s *server) routes() {
 	m.HandleFunc("GET /v1/search", s.search)               // [extension] search.go
 	m.HandleFunc("POST "+api.ImportTurnPath, s.importTurn) // [extension] import.go
 	m.HandleFunc("GET "+healthPath, s.health)
+	m.HandleFunc("GET "+api.MePath, s.me) // [extension] me.go
 	m.Handle("GET /metrics", adminOnly(s.metrics.handler(), "the engine's metrics"))
 	s.uploadRoutes() // [extension] uploads.go
 }
