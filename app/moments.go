@@ -60,7 +60,7 @@ func (m *Moments) Page(before string, limit int) (res Page, err error) {
 			// engine's record instead of the pending one.
 			page.Moments = dropPending(page.Moments, ms[i].ID)
 		}
-		page.Moments = append(page.Moments, momentView(&ms[i]))
+		page.Moments = append(page.Moments, momentView(&ms[i], st.viewer()))
 	}
 	if next != nil {
 		page.Next = *next
@@ -94,7 +94,7 @@ func (a *App) getMoment(st *state, id string) (res Moment, err error) {
 	}
 	mo, err := src.Moment(ctx, id)
 	if err == nil {
-		return momentView(mo), nil
+		return momentView(mo, st.viewer()), nil
 	}
 	// The engine does not have it yet, or cannot say: the outbox may.
 	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
@@ -149,7 +149,7 @@ func (m *Moments) edit(w outbox.Write) (Moment, error) {
 	}
 	var mo api.Moment
 	if sent(got, &mo) && mo.ID != "" {
-		v := momentView(&mo)
+		v := momentView(&mo, st.viewer())
 		m.a.overlayMoment(st, got.MomentID, &v, new(error))
 		return v, nil
 	}

@@ -26,7 +26,7 @@ func (p *Phrases) List() (res []Phrase, err error) {
 	}
 	out := make([]Phrase, len(ps))
 	for i, ph := range ps {
-		out[i] = phraseView(ph)
+		out[i] = phraseView(ph, st.viewer())
 	}
 	withMoments(context.Background(), src, out)
 	return out, nil
@@ -62,7 +62,7 @@ func withMoments(ctx context.Context, src corpus, ps []Phrase) {
 			if err != nil || mo.DeletedAt != nil {
 				in.gone = true
 			} else {
-				v := momentView(mo)
+				v := momentView(mo, viewer{}) // only its copy, kind and caption
 				in = info{thumb: v.Thumb, kind: v.Kind, caption: v.Caption}
 			}
 			mu.Lock()
@@ -103,7 +103,7 @@ func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
 	}
 	var ph api.Phrase
 	if sent(got, &ph) && ph.ID != "" {
-		return phraseView(ph), nil
+		return phraseView(ph, st.viewer()), nil
 	}
 	v := keepView(got)
 	v.WaitsFor = st.waitsFor()

@@ -50,7 +50,8 @@ func (m *Moments) Search(q string) (SearchView, error) {
 	if strings.TrimSpace(q) == "" {
 		return out, nil
 	}
-	src, err := m.a.state().corpus()
+	st := m.a.state()
+	src, err := st.corpus()
 	if err != nil {
 		return out, err
 	}
@@ -67,7 +68,7 @@ func (m *Moments) Search(q string) (SearchView, error) {
 	out.Millis = float64(time.Since(start).Microseconds()) / 1000
 	for i := range res.Results {
 		r := &res.Results[i]
-		out.Results = append(out.Results, SearchResult{Moment: momentView(&r.Moment), Matches: matchesView(r.Matches)})
+		out.Results = append(out.Results, SearchResult{Moment: momentView(&r.Moment, st.viewer()), Matches: matchesView(r.Matches)})
 	}
 	out.Phrases = append(out.Phrases, matchesView(res.Phrases)...)
 	return out, nil

@@ -54,6 +54,10 @@ type state struct {
 	// with each switch, so a sync of the engine before never speaks for
 	// this one. nil with the engine on this computer.
 	sync *syncState
+	// me is whom the engine chosen takes Spark's token for (viewer.go):
+	// nil until asked, and, after a switch, of the engine before until
+	// asked again (state.viewer checks).
+	me *learned
 }
 
 // remote reports whether Spark uses a family engine.

@@ -389,6 +389,7 @@ func delivery(ev outbox.Event) bool {
 // wait before the next.
 func (a *App) syncOnce(ctx context.Context) time.Duration {
 	st := a.state()
+	a.learnViewer(ctx, st)
 	rep := st.familyReplica()
 	if rep == nil {
 		return syncIdle

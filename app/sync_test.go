@@ -91,7 +91,7 @@ func serveOf(tb testing.TB, eng *enginetest.Engine) servedView {
 	c := client.New(eng.URL, eng.Token, eng.Client())
 	s := servedView{readings: map[string]Reading{}, copies: map[string][]byte{}}
 	for _, m := range eng.Moments(tb) {
-		s.moments = append(s.moments, momentView(&m))
+		s.moments = append(s.moments, momentView(&m, viewer{}))
 		for _, t := range m.Turns {
 			got, err := c.Turn(ctx, t.ID)
 			if err != nil {

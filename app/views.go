@@ -139,6 +139,11 @@ type Moment struct {
 	// (its original), what becomes of that: FullSending, FullRefused or
 	// FullNone; "" for any other moment.
 	FullPhoto string `json:"fullPhoto"`
+	// AddedBy is the name of the family member who added the moment, when
+	// it is someone else than the member Spark's key belongs to; "" for
+	// Dad's own, for one added before members, and whenever Spark does not
+	// know whose key it holds (viewer.go): the window never guesses.
+	AddedBy string `json:"addedBy"`
 }
 
 // The values of Moment.FullPhoto.
@@ -178,6 +183,12 @@ type Phrase struct {
 	// WaitsFor is "" once the engine has the keep; otherwise what it
 	// waits for on this computer (a Waits code, as Moment.WaitsFor).
 	WaitsFor string `json:"waitsFor"`
+	// KeptBy is the name of the family member who keeps the phrase, when
+	// it is someone else (as Moment.AddedBy). KeeperOnly is true when only
+	// that member may remove it: Spark's key is a family member's device
+	// key, not the engine owner's, so the window offers no Remove.
+	KeptBy     string `json:"keptBy"`
+	KeeperOnly bool   `json:"keeperOnly"`
 }
 
 // Recall is a quick recall: its moment and its reading.
@@ -369,10 +380,11 @@ func readingView(t api.Turn) Reading {
 		StartedAt: timeString(t.StartedAt), FinishedAt: timeString(t.FinishedAt)}
 }
 
-func momentView(m *api.Moment) Moment {
+// momentView shows m to who (the zero viewer: naming no one).
+func momentView(m *api.Moment, who viewer) Moment {
 	v := Moment{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: timeString(m.TakenAt),
 		CreatedAt: timeString(&m.CreatedAt), Copy: mediaView(m.Copy), Original: mediaView(m.Original),
-		Readings: make([]Reading, 0, len(m.Turns))}
+		Readings: make([]Reading, 0, len(m.Turns)), AddedBy: who.other(m.Member)}
 	if v.Copy != nil {
 		v.Thumb = v.Copy.URL
 	}
@@ -382,6 +394,9 @@ func momentView(m *api.Moment) Moment {
 	return v
 }
 
-func phraseView(p api.Phrase) Phrase {
-	return Phrase{ID: p.ID, Text: p.Text, MomentID: p.MomentID, KeptAt: timeString(&p.KeptAt)}
+// phraseView shows p to who (the zero viewer: naming no one).
+func phraseView(p api.Phrase, who viewer) Phrase {
+	v := Phrase{ID: p.ID, Text: p.Text, MomentID: p.MomentID, KeptAt: timeString(&p.KeptAt), KeptBy: who.other(p.Member)}
+	v.KeeperOnly = v.KeptBy != "" && !who.admin
+	return v
 }

@@ -159,7 +159,7 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 		if mo.DeletedAt != nil {
 			ev.Kind = MomentKindDeleted
 		} else {
-			v := momentView(mo)
+			v := momentView(mo, st.viewer())
 			a.overlayMoment(st, id, &v, &err)
 			ev.Moment = &v
 		}

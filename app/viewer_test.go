@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// appAs starts an app that uses the family engine at url with token.
+func appAs(t *testing.T, url, token string) *App {
+	t.Helper()
+	a := New(Options{DataDir: t.TempDir()})
+	a.Startup(context.Background(), &momentShell{})
+	t.Cleanup(a.Shutdown)
+	if _, err := a.Settings.UseRemote(url, token); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// household is a family engine where Mum added a moment and kept a phrase
+// of it, and Dad (a device token of the member dad) did the same.
+type household struct {
+	eng                  *enginetest.Engine
+	dad                  string // Dad's device token
+	mums, dads           *api.Moment
+	mumPhrase, dadPhrase *api.Phrase
+}
+
+func newHousehold(t *testing.T) household {
+	t.Helper()
+	eng := enginetest.Start(t, enginetest.WithoutSeat())
+	h := household{eng: eng, dad: eng.AddMemberToken(t, "dads-laptop", "dad", auth.ScopeDevice)}
+	mum := eng.AddMemberToken(t, "mums-phone", "mum", auth.ScopeDevice)
+	ctx := context.Background()
+	add := func(tok, caption, phrase string) (*api.Moment, *api.Phrase) {
+		cl := client.New(eng.URL, tok, eng.Client())
+		m, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{Kind: api.KindNote, Caption: caption})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := cl.KeepPhrase(ctx, api.KeepPhraseRequest{Text: phrase, MomentID: m.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, p
+	}
+	h.mums, h.mumPhrase = add(mum, "the school play", "bring a torch")
+	h.dads, h.dadPhrase = add(h.dad, "the boiler", "bleed the radiators")
+	return h
+}
+
+// seen is what the window shows of the household's moments and phrases,
+// once the app's replica caught up: each moment's AddedBy (from Get and
+// from List), each phrase's KeptBy and KeeperOnly, by id.
+type seen struct {
+	addedBy, listed map[string]string
+	phrases         map[string]Phrase
+}
+
+func seenBy(t *testing.T, a *App, h household) seen {
+	t.Helper()
+	caughtUp(t, a, engineHead(t, h.eng))
+	s := seen{addedBy: map[string]string{}, listed: map[string]string{}, phrases: map[string]Phrase{}}
+	for _, m := range []*api.Moment{h.mums, h.dads} {
+		v, err := a.Moments.Get(m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.addedBy[m.ID] = v.AddedBy
+	}
+	page, err := a.Moments.Page("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range page.Moments {
+		s.listed[v.ID] = v.AddedBy
+	}
+	ps, err := a.Phrases.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		s.phrases[p.ID] = Phrase{KeptBy: p.KeptBy, KeeperOnly: p.KeeperOnly}
+	}
+	return s
+}
+
+// TestViewer (issue 32): the window names the family member who added a
+// moment or kept a phrase only when it is someone else than the member
+// Spark's key belongs to (GET /v1/me), from its replica of the family
+// engine; with an engine too old to say who Spark's key is, it names no
+// one.
+func TestViewer(t *testing.T) {
+	fastSync(t)
+	h := newHousehold(t)
+
+	t.Run("DadsDevice", func(t *testing.T) {
+		s := seenBy(t, appAs(t, h.eng.URL, h.dad), h)
+		for _, got := range []map[string]string{s.addedBy, s.listed} {
+			if got[h.mums.ID] != "mum" || got[h.dads.ID] != "" {
+				t.Errorf("AddedBy: Mum's moment %q, Dad's %q; want mum and nothing", got[h.mums.ID], got[h.dads.ID])
+			}
+		}
+		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum", KeeperOnly: true}); got != want {
+			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
+		}
+		if got := s.phrases[h.dadPhrase.ID]; got != (Phrase{}) {
+			t.Errorf("Dad's phrase shows %+v, want no keeper named", got)
+		}
+	})
+
+	t.Run("Admin", func(t *testing.T) {
+		// The engine owner's key may remove Mum's phrase: named, but not
+		// the keeper's only.
+		s := seenBy(t, appAs(t, h.eng.URL, h.eng.Token), h)
+		if s.addedBy[h.mums.ID] != "mum" || s.addedBy[h.dads.ID] != "dad" {
+			t.Errorf("AddedBy: Mum's %q, Dad's %q; want mum and dad", s.addedBy[h.mums.ID], s.addedBy[h.dads.ID])
+		}
+		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum"}); got != want {
+			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
+		}
+	})
+
+	t.Run("OlderEngine", func(t *testing.T) {
+		// An engine before GET /v1/me: every other route goes through.
+		u, err := url.Parse(h.eng.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := httputil.NewSingleHostReverseProxy(u)
+		old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == api.MePath {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				w.Write([]byte(`{"error":{"code":"not_found","message":"there is no route GET /v1/me in the v1 contract"}}`))
+				return
+			}
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(old.Close)
+		s := seenBy(t, appAs(t, old.URL, h.dad), h)
+		if s.addedBy[h.mums.ID] != "" || s.listed[h.mums.ID] != "" {
+			t.Errorf("AddedBy of Mum's moment %q, %q; want nothing from an engine that can't say who Spark is", s.addedBy[h.mums.ID], s.listed[h.mums.ID])
+		}
+		if got := s.phrases[h.mumPhrase.ID]; got != (Phrase{}) {
+			t.Errorf("Mum's phrase shows %+v, want no keeper named", got)
+		}
+	})
+}
