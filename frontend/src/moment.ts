@@ -4,7 +4,7 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords } from './words';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 import { showing } from './onscreen';
@@ -245,7 +245,12 @@ export class MomentDialog {
           ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waitsFor))
           : null,
     );
-    clear(this.metaSlot, h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`));
+    clear(
+      this.metaSlot,
+      h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`),
+      // Another family member's moment says whose it is; Dad's own, nothing.
+      m.addedBy ? h('p', { class: 'muted meta', 'data-testid': 'moment-added-by' }, addedByWords(m.addedBy)) : null,
+    );
     clear(
       this.actionsSlot,
       m.pending

@@ -157,7 +157,7 @@ export class OutboxScreen implements Screen {
       why = h(
         'div',
         { 'data-testid': 'write-problem' },
-        h('p', { class: 'error-text' }, writeRefused(w.code, engine)),
+        h('p', { class: 'error-text' }, writeRefused(w.code, engine, w.kind)),
         w.detail ? detailsOf(w.detail) : null,
       );
       actions = h(

@@ -1,10 +1,10 @@
 import { backend, BackendError, tile, type Moment, type Phrase, type Reading, type Recall } from './backend';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast, when, sentence } from './dom';
+import { h, clear, toast, sentence } from './dom';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { latest, readingError, kindWord, waitingWords } from './words';
+import { latest, readingError, kindWord, waitingWords, keptLine, keeperOnlyWords, phraseRemoveProblem } from './words';
 import type { Screen } from './screen';
 
 /** RECALL names the intent of the quick recall in progress. */
@@ -99,13 +99,16 @@ export class PhrasesScreen implements Screen {
         h(
           'p',
           { class: 'muted phrase-meta' },
-          `Kept ${when(p.keptAt)}`,
+          h('span', { 'data-testid': 'phrase-kept' }, keptLine(p.keptAt, p.keptBy)),
           p.waitsFor ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${waitingWords(p.waitsFor)}`) : null,
           from ? ' · from ' : p.momentGone ? ' · its moment was deleted' : '',
           from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.momentID) }, what) : null,
         ),
+        // Another family member's, which Spark's key may not remove: no
+        // Remove that could only be turned down, but why there is none.
+        p.keeperOnly ? h('p', { class: 'muted phrase-meta', 'data-testid': 'phrase-keeper-only' }, keeperOnlyWords(p.keptBy)) : null,
       ),
-      h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
+      p.keeperOnly ? null : h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
     );
   }
 
@@ -116,7 +119,12 @@ export class PhrasesScreen implements Screen {
       await this.load();
       toast(`Removed “${p.text}”.`, 'info', '', { label: 'Undo', run: () => void this.undo(p) });
     } catch (e) {
-      toastError(e);
+      // Turned down because another family member keeps it: say who.
+      if (e instanceof BackendError) {
+        const x = phraseRemoveProblem(e.error, p.keptBy);
+        toast(x.sentence, 'error', x.detail);
+        if (e.error.parked) void this.load();
+      } else toastError(e);
     }
   }
 

@@ -94,6 +94,57 @@ export function removedWords(name: string, deleted: boolean): string {
   return deleted ? `${name} is removed, and its moment is deleted.` : `${name} is removed from the list. Its moment stays in Moments, without its full photo.`;
 }
 
+/** memberName writes a family member's name (app.Moment's addedBy,
+ * app.Phrase's keptBy) as a name in a sentence: as the engine's owner
+ * typed it, with a capital first letter ("mum": Mum). It is never a
+ * token's name: the Go side gives only members'. */
+export function memberName(member: string): string {
+  const first = member.codePointAt(0);
+  if (first === undefined) return '';
+  const c = String.fromCodePoint(first);
+  return c.toLocaleUpperCase() + member.slice(c.length);
+}
+
+/** addedByWords says who added a moment, when it was another family
+ * member (app.Moment's addedBy; "" says nothing). */
+export function addedByWords(member: string): string {
+  return member ? `Added by ${memberName(member)}` : '';
+}
+
+/** keptByWords says who keeps a phrase, when another family member does
+ * (app.Phrase's keptBy; "" says nothing). */
+export function keptByWords(member: string): string {
+  return member ? `Kept by ${memberName(member)}` : '';
+}
+
+/** keptLine is a kept phrase's line under its words: when it was kept,
+ * and by whom when another family member keeps it (keptBy, app.Phrase's). */
+export function keptLine(keptAt: string, keptBy: string): string {
+  const d = when(keptAt);
+  if (!keptBy) return `Kept ${d}`;
+  return d ? `${keptByWords(keptBy)}, ${d}` : keptByWords(keptBy);
+}
+
+/** keeperOnlyWords stands where a phrase's Remove would be when only its
+ * keeper may remove it (app.Phrase's keeperOnly). */
+export function keeperOnlyWords(member: string): string {
+  const who = memberName(member);
+  return `${who} kept this phrase, so only ${who} can remove it.`;
+}
+
+/** phraseRemoveProblem words a phrase's removal that failed (e, as
+ * problem reads it): refused because another family member keeps it, it
+ * names that member when the window knows them (keptBy, app.Phrase's);
+ * any other failure is problem's. */
+export function phraseRemoveProblem(e: UIErrorLike, keptBy: string): Explained {
+  if (e.code !== engineError.forbidden) return problem(e);
+  const who = keptBy ? memberName(keptBy) : '';
+  const sentence = who
+    ? `${who} kept this phrase, so only ${who} can remove it. Whoever looks after Spark can too.`
+    : 'Another family member kept this phrase, so only they can remove it. Whoever looks after Spark can too.';
+  return { sentence: e.parked ? `${sentence} Your removal is kept in the Outbox, where you can discard it.` : sentence, detail: e.detail ?? '' };
+}
+
 /** kindWord names a moment's kind for a person. */
 export function kindWord(m: { kind: string }): string {
   return m.kind === 'note' ? 'Note' : m.kind === 'recall' ? 'Quick recall' : 'Photo';
@@ -449,7 +500,7 @@ export function writeWhat(w: WriteLike): string {
  * app.Write), which engine (engine "remote" or "local", app.OutboxStatus's
  * engine), why, from its code, and what Dad can do. The engine's own text
  * is only ever the detail behind "Details". */
-export function writeRefused(code: string, engine: string): string {
+export function writeRefused(code: string, engine: string, kind = ''): string {
   const head = `${engine === 'remote' ? 'The family engine' : 'Spark’s engine on this computer'} turned this down, so it was not sent.`;
   switch (code) {
     case engineError.unknownMoment:
@@ -457,6 +508,7 @@ export function writeRefused(code: string, engine: string): string {
     case engineError.momentDeleted:
       return `${head} The moment it belongs to is no longer there: it was deleted, perhaps on another computer. You can remove it from this list.`;
     case engineError.forbidden:
+      if (kind === writeKind.unkeep) return `${head} The phrase was kept by another family member, and only they can remove it. Whoever looks after Spark can too; you can remove this change from this list.`;
       return `${head} The moment was added by another family member, and only they can change it. Whoever looks after Spark can too; you can remove it from this list.`;
     case appError.badPhrase:
     case engineError.badText:

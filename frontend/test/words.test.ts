@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, phraseRemoveProblem, writeRefused, when } from '../src/words.js';
 import { readFail } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
@@ -188,4 +188,34 @@ test('why Spark could not start: the folder named, what to do, the technical rea
     assert.ok(e.sentence.length > 20 && !/permission denied/.test(e.sentence), `${code}: ${e.sentence}`);
   }
   assert.match(startProblem({ code: 'bad_settings', name: '/home/dad/spark/settings.json' }).sentence, /move it aside/);
+});
+
+test('another family member is named by their name, with a capital, and Dad’s own by no one', () => {
+  assert.equal(memberName('mum'), 'Mum');
+  assert.equal(memberName('Granny Jo'), 'Granny Jo');
+  assert.equal(memberName('élodie'), 'Élodie');
+  assert.equal(memberName(''), '');
+  assert.equal(addedByWords('mum'), 'Added by Mum');
+  assert.equal(addedByWords(''), '', 'the window names no one when the Go side gives no one');
+  assert.equal(keptByWords('mum'), 'Kept by Mum');
+  assert.equal(keptByWords(''), '');
+  const at = '2026-12-06T10:00:00Z';
+  assert.equal(keptLine(at, ''), `Kept ${when(at)}`);
+  assert.equal(keptLine(at, 'mum'), `Kept by Mum, ${when(at)}`);
+  assert.equal(keeperOnlyWords('mum'), 'Mum kept this phrase, so only Mum can remove it.');
+});
+
+test('a phrase’s removal turned down names its keeper when the window knows them', () => {
+  const detail = 'phrase keep:x is kept by another family member; only they may remove it';
+  const named = phraseRemoveProblem({ code: 'forbidden', detail }, 'mum');
+  assert.equal(named.sentence, 'Mum kept this phrase, so only Mum can remove it. Whoever looks after Spark can too.');
+  assert.equal(named.detail, detail, 'the engine’s words only behind Details');
+  const parked = phraseRemoveProblem({ code: 'forbidden', detail, parked: true }, 'mum');
+  assert.match(parked.sentence, /^Mum kept this phrase.*Outbox/);
+  const unknown = phraseRemoveProblem({ code: 'forbidden', detail }, '');
+  assert.match(unknown.sentence, /^Another family member kept this phrase, so only they can remove it/);
+  assert.doesNotMatch(unknown.sentence, /moment|added/, 'a phrase is kept, not added');
+  assert.equal(phraseRemoveProblem({ code: 'offline' }, 'mum').sentence, problem({ code: 'offline' }).sentence, 'any other failure is worded as any call’s');
+  assert.match(writeRefused('forbidden', 'remote', 'unkeep'), /The phrase was kept by another family member, and only they can remove it/);
+  assert.match(writeRefused('forbidden', 'remote', 'caption'), /The moment was added by another family member/);
 });
