@@ -84,7 +84,15 @@ export class PhrasesScreen implements Screen {
     const thumb = from
       ? h(
           'button',
-          { type: 'button', class: 'phrase-thumb', 'aria-label': `Open the moment it came from: ${what}`, 'data-testid': 'phrase-moment', onclick: () => openMoment(p.momentID) },
+          {
+            type: 'button',
+            class: 'phrase-thumb',
+            // Its name begins with the word it shows when it has no picture
+            // ("Note"), as a spoken command of what is seen would.
+            'aria-label': `${p.momentThumb ? '' : `${kindWord({ kind: p.momentKind || 'note' })}: `}Open the moment it came from: ${what}`,
+            'data-testid': 'phrase-moment',
+            onclick: () => openMoment(p.momentID),
+          },
           p.momentThumb ? h('img', { src: tile(p.momentThumb), alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.momentKind || 'note' })),
         )
       : h('span', { class: 'phrase-thumb none', 'aria-hidden': 'true' }, '“”');
