@@ -58,6 +58,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /test/seed", t.seed)
 	mux.HandleFunc("POST /test/pippa", t.setPippa)
 	mux.HandleFunc("POST /test/moment", t.moment)
+	mux.HandleFunc("POST /test/remote/member", t.memberToken)
 	mux.HandleFunc("POST /test/leftover", t.leftover)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
 		t.shell.mu.Lock()
@@ -310,22 +311,71 @@ func (t *testAPI) ownEngine() (*client.Client, error) {
 	return client.New(strings.TrimSpace(string(addr)), prefs.LocalToken, nil), nil
 }
 
+// memberToken mints a device token of a family member in the running
+// family engine: {"name": "dads-laptop", "member": "dad"}; it answers
+// {"token"}. The window then uses the family engine as that member.
+func (t *testAPI) memberToken(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name   string `json:"name"`
+		Member string `json:"member"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.remote == nil {
+		http.Error(w, "start the family engine first", http.StatusConflict)
+		return
+	}
+	tok, err := t.remote.Engine.Tokens().AddMember(in.Name, in.Member, auth.ScopeDevice)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	reply(w, map[string]string{"token": tok})
+}
+
+// familyEngine is a client of the running family engine, with its admin
+// token.
+func (t *testAPI) familyEngine() (*client.Client, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.remote == nil {
+		return nil, fmt.Errorf("start the family engine first")
+	}
+	return client.New(t.remote.URL, t.remote.Token, nil), nil
+}
+
 // moment makes one moment in the app's own engine, as another client
 // would: {"kind": "photo", "caption": "...", "takenAt": RFC 3339 or "",
 // "read": true} (a photo gets a small copy; read starts Pippa's reading).
-// It answers {"id"}.
+// With "family": true it goes to the family engine instead, and with
+// "member": "mum" it is that family member's (written with the admin
+// token for them, as push does); "phrase": "..." then keeps those words
+// of it as theirs too. It answers {"id"}.
 func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Kind    string `json:"kind"`
 		Caption string `json:"caption"`
 		TakenAt string `json:"takenAt"`
 		Read    bool   `json:"read"`
+		Family  bool   `json:"family"`
+		Member  string `json:"member"`
+		Phrase  string `json:"phrase"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	cl, err := t.ownEngine()
+	var cl *client.Client
+	var err error
+	if in.Family {
+		cl, err = t.familyEngine()
+	} else {
+		cl, err = t.ownEngine()
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -341,6 +391,9 @@ func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 		req.TakenAt = &at
 	}
 	ctx := r.Context()
+	if in.Member != "" {
+		ctx = client.WithMember(ctx, in.Member)
+	}
 	if _, _, err := cl.CreateMoment(ctx, req); err != nil {
 		fail(w, err)
 		return
@@ -362,6 +415,12 @@ func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 				fail(w, err)
 				return
 			}
+		}
+	}
+	if in.Phrase != "" {
+		if _, _, err := cl.KeepPhrase(ctx, api.KeepPhraseRequest{Text: in.Phrase, MomentID: req.ID}); err != nil {
+			fail(w, err)
+			return
 		}
 	}
 	reply(w, map[string]string{"id": req.ID})
