@@ -63,19 +63,20 @@ func newHousehold(t *testing.T) household {
 // from List), each phrase's KeptBy and KeeperOnly, by id.
 type seen struct {
 	addedBy, listed map[string]string
+	ownerOnly       map[string]bool
 	phrases         map[string]Phrase
 }
 
 func seenBy(t *testing.T, a *App, h household) seen {
 	t.Helper()
 	caughtUp(t, a, engineHead(t, h.eng))
-	s := seen{addedBy: map[string]string{}, listed: map[string]string{}, phrases: map[string]Phrase{}}
+	s := seen{addedBy: map[string]string{}, listed: map[string]string{}, ownerOnly: map[string]bool{}, phrases: map[string]Phrase{}}
 	for _, m := range []*api.Moment{h.mums, h.dads} {
 		v, err := a.Moments.Get(m.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.addedBy[m.ID] = v.AddedBy
+		s.addedBy[m.ID], s.ownerOnly[m.ID] = v.AddedBy, v.OwnerOnly
 	}
 	page, err := a.Moments.Page("", 0)
 	if err != nil {
@@ -97,8 +98,8 @@ func seenBy(t *testing.T, a *App, h household) seen {
 // TestViewer (issue 32): the window names the family member who added a
 // moment or kept a phrase only when it is someone else than the member
 // Spark's key belongs to (GET /v1/me), from its replica of the family
-// engine; with an engine too old to say who Spark's key is, it names no
-// one.
+// engine, and, with a device key, says only they may change it; with an
+// engine too old to say who Spark's key is, it names no one.
 func TestViewer(t *testing.T) {
 	fastSync(t)
 	h := newHousehold(t)
@@ -109,6 +110,9 @@ func TestViewer(t *testing.T) {
 			if got[h.mums.ID] != "mum" || got[h.dads.ID] != "" {
 				t.Errorf("AddedBy: Mum's moment %q, Dad's %q; want mum and nothing", got[h.mums.ID], got[h.dads.ID])
 			}
+		}
+		if !s.ownerOnly[h.mums.ID] || s.ownerOnly[h.dads.ID] {
+			t.Errorf("OwnerOnly: Mum's moment %v, Dad's %v; want only Mum's", s.ownerOnly[h.mums.ID], s.ownerOnly[h.dads.ID])
 		}
 		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum", KeeperOnly: true}); got != want {
 			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
@@ -124,6 +128,9 @@ func TestViewer(t *testing.T) {
 		s := seenBy(t, appAs(t, h.eng.URL, h.eng.Token), h)
 		if s.addedBy[h.mums.ID] != "mum" || s.addedBy[h.dads.ID] != "dad" {
 			t.Errorf("AddedBy: Mum's %q, Dad's %q; want mum and dad", s.addedBy[h.mums.ID], s.addedBy[h.dads.ID])
+		}
+		if s.ownerOnly[h.mums.ID] || s.ownerOnly[h.dads.ID] {
+			t.Error("the engine owner's key may change anyone's moment; OwnerOnly is set")
 		}
 		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum"}); got != want {
 			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
@@ -148,7 +155,7 @@ func TestViewer(t *testing.T) {
 		}))
 		t.Cleanup(old.Close)
 		s := seenBy(t, appAs(t, old.URL, h.dad), h)
-		if s.addedBy[h.mums.ID] != "" || s.listed[h.mums.ID] != "" {
+		if s.addedBy[h.mums.ID] != "" || s.listed[h.mums.ID] != "" || s.ownerOnly[h.mums.ID] {
 			t.Errorf("AddedBy of Mum's moment %q, %q; want nothing from an engine that can't say who Spark is", s.addedBy[h.mums.ID], s.listed[h.mums.ID])
 		}
 		if got := s.phrases[h.mumPhrase.ID]; got != (Phrase{}) {

@@ -144,6 +144,10 @@ type Moment struct {
 	// Dad's own, for one added before members, and whenever Spark does not
 	// know whose key it holds (viewer.go): the window never guesses.
 	AddedBy string `json:"addedBy"`
+	// OwnerOnly is true when only that member may change or delete the
+	// moment: Spark's key is a family member's device key, not the engine
+	// owner's, so the window offers no caption to edit and no Delete.
+	OwnerOnly bool `json:"ownerOnly"`
 }
 
 // The values of Moment.FullPhoto.
@@ -385,6 +389,7 @@ func momentView(m *api.Moment, who viewer) Moment {
 	v := Moment{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: timeString(m.TakenAt),
 		CreatedAt: timeString(&m.CreatedAt), Copy: mediaView(m.Copy), Original: mediaView(m.Original),
 		Readings: make([]Reading, 0, len(m.Turns)), AddedBy: who.other(m.Member)}
+	v.OwnerOnly = v.AddedBy != "" && !who.admin
 	if v.Copy != nil {
 		v.Thumb = v.Copy.URL
 	}

@@ -2,7 +2,8 @@
 // phrase, by the member's name, and only someone else's. Dad's window uses
 // the family engine with a device key of his (member dad); Mum (member mum)
 // added a photo and kept a phrase of it, Dad a note and a phrase. The
-// moment dialog says "Added by Mum" on hers and nothing on his; Phrases
+// moment dialog says "Added by Mum" on hers, with no caption to edit and no
+// Delete but why there is none, and nothing on his; Phrases
 // says "Kept by Mum" on hers, with no Remove but why there is none, and
 // Dad's keeps its Remove. Pictures in light and dark, axe on each.
 import { test, before, after } from 'node:test';
@@ -48,12 +49,18 @@ test('another member’s moment and phrase say whose they are; Dad’s own say n
   const dialog = page.getByTestId('moment-dialog');
   await page.locator(`[data-testid=moment-tile][data-moment="${mums}"]`).click();
   await dialog.getByTestId('moment-added-by').filter({ hasText: 'Added by Mum' }).waitFor();
+  // Dad's key may not change Mum's moment: no caption to edit, no Delete.
+  assert.equal(await dialog.getByTestId('moment-owner-only').innerText(), 'Only Mum can change its caption or delete it.');
+  assert.equal(await dialog.getByTestId('caption').isVisible(), false, 'no caption to edit');
+  assert.equal(await dialog.getByRole('button', { name: 'Delete…' }).count(), 0, 'no Delete that could only be turned down');
   const found = await shots('members-moment');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
   await page.locator(`[data-testid=moment-tile][data-moment="${dads}"]`).click();
   await dialog.getByRole('heading').filter({ hasText: 'Note' }).waitFor();
   assert.equal(await dialog.getByTestId('moment-added-by').count(), 0, 'Dad’s own note says nothing of who added it');
+  assert.equal(await dialog.getByTestId('moment-owner-only').count(), 0);
+  assert.equal(await dialog.getByRole('button', { name: 'Delete…' }).count(), 1, 'Dad may delete his own');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
 

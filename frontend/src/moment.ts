@@ -4,7 +4,7 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords } from './words';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 import { showing } from './onscreen';
@@ -235,7 +235,9 @@ export class MomentDialog {
     const caption = this.caption;
     // Nor do the words of a moment copy replace words still being saved.
     if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) caption.value = m.caption;
-    this.captionBox.hidden = m.pending || m.kind === 'recall';
+    // Another member's moment that Spark's key may not change offers no
+    // caption to edit (its caption is the title), unless Dad was typing.
+    this.captionBox.hidden = m.pending || m.kind === 'recall' || (m.ownerOnly && !drafts.has(m.id));
     const careful = !m.pending && m.kind === 'photo';
     clear(
       this.pendingSlot,
@@ -250,6 +252,7 @@ export class MomentDialog {
       h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`),
       // Another family member's moment says whose it is; Dad's own, nothing.
       m.addedBy ? h('p', { class: 'muted meta', 'data-testid': 'moment-added-by' }, addedByWords(m.addedBy)) : null,
+      m.ownerOnly ? h('p', { class: 'muted meta', 'data-testid': 'moment-owner-only' }, ownerOnlyWords(m.addedBy)) : null,
     );
     clear(
       this.actionsSlot,
@@ -259,7 +262,8 @@ export class MomentDialog {
             'div',
             { class: 'row between actions' },
             careful ? this.carefulAction(m) : h('span'),
-            h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
+            // No Delete that could only be turned down (ownerOnly says why).
+            m.ownerOnly ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
           ),
     );
   }

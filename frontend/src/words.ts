@@ -111,6 +111,12 @@ export function addedByWords(member: string): string {
   return member ? `Added by ${memberName(member)}` : '';
 }
 
+/** ownerOnlyWords says, under addedByWords, why another member's moment
+ * offers no caption to edit and no Delete (app.Moment's ownerOnly). */
+export function ownerOnlyWords(member: string): string {
+  return `Only ${memberName(member)} can change its caption or delete it.`;
+}
+
 /** keptByWords says who keeps a phrase, when another family member does
  * (app.Phrase's keptBy; "" says nothing). */
 export function keptByWords(member: string): string {

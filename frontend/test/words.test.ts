@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, phraseRemoveProblem, writeRefused, when } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, when } from '../src/words.js';
 import { readFail } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
@@ -203,6 +203,7 @@ test('another family member is named by their name, with a capital, and Dad’s 
   assert.equal(keptLine(at, ''), `Kept ${when(at)}`);
   assert.equal(keptLine(at, 'mum'), `Kept by Mum, ${when(at)}`);
   assert.equal(keeperOnlyWords('mum'), 'Mum kept this phrase, so only Mum can remove it.');
+  assert.equal(ownerOnlyWords('mum'), 'Only Mum can change its caption or delete it.');
 });
 
 test('a phrase’s removal turned down names its keeper when the window knows them', () => {
