@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
@@ -53,10 +54,58 @@ func (a *App) outboxStatus(st *state, q outbox.Status) OutboxStatus {
 		out.Entries = append(out.Entries, a.entryView(&q.Photos[i]))
 	}
 	waitsFor := st.waitsFor()
+	owners := ownersOf(st)
 	for i := range q.Writes {
-		out.Writes = append(out.Writes, writeView(&q.Writes[i], waitsFor))
+		v := writeView(&q.Writes[i], waitsFor)
+		if q.Writes[i].LastCode == api.CodeForbidden && (v.State == WriteStateParked || v.State == WriteStateWaiting) {
+			v.Owner = owners.of(&q.Writes[i])
+		}
+		out.Writes = append(out.Writes, v)
 	}
 	return out
+}
+
+// owners finds whose a moment or a phrase is, for the writes the engine
+// refused as another member's (Write.Owner), reading what the window
+// reads; the phrases are read once, when first asked.
+type owners struct {
+	st      *state
+	phrases map[string]string // phrase id: its member; nil until read
+}
+
+func ownersOf(st *state) *owners { return &owners{st: st} }
+
+// of names the member whose moment or phrase w would have changed, when
+// Spark knows it and it is not its own member; else "".
+func (o *owners) of(w *outbox.Write) string {
+	who := o.st.viewer()
+	if who.member == "" {
+		return ""
+	}
+	src, err := o.st.corpus()
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if w.Kind == outbox.WriteUnkeep {
+		if o.phrases == nil {
+			o.phrases = map[string]string{}
+			ps, _ := src.Phrases(ctx)
+			for _, p := range ps {
+				o.phrases[p.ID] = p.Member
+			}
+		}
+		return who.other(o.phrases[w.PhraseID])
+	}
+	if w.MomentID == "" {
+		return ""
+	}
+	m, err := src.Moment(ctx, w.MomentID)
+	if err != nil {
+		return ""
+	}
+	return who.other(m.Member)
 }
 
 // Entries returns every photo not yet delivered (Status's Entries).

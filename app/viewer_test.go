@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -105,7 +106,8 @@ func TestViewer(t *testing.T) {
 	h := newHousehold(t)
 
 	t.Run("DadsDevice", func(t *testing.T) {
-		s := seenBy(t, appAs(t, h.eng.URL, h.dad), h)
+		a := appAs(t, h.eng.URL, h.dad)
+		s := seenBy(t, a, h)
 		for _, got := range []map[string]string{s.addedBy, s.listed} {
 			if got[h.mums.ID] != "mum" || got[h.dads.ID] != "" {
 				t.Errorf("AddedBy: Mum's moment %q, Dad's %q; want mum and nothing", got[h.mums.ID], got[h.dads.ID])
@@ -119,6 +121,31 @@ func TestViewer(t *testing.T) {
 		}
 		if got := s.phrases[h.dadPhrase.ID]; got != (Phrase{}) {
 			t.Errorf("Dad's phrase shows %+v, want no keeper named", got)
+		}
+
+		// Turned down anyway (sent before the window knew): the Outbox
+		// names whose they are while they wait (a 403 waits for a key
+		// that may change, outbox.Classify).
+		if _, err := a.Phrases.Remove(h.mumPhrase.ID); err != nil {
+			t.Fatalf("removing Mum's phrase: %v", err)
+		}
+		if _, err := a.Moments.SetCaption(h.mums.ID, "dad was here"); err != nil {
+			t.Fatalf("editing Mum's caption: %v", err)
+		}
+		owners := map[string]string{}
+		waitFor(t, "both writes turned down", func() bool {
+			ws, err := a.Outbox.Writes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(owners)
+			for _, w := range ws {
+				owners[w.Kind] = w.Owner
+			}
+			return len(ws) == 2 && owners[WriteUnkeep] != "" && owners[WriteCaption] != ""
+		})
+		if want := map[string]string{WriteUnkeep: "mum", WriteCaption: "mum"}; !maps.Equal(owners, want) {
+			t.Errorf("the Outbox's refused writes name %v, want %v", owners, want)
 		}
 	})
 

@@ -253,6 +253,11 @@ type Write struct {
 	// the engine's own text, for "Details" only.
 	Code   string `json:"code"`
 	Detail string `json:"detail"`
+	// Owner is, for a write the engine last turned down as another family
+	// member's to make (forbidden; parked, or waiting to be tried again),
+	// that member's name when Spark knows it: who added the moment, or
+	// keeps the phrase (as Moment.AddedBy); else "".
+	Owner string `json:"owner"`
 	// WaitsFor is, for waiting, what every waiting write waits for (a
 	// Waits code, as Moment.WaitsFor).
 	WaitsFor string `json:"waits_for"`

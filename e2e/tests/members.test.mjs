@@ -5,7 +5,9 @@
 // moment dialog says "Added by Mum" on hers, with no caption to edit and no
 // Delete but why there is none, and nothing on his; Phrases
 // says "Kept by Mum" on hers, with no Remove but why there is none, and
-// Dad's keeps its Remove. Pictures in light and dark, axe on each.
+// Dad's keeps its Remove; a removal of hers sent anyway waits in the
+// Outbox, which says whose phrase it is. Pictures in light and dark, axe
+// on each.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openOnFamily, harness, rpc, tab, shot, until, useLocalEngine, axe } from './lib.mjs';
@@ -74,5 +76,14 @@ test('another member’s moment and phrase say whose they are; Dad’s own say n
   assert.match(await his.getByTestId('phrase-kept').innerText(), /^Kept (?!by)/, 'Dad’s own phrase names no one');
   assert.equal(await his.getByRole('button', { name: /^Remove/ }).count(), 1, 'Dad may remove his own');
   found.push(...(await shots('members-phrases')));
+
+  // A removal sent anyway (a window that did not know yet) is turned down,
+  // and the Outbox says whose phrase it is while it waits.
+  await rpc('Phrases/Remove', 'keep:bring a torch');
+  await tab(page, 'Outbox');
+  const line = page.getByTestId('write').filter({ hasText: 'bring a torch' });
+  await line.getByTestId('write-waiting').filter({ hasText: 'Not sent yet: Mum kept this phrase, and only Mum can remove it.' }).waitFor();
+  found.push(...(await shots('members-outbox')));
+  for (const w of await rpc('Outbox/Writes')) await rpc('Outbox/Discard', w.id);
   assert.deepEqual(found, [], 'axe finds nothing');
 });

@@ -1,7 +1,7 @@
 import { backend, canceled, tile, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
-import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeMain, dialogWords } from './words';
+import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
 
 // The outbox's one status. Everything the window says of the outbox (the
@@ -157,7 +157,7 @@ export class OutboxScreen implements Screen {
       why = h(
         'div',
         { 'data-testid': 'write-problem' },
-        h('p', { class: 'error-text' }, writeRefused(w.code, engine, w.kind)),
+        h('p', { class: 'error-text' }, writeRefused(w.code, engine, w.kind, w.owner)),
         w.detail ? detailsOf(w.detail) : null,
       );
       actions = h(
@@ -168,7 +168,9 @@ export class OutboxScreen implements Screen {
       );
     } else {
       // What it waits for, in the words the moment and the toasts say.
-      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, waitingWords(w.waits_for));
+      // Turned down as another family member's: whose, not "when the
+      // engine is back".
+      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, w.owner ? writeTurnedDown(w.kind, w.owner) : waitingWords(w.waits_for));
     }
     return h(
       'li',

@@ -506,7 +506,7 @@ export function writeWhat(w: WriteLike): string {
  * app.Write), which engine (engine "remote" or "local", app.OutboxStatus's
  * engine), why, from its code, and what Dad can do. The engine's own text
  * is only ever the detail behind "Details". */
-export function writeRefused(code: string, engine: string, kind = ''): string {
+export function writeRefused(code: string, engine: string, kind = '', owner = ''): string {
   const head = `${engine === 'remote' ? 'The family engine' : 'Spark’s engine on this computer'} turned this down, so it was not sent.`;
   switch (code) {
     case engineError.unknownMoment:
@@ -514,6 +514,7 @@ export function writeRefused(code: string, engine: string, kind = ''): string {
     case engineError.momentDeleted:
       return `${head} The moment it belongs to is no longer there: it was deleted, perhaps on another computer. You can remove it from this list.`;
     case engineError.forbidden:
+      if (owner) return `${head} ${othersWords(kind, owner)} Whoever looks after Spark can too; you can remove this change from this list.`;
       if (kind === writeKind.unkeep) return `${head} The phrase was kept by another family member, and only they can remove it. Whoever looks after Spark can too; you can remove this change from this list.`;
       return `${head} The moment was added by another family member, and only they can change it. Whoever looks after Spark can too; you can remove it from this list.`;
     case appError.badPhrase:
@@ -522,6 +523,21 @@ export function writeRefused(code: string, engine: string, kind = ''): string {
   }
   if (tooLong.has(code)) return `${head} It is too long to keep. Remove it from this list, then make it shorter and save it again.`;
   return `${head} Send it again once that is sorted out, or remove it.`;
+}
+
+/** othersWords says whose a change Dad made was to make (owner, the
+ * member app.Write's owner names): the phrase's keeper for a removal, the
+ * moment's for any other change. */
+function othersWords(kind: string, owner: string): string {
+  const who = memberName(owner);
+  return kind === writeKind.unkeep ? `${who} kept this phrase, and only ${who} can remove it.` : `${who} added this moment, and only ${who} can change it.`;
+}
+
+/** writeTurnedDown says why a change of Dad's waits after the engine
+ * turned it down as another family member's to make (app.Write's owner,
+ * set while it waits to be tried again). */
+export function writeTurnedDown(kind: string, owner: string): string {
+  return `Not sent yet: ${othersWords(kind, owner)} Whoever looks after Spark can too. Spark tries again on its own.`;
 }
 
 /** WaitCode says why a photo waits after trouble (app.Entry's wait, the

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, when } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when } from '../src/words.js';
 import { readFail } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
@@ -219,4 +219,8 @@ test('a phrase’s removal turned down names its keeper when the window knows th
   assert.equal(phraseRemoveProblem({ code: 'offline' }, 'mum').sentence, problem({ code: 'offline' }).sentence, 'any other failure is worded as any call’s');
   assert.match(writeRefused('forbidden', 'remote', 'unkeep'), /The phrase was kept by another family member, and only they can remove it/);
   assert.match(writeRefused('forbidden', 'remote', 'caption'), /The moment was added by another family member/);
+  assert.equal(writeRefused('forbidden', 'remote', 'unkeep', 'mum'), 'The family engine turned this down, so it was not sent. Mum kept this phrase, and only Mum can remove it. Whoever looks after Spark can too; you can remove this change from this list.');
+  assert.match(writeRefused('forbidden', 'remote', 'caption', 'mum'), /Mum added this moment, and only Mum can change it\./);
+  assert.equal(writeTurnedDown('unkeep', 'mum'), 'Not sent yet: Mum kept this phrase, and only Mum can remove it. Whoever looks after Spark can too. Spark tries again on its own.');
+  assert.equal(writeTurnedDown('delete', 'granny jo'), 'Not sent yet: Granny jo added this moment, and only Granny jo can change it. Whoever looks after Spark can too. Spark tries again on its own.');
 });
