@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -34,10 +35,30 @@ type viewer struct {
 // "" for the viewer's own, for what was made before members, and when the
 // viewer is unknown.
 func (v viewer) other(member string) string {
-	if v.member == "" || member == "" || member == v.member {
+	if v.member == "" || member == "" || member == v.member || appTokenName(member) {
 		return ""
 	}
 	return member
+}
+
+// appTokenName reports whether member is the name the engine on a
+// computer gave Spark's own token (tokenName-<unix time>, local.go), which
+// is that token's member too. What a Move brought from such an engine with
+// an admin key is written for it (push keeps who added what), so a family
+// engine may hold moments of "spark-desktop-1733493000": a token's name,
+// not a person's, and not one the window can tell whose it was. It names
+// no one for them.
+func appTokenName(member string) bool {
+	digits, ok := strings.CutPrefix(member, tokenName+"-")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // learned is what the engine chosen answered to GET /v1/me: the viewer

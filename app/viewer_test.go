@@ -190,3 +190,24 @@ func TestViewer(t *testing.T) {
 		}
 	})
 }
+
+// TestViewer_Other: whom the window names, as who the viewer is.
+func TestViewer_Other(t *testing.T) {
+	dad := viewer{member: "dad"}
+	for _, tc := range []struct {
+		v            viewer
+		member, want string
+	}{
+		{dad, "mum", "mum"},
+		{dad, "dad", ""},                      // his own
+		{dad, "", ""},                         // made before members
+		{viewer{}, "mum", ""},                 // Spark does not know whose key it holds
+		{dad, "spark-desktop-1733493000", ""}, // moved with an admin key: a token's name
+		{dad, "spark-desktop-x", "spark-desktop-x"},
+		{dad, "spark-desktop", "spark-desktop"},
+	} {
+		if got := tc.v.other(tc.member); got != tc.want {
+			t.Errorf("%+v.other(%q) = %q, want %q", tc.v, tc.member, got, tc.want)
+		}
+	}
+}
