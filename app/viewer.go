@@ -86,8 +86,8 @@ var errSwitched = errors.New("app: the engine was switched meanwhile")
 // for, once per switch to it, and publishes the answer in the state. An
 // engine that can't be reached, or refuses the token, is asked again at
 // the next sync; one older than GET /v1/me (404) is not, and the window
-// names no one. Once a member is known, the window reads what it shows
-// again, now naming the others.
+// names no one. Once a member is known, every screen reads what it shows
+// again (Moments, a moment, Phrases), now naming the others.
 func (a *App) learnViewer(ctx context.Context, st *state) {
 	if !st.remote() || st.cl == nil || (st.me != nil && st.me.cl == st.cl) {
 		return
@@ -118,5 +118,6 @@ func (a *App) learnViewer(ctx context.Context, st *state) {
 	})
 	if err == nil && v.member != "" {
 		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		a.emit("phrases", struct{}{})
 	}
 }

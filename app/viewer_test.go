@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -17,14 +18,40 @@ import (
 
 // appAs starts an app that uses the family engine at url with token.
 func appAs(t *testing.T, url, token string) *App {
+	a, _ := appShellAs(t, url, token)
+	return a
+}
+
+// appShellAs is appAs, with the shell that records the app's events.
+func appShellAs(t *testing.T, url, token string) (*App, *momentShell) {
 	t.Helper()
 	a := New(Options{DataDir: t.TempDir()})
-	a.Startup(context.Background(), &momentShell{})
+	sh := &momentShell{}
+	a.Startup(context.Background(), sh)
 	t.Cleanup(a.Shutdown)
 	if _, err := a.Settings.UseRemote(url, token); err != nil {
 		t.Fatal(err)
 	}
-	return a
+	return a, sh
+}
+
+// TestViewer_Learned: once Spark knows whose key it holds, every screen
+// reads what it shows again (a "many" moment event, and "phrases"), since
+// what it read before named no one.
+func TestViewer_Learned(t *testing.T) {
+	fastSync(t)
+	h := newHousehold(t)
+	a, sh := appShellAs(t, h.eng.URL, h.dad)
+	seenBy(t, a, h)
+	if !sh.find(func(e MomentEvent) bool { return e.Kind == MomentKindMany }) {
+		t.Error("no \"many\" moment event once the member was known")
+	}
+	sh.mu.Lock()
+	events := slices.Clone(sh.events)
+	sh.mu.Unlock()
+	if !slices.Contains(events, "phrases") {
+		t.Errorf("no \"phrases\" event once the member was known; events: %v", events)
+	}
 }
 
 // household is a family engine where Mum added a moment and kept a phrase
