@@ -121,9 +121,17 @@ func TestMetrics(t *testing.T) {
 	call(t, e, "POST", "/v1/moments/"+m.ID+"/turns", `{"client_request_id":"t","mode":"practical"}`).want(t, http.StatusAccepted, &tr)
 	waitTurn(t, e, tr.Turn.ID)
 	call(t, e, "GET", "/v1/nothing", nil)
-	a := call(t, e, "GET", "/metrics", nil)
-	a.want(t, http.StatusOK, nil)
-	body := string(a.Body)
+	// The runner counts a turn once its turn.finish is in the log, which
+	// readers may see first: wait (boundedly) for the count.
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		a := call(t, e, "GET", "/metrics", nil)
+		a.want(t, http.StatusOK, nil)
+		body = string(a.Body)
+		if strings.Contains(body, `spark_engine_turns_total{status="finished"} 1`) || time.Now().After(deadline) {
+			break
+		}
+	}
 	for _, want := range []string{
 		"spark_engine_ops_appended_total 3", // create, turn.start, turn.finish
 		"spark_engine_fsync_batches_total 3",
