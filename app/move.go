@@ -258,6 +258,9 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 	st, err := push.Run(context.Background(), push.Options{
 		From: src, Target: r.target, StateDir: r.state, Logger: a.log.With("part", "move", "way", r.way),
 		StallAfter: moveStallAfter, GiveUpAfter: moveGiveUpAfter,
+		// What this computer's own engine wrote for its own token is Dad's:
+		// it goes as the target key's member, never as a token's name.
+		PushersOwn: appTokenName,
 		Progress: func(st push.Stats) {
 			update(func(v *MoveView) { v.Done, v.Total = st.Done, st.LastSeq })
 		},

@@ -43,11 +43,11 @@ func (v viewer) other(member string) string {
 
 // appTokenName reports whether member is the name the engine on a
 // computer gave Spark's own token (tokenName-<unix time>, local.go), which
-// is that token's member too. What a Move brought from such an engine with
-// an admin key is written for it (push keeps who added what), so a family
-// engine may hold moments of "spark-desktop-1733493000": a token's name,
-// not a person's, and not one the window can tell whose it was. It names
-// no one for them.
+// is that token's member too. A Move sends what such an engine wrote for
+// it as the target key's member (push.Options.PushersOwn), but a push by
+// hand with an admin key keeps it, so a family engine may hold moments of
+// "spark-desktop-1733493000": a token's name, not a person's, and not one
+// the window can tell whose it was. It names no one for them.
 func appTokenName(member string) bool {
 	digits, ok := strings.CutPrefix(member, tokenName+"-")
 	if !ok || digits == "" {

@@ -353,7 +353,7 @@ func created(ok bool) outcome {
 // send makes one attempt at a job, for the member of its op.
 func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 	t := p.target
-	if j.member != "" {
+	if j.member != "" && (p.opts.PushersOwn == nil || !p.opts.PushersOwn(j.member)) {
 		ctx = client.WithMember(ctx, j.member)
 	}
 	switch {

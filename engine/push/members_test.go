@@ -131,6 +131,29 @@ func TestPush_KeepsMembers(t *testing.T) {
 			}
 			closeAndFsck(t, dst)
 		})
+		t.Run(name+"/PushersOwn", func(t *testing.T) {
+			// The app's Move: what the source wrote for a token rather than
+			// a person (here "dad") goes as the target key's own member; the
+			// other members stay theirs, even with an admin key.
+			dst := enginetest.Start(t)
+			opts := source()
+			opts.Target = client.New(dst.URL, dst.AddMemberToken(t, "grans-admin", "gran", auth.ScopeAdmin), dst.Client())
+			opts.PushersOwn = func(m string) bool { return m == "dad" }
+			opts.Logger = quiet()
+			if st, err := push.Run(t.Context(), opts); err != nil || !st.Complete {
+				t.Fatalf("push: %v (%+v)", err, st)
+			}
+			want := map[string]string{}
+			for k, m := range kept {
+				if m == "dad" {
+					m = "gran"
+				}
+				want[k] = m
+			}
+			if got := members(t, dst, dads, mums); !equalMaps(got, want) {
+				t.Errorf("members on the target = %v, want %v", got, want)
+			}
+		})
 		t.Run(name+"/DeviceToken", func(t *testing.T) {
 			dst := enginetest.Start(t)
 			opts := source()

@@ -98,6 +98,12 @@ type Options struct {
 	// Retry-After longer than that). 0 is DefaultGiveUpAfter, 10 minutes.
 	// A remote source is asked 8 times at most, which is sooner.
 	GiveUpAfter time.Duration
+	// PushersOwn, when set, names the members of the source whose writes
+	// go to the target as the target token's own (no Spark-Member): the
+	// members that are a token rather than a person, such as the one the
+	// app's own engine gives its token, whose moments are the pusher's
+	// own. nil keeps every member as the source has it.
+	PushersOwn func(member string) bool
 	// Logger gets retries and refusals; nil is slog.Default().
 	Logger *slog.Logger
 }
