@@ -1,0 +1,328 @@
+package backup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/media"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// openEngine opens a real engine on dir.
+func openEngine(tb testing.TB, dir string) *engine.Engine {
+	tb.Helper()
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Logger: quiet})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// photo makes a small real JPEG, different for each seed.
+func photo(tb testing.TB, seed int) []byte {
+	tb.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 24, 16))
+	for y := range 16 {
+		for x := range 24 {
+			img.Set(x, y, color.RGBA{uint8(x*10 + seed), uint8(y*15 + seed/256), uint8(seed * 37), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, nil); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// capture writes n moments through the engine's API from seed on: every
+// other one a photo with its original, every third one edited after.
+func capture(tb testing.TB, e *engine.Engine, seed, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	for i := seed; i < seed+n; i++ {
+		kind := api.KindNote
+		if i%2 == 0 {
+			kind = api.KindPhoto
+		}
+		mo, _, err := e.CreateMoment(ctx, api.CreateMomentRequest{Kind: kind, Caption: fmt.Sprintf("moment %d", i)})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if kind == api.KindPhoto {
+			body := photo(tb, i)
+			if _, _, err := e.PutMedia(ctx, engine.PutMedia{ID: ulid.Make().String(), MomentID: mo.ID, Role: api.RoleOriginal, ContentType: "image/jpeg", Body: bytes.NewReader(body), Size: -1}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if i%3 == 0 {
+			c := fmt.Sprintf("moment %d, edited", i)
+			if _, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: &c}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+}
+
+// counting is a Target that counts the bodies put, and fails every Put
+// after failAfter of them (never, when it is negative).
+type counting struct {
+	Target
+	mu        sync.Mutex
+	puts      map[string]int
+	failAfter int
+}
+
+var errInjected = errors.New("injected: the target went away")
+
+func (c *counting) Put(ctx context.Context, name string, body io.Reader, size int64, sum [32]byte) error {
+	c.mu.Lock()
+	if c.failAfter == 0 {
+		c.mu.Unlock()
+		return errInjected
+	}
+	c.failAfter--
+	if c.puts == nil {
+		c.puts = map[string]int{}
+	}
+	c.puts[name]++
+	c.mu.Unlock()
+	return c.Target.Put(ctx, name, body, size, sum)
+}
+
+func (c *counting) total() int {
+	n := 0
+	for _, v := range c.puts {
+		n += v
+	}
+	return n
+}
+
+func ship(tb testing.TB, dir string, t Target, segBytes int) Stats {
+	tb.Helper()
+	st, err := (&Shipper{Dir: dir, Target: t, SegmentBytes: segBytes, Logger: quiet}).Ship(context.Background())
+	if err != nil {
+		tb.Fatalf("Ship: %v", err)
+	}
+	return st
+}
+
+// logPrefixBytes returns the source log's bytes through the group that
+// holds seq (or all of it, seq 0), and the last seq they hold.
+func logPrefixBytes(tb testing.TB, dir string, seq uint64) ([]byte, uint64) {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rd := oplog.NewReader(bytes.NewReader(b), "ops.log", 0)
+	var end int
+	var last uint64
+	for {
+		rec, more, raw, err := rd.Next()
+		if err == io.EOF {
+			return b[:end], last
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if seq != 0 && rec.Seq > seq && end > 0 && last >= seq {
+			return b[:end], last
+		}
+		end += len(raw)
+		if !more {
+			last = rec.Seq
+		}
+	}
+}
+
+func restore(tb testing.TB, t Target, opts RestoreOptions) (string, *Restored) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "restored")
+	var out bytes.Buffer
+	opts.Out, opts.Logger = &out, quiet
+	res, err := Restore(context.Background(), t, dir, opts)
+	if err != nil {
+		tb.Fatalf("Restore: %v\nfsck said:\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "fsck: all good") {
+		tb.Fatalf("fsck of the restored folder:\n%s", out.String())
+	}
+	return dir, res
+}
+
+// sameMirror folds want (a log prefix) into a fresh folder and compares
+// its mirror with dir's, table by table.
+func sameMirror(tb testing.TB, dir string, want []byte) {
+	tb.Helper()
+	ctx := context.Background()
+	fold := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(fold, engine.LogFile), want, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := engine.Rebuild(ctx, fold, quiet); err != nil {
+		tb.Fatal(err)
+	}
+	a, err := mirror.Open(ctx, filepath.Join(fold, engine.MirrorFile), mirror.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer a.Close()
+	b, err := mirror.Open(ctx, filepath.Join(dir, engine.MirrorFile), mirror.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer b.Close()
+	diffs, err := mirror.Diff(ctx, a, b, 10)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(diffs) > 0 {
+		tb.Errorf("the restored mirror differs from the fold of the prefix:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+func TestShipRestore(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 60)
+	tgt, err := OpenFolder(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := &counting{Target: tgt, failAfter: -1}
+	// A running engine holds the folder: shipping reads beside it.
+	st := ship(t, src, ct, 2<<10)
+	if st.Segments < 3 || st.Media != 30 {
+		t.Fatalf("first pass: %+v, want several segments and 30 photos", st)
+	}
+	want, last := logPrefixBytes(t, src, 0)
+	if st.LastSeq != last {
+		t.Fatalf("shipped through seq %d, the log ends at %d", st.LastSeq, last)
+	}
+
+	t.Run("All", func(t *testing.T) {
+		dir, res := restore(t, tgt, RestoreOptions{})
+		got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) || res.LastSeq != last {
+			t.Fatalf("the restored log (%d bytes, seq %d) is not the source's (%d bytes, seq %d)", len(got), res.LastSeq, len(want), last)
+		}
+		if res.Media != 30 {
+			t.Errorf("restored %d photos, want 30", res.Media)
+		}
+		// Every photo of the source, with its SHA-256.
+		from, err := media.OpenWith(filepath.Join(src, engine.MediaDir), media.Options{ReadOnly: true, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		to, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{ReadOnly: true, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = from.Walk(context.Background(), func(sha string, _ int64) error {
+			n++
+			return to.Verify(context.Background(), sha)
+		})
+		if err != nil || n != 30 {
+			t.Fatalf("photos: %d walked, %v", n, err)
+		}
+		sameMirror(t, dir, want)
+	})
+
+	t.Run("PointInTime", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(34, uint64(last)))
+		for range 4 {
+			seq := 1 + r.Uint64N(last)
+			prefix, upTo := logPrefixBytes(t, src, seq)
+			dir, res := restore(t, tgt, RestoreOptions{Seq: seq})
+			got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.LastSeq != upTo || !bytes.Equal(got, prefix) {
+				t.Fatalf("--seq %d: restored through %d (%d bytes), want the group through %d (%d bytes)", seq, res.LastSeq, len(got), upTo, len(prefix))
+			}
+			sameMirror(t, dir, prefix)
+		}
+	})
+
+	t.Run("At", func(t *testing.T) {
+		// The time of some op in the middle: everything logged by then.
+		var at time.Time
+		var upTo uint64
+		l, err := oplog.Open(filepath.Join(src, engine.LogFile), oplog.Options{ReadOnly: true, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = l.Scan(context.Background(), 0, func(r oplog.Record) error {
+			if r.Seq == last/2 {
+				at = r.At
+			}
+			if !at.IsZero() && !r.At.After(at) {
+				upTo = r.Seq
+			}
+			return nil
+		})
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, res := restore(t, tgt, RestoreOptions{At: at})
+		if res.LastSeq != upTo {
+			t.Fatalf("--at %s restored through seq %d, want %d", at.Format(time.RFC3339Nano), res.LastSeq, upTo)
+		}
+		prefix, _ := logPrefixBytes(t, src, upTo)
+		sameMirror(t, dir, prefix)
+	})
+
+	t.Run("SecondPassSendsOnlyNew", func(t *testing.T) {
+		before := map[string]int{}
+		for k, v := range ct.puts {
+			before[k] = v
+		}
+		capture(t, e, 1000, 10)
+		st := ship(t, src, ct, 2<<10)
+		if st.Media != 5 || st.Segments == 0 {
+			t.Fatalf("second pass: %+v, want 5 photos and new segments", st)
+		}
+		for k, v := range ct.puts {
+			if v != 1 {
+				t.Errorf("%s was put %d times", k, v)
+			}
+			if _, old := before[k]; !old && !strings.HasPrefix(k, "log/") && !strings.HasPrefix(k, "media/") {
+				t.Errorf("an unexpected object %s", k)
+			}
+		}
+		if got, want := ct.total()-len(before), 5+st.Segments; got != want {
+			t.Errorf("second pass put %d bodies, want %d (5 photos, %d segments)", got, want, st.Segments)
+		}
+		if st := ship(t, src, ct, 2<<10); st.Segments != 0 || st.Media != 0 {
+			t.Errorf("a pass with nothing new: %+v, want nothing put", st)
+		}
+	})
+	e.Close()
+}

@@ -1,0 +1,155 @@
+package backup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// objects reads every object of the folder target at root.
+func objects(tb testing.TB, root string) map[string][]byte {
+	tb.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		m[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// TestShip_Crash stops a pass after each number of puts in turn (a
+// crash between a photo and its segment, between two segments...), then
+// runs it again: the copy converges, no body is put twice, and nothing
+// already there is changed.
+func TestShip_Crash(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 16)
+	e.Close()
+	want, last := logPrefixBytes(t, src, 0)
+
+	full := &counting{Target: mustFolder(t, t.TempDir()), failAfter: -1}
+	ship(t, src, full, 1<<10)
+	total := full.total()
+	if total < 10 {
+		t.Fatalf("a full pass puts %d objects; the test wants more", total)
+	}
+	for n := 1; n < total; n++ {
+		root := t.TempDir()
+		ct := &counting{Target: mustFolder(t, root), failAfter: n}
+		if _, err := (&Shipper{Dir: src, Target: ct, SegmentBytes: 1 << 10, Logger: quiet}).Ship(context.Background()); !errors.Is(err, errInjected) {
+			t.Fatalf("crash after %d puts: Ship = %v, want the injected error", n, err)
+		}
+		before := objects(t, root)
+		ct.failAfter = -1
+		if st := ship(t, src, ct, 1<<10); st.LastSeq != last {
+			t.Fatalf("crash after %d puts: the rerun shipped through %d, want %d", n, st.LastSeq, last)
+		}
+		for name, c := range ct.puts {
+			if c != 1 {
+				t.Errorf("crash after %d puts: %s was put %d times", n, name, c)
+			}
+		}
+		after := objects(t, root)
+		for name, b := range before {
+			if !bytes.Equal(after[name], b) {
+				t.Errorf("crash after %d puts: %s changed", n, name)
+			}
+		}
+		if n%4 == 1 {
+			dir, _ := restore(t, ct.Target, RestoreOptions{})
+			got, err := os.ReadFile(filepath.Join(dir, "ops.log"))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("crash after %d puts: the restored log differs from the source's (%v)", n, err)
+			}
+		}
+	}
+}
+
+func mustFolder(tb testing.TB, root string) *Folder {
+	tb.Helper()
+	f, err := OpenFolder(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// TestRestore_Damaged flips a byte of a photo and of a segment in the
+// copy: the restore fails and names the object.
+func TestRestore_Damaged(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 8)
+	e.Close()
+	for _, prefix := range []string{"media/", "log/"} {
+		t.Run(strings.TrimSuffix(prefix, "/"), func(t *testing.T) {
+			root := t.TempDir()
+			tgt := mustFolder(t, root)
+			ship(t, src, tgt, 1<<10)
+			var name string
+			for n := range objects(t, root) {
+				if strings.HasPrefix(n, prefix) && (name == "" || n < name) {
+					name = n
+				}
+			}
+			p := filepath.Join(root, filepath.FromSlash(name))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 0x10
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Restore(context.Background(), tgt, filepath.Join(t.TempDir(), "r"), RestoreOptions{Logger: quiet})
+			if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "damaged") {
+				t.Fatalf("Restore = %v, want an error saying %s is damaged", err, name)
+			}
+		})
+	}
+}
+
+func TestRestore_ErrNotEmpty(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Restore(context.Background(), mustFolder(t, t.TempDir()), dir, RestoreOptions{Logger: quiet})
+	if !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("Restore into a folder with a file: %v, want ErrNotEmpty", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(b) != "mine" {
+		t.Errorf("the file there changed")
+	}
+}
+
+// TestShip_OtherLog refuses to ship a folder whose log is not the one the
+// copy was made of.
+func TestShip_OtherLog(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for i, dir := range []string{a, b} {
+		e := openEngine(t, dir)
+		capture(t, e, i*100, 4)
+		e.Close()
+	}
+	tgt := mustFolder(t, t.TempDir())
+	ship(t, a, tgt, 0)
+	_, err := (&Shipper{Dir: b, Target: tgt, Logger: quiet}).Ship(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "new target") {
+		t.Fatalf("shipping another log to the copy: %v, want a refusal", err)
+	}
+}

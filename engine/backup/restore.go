@@ -1,0 +1,270 @@
+package backup
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/media"
+	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/internal/atomicfile"
+)
+
+// RestoreOptions tell Restore where to stop; with neither set it restores
+// everything in the copy. Only whole groups are restored.
+type RestoreOptions struct {
+	// Seq, if set, stops after the group that holds op Seq.
+	Seq uint64
+	// At, if set, stops after the last group logged at or before At.
+	At time.Time
+	// Out hears fsck's findings; nil discards them.
+	Out io.Writer
+	// Logger hears the rebuild's progress; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Restored tells what Restore wrote.
+type Restored struct {
+	LastSeq    uint64
+	At         time.Time // when the last op restored was logged
+	Media      int
+	MediaBytes int64
+	LogBytes   int64
+}
+
+// ErrNotEmpty is returned by Restore into a folder that holds anything.
+var ErrNotEmpty = errors.New("backup: restore into an empty folder only")
+
+// ErrFsck is returned by Restore when fsck of the restored folder did not
+// come out clean (its findings went to RestoreOptions.Out).
+var ErrFsck = errors.New("backup: fsck of the restored folder found problems")
+
+// Restore restores the copy in t into the empty folder dir: it fetches the
+// segments in order, checks every record (checksum, seq going up by one),
+// stops at the point asked (a whole group), fetches the photos the
+// restored ops name and checks each one's SHA-256, writes the log and the
+// media as the engine lays them out, rebuilds the mirror and runs fsck.
+// It holds one record and one photo's buffer in memory at a time.
+//
+// A damaged object stops it with an error that names the object; dir is
+// then left as far as it got, to be emptied before trying again.
+func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*Restored, error) {
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if err := emptyDir(dir); err != nil {
+		return nil, err
+	}
+	if _, err := readManifest(ctx, t); err != nil {
+		return nil, err
+	}
+	store, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	logPath := filepath.Join(dir, engine.LogFile)
+	lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	defer lf.Close()
+	w := bufio.NewWriterSize(lf, 256<<10)
+	r := &restorer{t: t, store: store, w: w, opts: opts, res: &Restored{}}
+	if err := r.segments(ctx); err != nil {
+		return nil, err
+	}
+	if r.res.LastSeq == 0 {
+		return nil, fmt.Errorf("backup: the copy in %s holds no op at or before the point asked", t)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, fmt.Errorf("backup: write %s: %w", logPath, err)
+	}
+	if err := lf.Sync(); err != nil {
+		return nil, fmt.Errorf("backup: sync %s: %w", logPath, err)
+	}
+	if err := lf.Close(); err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	if err := engine.Rebuild(ctx, dir, opts.Logger); err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	ok, err := engine.Fsck(ctx, dir, opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
+	if !ok {
+		return r.res, ErrFsck
+	}
+	return r.res, nil
+}
+
+// emptyDir makes dir if missing and refuses it if it holds anything.
+func emptyDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
+		return fmt.Errorf("%w: %s holds %s; restore into a new folder", ErrNotEmpty, dir, names[0])
+	}
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
+}
+
+type restorer struct {
+	t     Target
+	store *media.Store
+	w     io.Writer
+	opts  RestoreOptions
+	res   *Restored
+	// the group being read: its bytes and photos, written once whole and
+	// wanted
+	group []byte
+	media []mirror.MediaPut
+	done  bool
+}
+
+// segments reads the target's segments in order until the point asked.
+func (r *restorer) segments(ctx context.Context) error {
+	var prev uint64
+	err := r.t.List(ctx, logPrefix, func(name string, _ int64) error {
+		if r.done {
+			return nil
+		}
+		first, last, ok := parseSeg(name)
+		if !ok {
+			return nil // not a segment: never written by Spark
+		}
+		if first != prev+1 {
+			return fmt.Errorf("backup: the copy in %s misses ops %d to %d: %s follows seq %d", r.t, prev+1, first-1, name, prev)
+		}
+		if err := r.segment(ctx, name, first, last); err != nil {
+			return err
+		}
+		prev = last
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// segment restores the segment name, of the records first to last.
+func (r *restorer) segment(ctx context.Context, name string, first, last uint64) error {
+	rc, err := r.t.Get(ctx, name)
+	if err != nil {
+		return fmt.Errorf("backup: fetch %s: %w", name, err)
+	}
+	defer rc.Close()
+	rd := oplog.NewReader(rc, name, first-1)
+	more := false
+	for !r.done {
+		rec, m, raw, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("backup: %s in %s is damaged: %w", name, r.t, err)
+		}
+		more = m
+		if err := r.record(ctx, rec, more, raw); err != nil {
+			return err
+		}
+	}
+	if r.done {
+		return nil
+	}
+	if rd.LastSeq() != last || more {
+		return fmt.Errorf("backup: %s in %s is damaged: it ends at seq %d (in the middle of a group: %v), its name says %d", name, r.t, rd.LastSeq(), more, last)
+	}
+	return nil
+}
+
+// record takes one record: gathers its group, and writes the group once
+// whole if it is wanted.
+func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw []byte) error {
+	if len(r.group) == 0 {
+		if r.opts.Seq != 0 && rec.Seq > r.opts.Seq {
+			r.done = true
+			return nil
+		}
+	}
+	r.group = append(r.group, raw...)
+	if rec.Op == api.OpMediaPut {
+		var m mirror.MediaPut
+		if err := json.Unmarshal(rec.Data, &m); err != nil || !api.ValidSHA256(m.SHA256) {
+			return fmt.Errorf("backup: the media.put op at seq %d names no SHA-256", rec.Seq)
+		}
+		r.media = append(r.media, m)
+	}
+	if more {
+		return nil
+	}
+	if !r.opts.At.IsZero() && rec.At.After(r.opts.At) {
+		r.done = true
+		return nil
+	}
+	for _, m := range r.media {
+		if err := r.fetch(ctx, m); err != nil {
+			return err
+		}
+	}
+	if _, err := r.w.Write(r.group); err != nil {
+		return fmt.Errorf("backup: write the log: %w", err)
+	}
+	r.res.LogBytes += int64(len(r.group))
+	r.res.LastSeq, r.res.At = rec.Seq, rec.At
+	r.group, r.media = r.group[:0], r.media[:0]
+	return nil
+}
+
+// fetch puts the photo m names in the store, checking its SHA-256 and size.
+func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
+	if ok, err := r.store.Has(m.SHA256); err != nil || ok {
+		return err
+	}
+	name := mediaName(m.SHA256)
+	rc, err := r.t.Get(ctx, name)
+	if err != nil {
+		return fmt.Errorf("backup: fetch the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+	}
+	defer rc.Close()
+	st, err := r.store.Stage(ctx, rc, 0)
+	if err != nil {
+		return fmt.Errorf("backup: fetch %s: %w", name, err)
+	}
+	defer st.Discard()
+	if st.SHA256 != m.SHA256 || st.Size != m.Size {
+		return fmt.Errorf("backup: %s in %s is damaged: its %d bytes hash to %s, the log says %d bytes of SHA-256 %s", name, r.t, st.Size, st.SHA256, m.Size, m.SHA256)
+	}
+	if err := st.Commit(); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	r.res.Media++
+	r.res.MediaBytes += st.Size
+	return nil
+}
