@@ -46,6 +46,12 @@ Usage:
   spark-engine bench   [--dir DIR] [flags]    measure the engine beside its peers
   spark-engine push    --data SRC --to URL --token TOKEN [--json]
                                              copy every moment of SRC to another engine
+  spark-engine backup  --data DIR --to file:///PATH
+                                             ship DIR's photos and log to an off-site
+                                             copy (only what it lacks), then exit
+  spark-engine restore --from file:///PATH --data EMPTY_DIR [--seq N | --at RFC3339]
+                                             restore the copy (up to op N or a time)
+                                             into an empty folder, checked by fsck
   spark-engine --version
 
 The data directory defaults to %s.
@@ -124,6 +130,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return benchCmd(ctx, rest, stdout, stderr)
 	case "push":
 		return pushCmd(ctx, rest, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, rest, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, rest, stdout, stderr)
 	case benchPhaseCmd:
 		return runBenchPhase(ctx, rest, stdout)
 	default:

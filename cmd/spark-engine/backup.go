@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/sparkfamily/spark/engine/backup"
+)
+
+func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("backup", stderr, "backup --data DIR --to file:///PATH")
+	data := dataFlag(fs)
+	to := fs.String("to", "", "where the copy is kept: file:///PATH (an external disk or a mounted share)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("backup takes no arguments, got %q", pos)
+	}
+	if *to == "" {
+		return usagef("backup: say where the copy goes with --to file:///PATH")
+	}
+	dir, err := existingDataDir(*data)
+	if err != nil {
+		return err
+	}
+	t, err := backup.Open(*to)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	sh := &backup.Shipper{Dir: dir, Target: t, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	st, err := sh.Ship(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backup: %s holds the log of %s through seq %d; this run shipped %d segment(s) (%d bytes) and %d photo(s) (%d bytes) in %s\n",
+		t, dir, st.LastSeq, st.Segments, st.LogBytes, st.Media, st.MediaBytes, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("restore", stderr, "restore --from file:///PATH --data EMPTY_DIR [--seq N | --at RFC3339]")
+	data := fs.String("data", "", "the empty folder to restore into (made if missing)")
+	from := fs.String("from", "", "where the copy is kept: file:///PATH")
+	seq := fs.Uint64("seq", 0, "restore up to op N (the whole group that holds it)")
+	at := fs.String("at", "", "restore the ops logged at or before this time (RFC 3339, e.g. 2026-12-06T21:00:00Z)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("restore takes no arguments, got %q", pos)
+	}
+	if *from == "" || *data == "" {
+		return usagef("restore: say where the copy is with --from file:///PATH and the empty folder with --data DIR")
+	}
+	opts := backup.RestoreOptions{Seq: *seq, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	if *at != "" {
+		if *seq != 0 {
+			return usagef("restore: give --seq or --at, not both")
+		}
+		if opts.At, err = time.Parse(time.RFC3339Nano, *at); err != nil {
+			return usagef("restore: --at %q is not an RFC 3339 time (e.g. 2026-12-06T21:00:00Z)", *at)
+		}
+	}
+	dir, err := filepath.Abs(*data)
+	if err != nil {
+		return err
+	}
+	t, err := backup.Open(*from)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := backup.Restore(ctx, t, dir, opts)
+	if errors.Is(err, backup.ErrFsck) {
+		return errCheckFailed
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `restore: %s now holds the copy's log through seq %d (logged %s) and %d photo(s) (%d bytes), checked, in %s.
+
+Devices reconnect with new tokens: tokens are not in the copy. For each
+computer, run "spark-engine token add NAME --data %s", start the engine
+on this folder, and give that computer the connection text again (the
+engine's address and the new token) in its Settings.
+`, dir, res.LastSeq, res.At.Format(time.RFC3339), res.Media, res.MediaBytes, time.Since(start).Round(time.Millisecond), dir)
+	return nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/enginetest"
+)
+
+// TestBackupRestoreCmd ships a running engine's folder with `backup`,
+// restores it with `restore` into a new folder and checks the exit codes
+// and what they say.
+func TestBackupRestoreCmd(t *testing.T) {
+	src := enginetest.Start(t, enginetest.WithoutSeat())
+	c := client.New(src.URL, src.Token, nil)
+	for _, caption := range []string{"the boiler code", "the gas bill"} {
+		if _, _, err := c.CreateMoment(t.Context(), api.CreateMomentRequest{Kind: api.KindNote, Caption: caption}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyDir := t.TempDir()
+	to := "file://" + filepath.ToSlash(copyDir)
+	runOK := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 0 {
+			t.Fatalf("%s: exit %d: %s%s", args[0], code, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	if out := runOK("backup", "--data", src.Dir, "--to", to); !strings.Contains(out, "this run shipped 1 segment(s)") {
+		t.Errorf("backup said %q", out)
+	}
+	if out := runOK("backup", "--data", src.Dir, "--to", to); !strings.Contains(out, "this run shipped 0 segment(s)") {
+		t.Errorf("a second backup with nothing new said %q", out)
+	}
+	dst := filepath.Join(t.TempDir(), "restored")
+	out := runOK("restore", "--from", to, "--data", dst, "--seq", "1")
+	for _, want := range []string{"fsck: all good", "through seq 1", "spark-engine token add NAME --data " + dst} {
+		if !strings.Contains(out, want) {
+			t.Errorf("restore's output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Run("ErrNotEmpty", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"restore", "--from", to, "--data", dst}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "empty folder") {
+			t.Fatalf("restore into a full folder: exit %d, %s", code, errOut.String())
+		}
+	})
+	t.Run("ErrS3", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"backup", "--data", src.Dir, "--to", "s3://bucket/spark"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "not in this version yet") {
+			t.Fatalf("backup to s3: exit %d, %s", code, errOut.String())
+		}
+	})
+	t.Run("ErrUsage", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"backup", "--data", src.Dir},
+			{"restore", "--from", to},
+			{"restore", "--from", to, "--data", dst + "2", "--seq", "1", "--at", "2026-01-01T00:00:00Z"},
+			{"restore", "--from", to, "--data", dst + "2", "--at", "yesterday"},
+		} {
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), args, &out, &errOut); code != 2 {
+				t.Errorf("%q: exit %d, want 2: %s", args, code, errOut.String())
+			}
+		}
+		if _, err := os.Stat(dst + "2"); !os.IsNotExist(err) {
+			t.Errorf("a refused restore made its folder: %v", err)
+		}
+	})
+}
