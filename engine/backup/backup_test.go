@@ -326,3 +326,43 @@ func TestShipRestore(t *testing.T) {
 	})
 	e.Close()
 }
+
+// TestShipper_Run ships every Interval while the engine takes captures:
+// the copy catches up with the log, and a restore of it is the log.
+func TestShipper_Run(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	defer e.Close()
+	tgt := mustFolder(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Interval: 20 * time.Millisecond, Logger: quiet}).Run(ctx)
+	}()
+	capture(t, e, 0, 30)
+	_, last := logPrefixBytes(t, src, 0)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		shipped, _, err := lastSegment(context.Background(), tgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shipped == last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s the copy holds seq %d of %d", shipped, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	want, _ := logPrefixBytes(t, src, last)
+	dir, _ := restore(t, tgt, RestoreOptions{})
+	got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the restored log (%d bytes) is not the source's (%d bytes): %v", len(got), len(want), err)
+	}
+}
