@@ -50,7 +50,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	data := fs.String("data", "", "the empty folder to restore into (made if missing)")
 	from := fs.String("from", "", "where the copy is kept: file:///PATH")
 	seq := fs.Uint64("seq", 0, "restore up to op N (the whole group that holds it)")
-	at := fs.String("at", "", "restore the ops logged at or before this time (RFC 3339, e.g. 2026-12-06T21:00:00Z)")
+	at := fs.String("at", "", "restore the log up to the first op logged after this time (RFC 3339, e.g. 2026-12-06T21:00:00Z)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -81,10 +81,17 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	start := time.Now()
 	res, err := backup.Restore(ctx, t, dir, opts)
 	if errors.Is(err, backup.ErrFsck) {
+		fmt.Fprintf(stderr, "restore: fsck of %s did not come out clean (see above); keep the folder for a person to look at, and say so at the issue tracker\n", dir)
 		return errCheckFailed
 	}
-	if err != nil {
+	if errors.Is(err, backup.ErrNotEmpty) {
 		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w\nrestore: %s holds what was restored before this; empty it (or pick a new folder) before trying again", err, dir)
+	}
+	if *seq > res.LastSeq {
+		fmt.Fprintf(stdout, "note: the copy ends at seq %d, before the %d asked; all of it was restored\n", res.LastSeq, *seq)
 	}
 	fmt.Fprintf(stdout, `restore: %s now holds the copy's log through seq %d (logged %s) and %d photo(s) (%d bytes), checked, in %s.
 

@@ -47,6 +47,42 @@ func TestBackupRestoreCmd(t *testing.T) {
 			t.Errorf("restore's output lacks %q:\n%s", want, out)
 		}
 	}
+	t.Run("SeqPastTheCopy", func(t *testing.T) {
+		out := runOK("restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r"), "--seq", "99")
+		if !strings.Contains(out, "the copy ends at seq 2, before the 99 asked") {
+			t.Errorf("restore --seq 99 said:\n%s", out)
+		}
+	})
+	t.Run("ErrDamaged", func(t *testing.T) {
+		segs, err := filepath.Glob(filepath.Join(copyDir, "log", "*.seg"))
+		if err != nil || len(segs) != 1 {
+			t.Fatalf("segments %v, %v", segs, err)
+		}
+		b, err := os.ReadFile(segs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(bad, "log"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)-3] ^= 1
+		if err := os.WriteFile(filepath.Join(bad, "log", filepath.Base(segs[0])), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		man, err := os.ReadFile(filepath.Join(copyDir, "spark-backup.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bad, "spark-backup.json"), man, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"restore", "--from", "file://" + filepath.ToSlash(bad), "--data", filepath.Join(t.TempDir(), "r")}, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), filepath.Base(segs[0])+" in ") || !strings.Contains(errOut.String(), "empty it") {
+			t.Fatalf("restore of a damaged segment: exit %d, %s", code, errOut.String())
+		}
+	})
 	t.Run("ErrNotEmpty", func(t *testing.T) {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), []string{"restore", "--from", to, "--data", dst}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "empty folder") {

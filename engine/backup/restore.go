@@ -25,7 +25,7 @@ import (
 type RestoreOptions struct {
 	// Seq, if set, stops after the group that holds op Seq.
 	Seq uint64
-	// At, if set, stops after the last group logged at or before At.
+	// At, if set, stops before the first group logged after At.
 	At time.Time
 	// Out hears fsck's findings; nil discards them.
 	Out io.Writer
