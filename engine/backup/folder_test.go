@@ -31,14 +31,12 @@ func get(tb testing.TB, t Target, name string) []byte {
 	return b
 }
 
-func TestFolder_Put(t *testing.T) {
+// testTarget is the conformance suite every Target passes: the folder
+// here, the S3 target next. open gives a new, empty target.
+func testTarget(t *testing.T, open func(testing.TB) Target) {
 	ctx := context.Background()
-	root := t.TempDir()
-	f, err := OpenFolder(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Run("OK", func(t *testing.T) {
+	t.Run("Put", func(t *testing.T) {
+		f := open(t)
 		if err := put(t, f, "media/ab", []byte("photo")); err != nil {
 			t.Fatal(err)
 		}
@@ -48,22 +46,25 @@ func TestFolder_Put(t *testing.T) {
 		if n, err := f.Stat(ctx, "media/ab"); err != nil || n != 5 {
 			t.Errorf("Stat = %d, %v; want 5", n, err)
 		}
-	})
-	t.Run("AlreadyThere", func(t *testing.T) {
 		if err := put(t, f, "media/ab", []byte("photo")); err != nil {
-			t.Fatalf("the same bytes again: %v, want nil", err)
+			t.Fatalf("the same bytes again: %v, want nil (already there)", err)
 		}
 	})
 	t.Run("ErrConflict", func(t *testing.T) {
-		err := put(t, f, "media/ab", []byte("other"))
+		f := open(t)
+		if err := put(t, f, "log/1", []byte("photo")); err != nil {
+			t.Fatal(err)
+		}
+		err := put(t, f, "log/1", []byte("other"))
 		if !errors.Is(err, ErrConflict) {
 			t.Fatalf("other bytes over an object: %v, want ErrConflict", err)
 		}
-		if got := get(t, f, "media/ab"); string(got) != "photo" {
+		if got := get(t, f, "log/1"); string(got) != "photo" {
 			t.Errorf("after the refused put the object holds %q, want photo", got)
 		}
 	})
 	t.Run("ErrBadBody", func(t *testing.T) {
+		f := open(t)
 		err := f.Put(ctx, "media/cd", strings.NewReader("torn"), 4, sha256.Sum256([]byte("whole")))
 		if !errors.Is(err, ErrBadBody) {
 			t.Fatalf("a body that does not match its sum: %v, want ErrBadBody", err)
@@ -73,17 +74,63 @@ func TestFolder_Put(t *testing.T) {
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
+		f := open(t)
 		if _, err := f.Get(ctx, "log/none"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Get: %v, want ErrNotFound", err)
 		}
+		if _, err := f.Stat(ctx, "log/none"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Stat: %v, want ErrNotFound", err)
+		}
 	})
 	t.Run("ErrBadName", func(t *testing.T) {
+		f := open(t)
 		for _, name := range []string{"", "../x", "a//b", "/a", ".put-x", "A"} {
 			if err := put(t, f, name, []byte("x")); err == nil {
 				t.Errorf("Put(%q) = nil, want an error", name)
 			}
 		}
 	})
+	t.Run("List", func(t *testing.T) {
+		f := open(t)
+		for _, n := range []string{"log/2", "log/1", "media/a", "spark-backup.json", "log0"} {
+			if err := put(t, f, n, []byte(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list := func(prefix string) string {
+			var got []string
+			if err := f.List(ctx, prefix, func(n string, _ int64) error { got = append(got, n); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return strings.Join(got, " ")
+		}
+		if got, want := list(""), "log/1 log/2 log0 media/a spark-backup.json"; got != want {
+			t.Errorf("List(\"\") = %s, want %s", got, want)
+		}
+		if got, want := list("log/"), "log/1 log/2"; got != want {
+			t.Errorf("List(log/) = %s, want %s", got, want)
+		}
+	})
+}
+
+func TestFolder(t *testing.T) {
+	testTarget(t, func(tb testing.TB) Target { return mustFolder(tb, tb.TempDir()) })
+}
+
+// TestFolder_NoTempLeft: a Put, refused or not, leaves no temp file, and
+// List skips one a crash left.
+func TestFolder_NoTempLeft(t *testing.T) {
+	root := t.TempDir()
+	f := mustFolder(t, root)
+	if err := put(t, f, "media/ab", []byte("photo")); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(t, f, "media/ab", []byte("other")); !errors.Is(err, ErrConflict) {
+		t.Fatal(err)
+	}
+	if err := f.Put(context.Background(), "media/cd", strings.NewReader("torn"), 4, sha256.Sum256([]byte("whole"))); !errors.Is(err, ErrBadBody) {
+		t.Fatal(err)
+	}
 	ents, err := os.ReadDir(filepath.Join(root, "media"))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +140,8 @@ func TestFolder_Put(t *testing.T) {
 	}
 }
 
-func TestFolder_List(t *testing.T) {
+// TestFolder_ListSkipsTemps: a temp file a crashed Put left is not an object.
+func TestFolder_ListSkipsTemps(t *testing.T) {
 	f, err := OpenFolder(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
