@@ -255,7 +255,7 @@ func TestShipRestore(t *testing.T) {
 
 	t.Run("PointInTime", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(34, uint64(last)))
-		for range 4 {
+		for range 20 {
 			seq := 1 + r.Uint64N(last)
 			prefix, upTo := logPrefixBytes(t, src, seq)
 			dir, res := restore(t, tgt, RestoreOptions{Seq: seq})
@@ -271,32 +271,40 @@ func TestShipRestore(t *testing.T) {
 	})
 
 	t.Run("At", func(t *testing.T) {
-		// The time of some op in the middle: everything logged by then.
-		var at time.Time
-		var upTo uint64
+		// Times of random ops: the restore holds every group logged by
+		// then (the engine's clock only goes forward here).
+		var ats []time.Time
 		l, err := oplog.Open(filepath.Join(src, engine.LogFile), oplog.Options{ReadOnly: true, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = l.Scan(context.Background(), 0, func(r oplog.Record) error {
-			if r.Seq == last/2 {
-				at = r.At
-			}
-			if !at.IsZero() && !r.At.After(at) {
-				upTo = r.Seq
-			}
-			return nil
-		})
+		err = l.Scan(context.Background(), 0, func(r oplog.Record) error { ats = append(ats, r.At); return nil })
 		l.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir, res := restore(t, tgt, RestoreOptions{At: at})
-		if res.LastSeq != upTo {
-			t.Fatalf("--at %s restored through seq %d, want %d", at.Format(time.RFC3339Nano), res.LastSeq, upTo)
+		r := rand.New(rand.NewPCG(35, uint64(last)))
+		for range 5 {
+			at := ats[r.IntN(len(ats))].Add(time.Duration(r.IntN(3)-1) * time.Microsecond)
+			var upTo uint64
+			for i, a := range ats {
+				if !a.After(at) {
+					upTo = uint64(i + 1)
+				}
+			}
+			if upTo == 0 {
+				continue
+			}
+			prefix, groupEnd := logPrefixBytes(t, src, upTo)
+			if groupEnd != upTo {
+				t.Fatalf("ops of one group logged at different times: %d, %d", upTo, groupEnd)
+			}
+			dir, res := restore(t, tgt, RestoreOptions{At: at})
+			if res.LastSeq != upTo {
+				t.Fatalf("--at %s restored through seq %d, want %d", at.Format(time.RFC3339Nano), res.LastSeq, upTo)
+			}
+			sameMirror(t, dir, prefix)
 		}
-		prefix, _ := logPrefixBytes(t, src, upTo)
-		sameMirror(t, dir, prefix)
 	})
 
 	t.Run("SecondPassSendsOnlyNew", func(t *testing.T) {
