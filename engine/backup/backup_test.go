@@ -374,3 +374,60 @@ func TestShipper_Run(t *testing.T) {
 		t.Fatalf("the restored log (%d bytes) is not the source's (%d bytes): %v", len(got), len(want), err)
 	}
 }
+
+// TestShipper_Resume: a Shipper's next pass reads only what the log got
+// since its last, and one whose log was replaced under it reads it all
+// again and refuses it.
+func TestShipper_Resume(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 20)
+	tgt := mustFolder(t, t.TempDir())
+	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet}
+	size := func() int64 {
+		fi, err := os.Stat(filepath.Join(src, engine.LogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	st, err := sh.Ship(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before := size(); st.ReadBytes != before {
+		t.Fatalf("a first pass read %d bytes of a %d-byte log, want all", st.ReadBytes, before)
+	}
+	before := size()
+	capture(t, e, 100, 4)
+	grown := size() - before
+	st, err = sh.Ship(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new bytes, plus the first record and the last shipped, checked.
+	if st.ReadBytes < grown || st.ReadBytes > grown+2048 {
+		t.Fatalf("the next pass read %d bytes for %d new ones", st.ReadBytes, grown)
+	}
+	if st, err := sh.Ship(context.Background()); err != nil || st.ReadBytes != 0 {
+		t.Fatalf("a pass with nothing new read %d bytes, %v", st.ReadBytes, err)
+	}
+	e.Close()
+
+	// Another log, longer, in the same folder: the cursor's records no
+	// longer match, the pass reads from the start and refuses it.
+	other := t.TempDir()
+	e2 := openEngine(t, other)
+	capture(t, e2, 500, 40)
+	e2.Close()
+	b, err := os.ReadFile(filepath.Join(other, engine.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, engine.LogFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sh.Ship(context.Background()); err == nil || !strings.Contains(err.Error(), "new target") {
+		t.Fatalf("a replaced log: %v, want a refusal", err)
+	}
+}

@@ -41,6 +41,8 @@ type Shipper struct {
 	// Interval is how long Run waits between passes; 0 is DefaultInterval.
 	Interval time.Duration
 	Logger   *slog.Logger // nil is slog.Default()
+
+	cur *cursor // where the last pass stopped; nil before one shipped
 }
 
 // Stats tells what one pass shipped.
@@ -50,6 +52,7 @@ type Stats struct {
 	LogBytes   int64  // their bytes
 	Media      int    // media put
 	MediaBytes int64  // their bytes
+	ReadBytes  int64  // bytes of the log read
 }
 
 // Run ships a pass every Interval until ctx ends, logging each pass that
@@ -93,7 +96,10 @@ func (s *Shipper) logger() *slog.Logger {
 // target's listing: the last segment there tells where the log stopped,
 // and a photo is put only if the target does not have it, so no body is
 // sent twice after a crash. It holds one segment and its photos' names
-// in memory, whatever the corpus.
+// in memory, whatever the corpus. A pass reads the log from its start; the
+// next pass of the same Shipper reads only what was appended since (it
+// checks that the log still holds the first record and the last one
+// shipped where they were). Ship is not for concurrent use.
 func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 	var st Stats
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -123,16 +129,24 @@ func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 		return st, nil // nothing logged yet
 	}
 
+	if c := s.cur; c != nil && c.seq == shipped && last == shipped {
+		return st, nil // nothing new since this Shipper's last pass
+	}
 	f, err := openDurable(logPath)
 	if err != nil {
 		return st, err
 	}
 	defer f.Close()
-	rd := oplog.NewReader(f, logPath, 0)
 	seg := segment{limit: s.SegmentBytes}
 	if seg.limit <= 0 {
 		seg.limit = DefaultSegmentBytes
 	}
+	rd, off, resumed := s.resume(f, logPath, shipped, &st)
+	next := s.cur
+	if !resumed {
+		next = &cursor{}
+	}
+	s.cur = nil // set again once this pass ships
 	for {
 		rec, more, raw, err := rd.Next()
 		if err == io.EOF {
@@ -141,17 +155,23 @@ func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 		if err != nil {
 			return st, fmt.Errorf("backup: %w", err)
 		}
+		recOff := off
+		off += int64(len(raw))
+		st.ReadBytes += int64(len(raw))
 		if rec.Seq == 1 {
 			if err := s.checkManifest(ctx, raw); err != nil {
 				return st, err
 			}
+			next.first = sha256.Sum256(raw)
 		}
 		if rec.Seq <= shipped {
 			if rec.Seq == shipped {
 				if err := checkContinues(ctx, s.Target, lastSeg, raw); err != nil {
 					return st, err
 				}
+				next.seq, next.end, next.lastOff, next.lastSum = rec.Seq, off, recOff, sha256.Sum256(raw)
 				if rec.Seq == last {
+					s.cur = next
 					return st, nil // the copy has it all
 				}
 			}
@@ -167,12 +187,60 @@ func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 			if err := s.flush(ctx, store, &seg, &st); err != nil {
 				return st, err
 			}
+			next.seq, next.end, next.lastOff, next.lastSum = rec.Seq, off, recOff, sha256.Sum256(raw)
+			s.cur = next
 		}
 		if rec.Seq == last {
+			s.cur = next
 			return st, nil
 		}
 	}
 }
+
+// cursor is where a Shipper's last pass stopped in the log file, so that
+// its next pass (Run's, every few seconds) reads only what was appended
+// since, not the whole log again.
+type cursor struct {
+	seq     uint64   // the last seq shipped
+	end     int64    // the offset just past its record
+	lastOff int64    // the offset of its record
+	lastSum [32]byte // the SHA-256 of its record's bytes
+	first   [32]byte // the SHA-256 of the log's first record's bytes
+}
+
+// resume returns a reader of the log f from where the last pass stopped,
+// when the copy still ends there and the log still holds the same first
+// and last records there (so it is the same log); else a reader from the
+// start. It returns the offset of the reader's first record.
+func (s *Shipper) resume(f *os.File, path string, shipped uint64, st *Stats) (*oplog.Reader, int64, bool) {
+	full := func() (*oplog.Reader, int64, bool) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return oplog.NewReader(errReader{err}, path, 0), 0, false
+		}
+		return oplog.NewReader(f, path, 0), 0, false
+	}
+	c := s.cur
+	if c == nil || c.seq != shipped || shipped == 0 {
+		return full()
+	}
+	same := func(off int64, seq uint64, want [32]byte) bool {
+		rec, _, raw, err := oplog.NewReader(io.NewSectionReader(f, off, 1<<62), path, seq-1).Next()
+		st.ReadBytes += int64(len(raw))
+		return err == nil && rec.Seq == seq && sha256.Sum256(raw) == want
+	}
+	if !same(0, 1, c.first) || !same(c.lastOff, c.seq, c.lastSum) {
+		return full()
+	}
+	if _, err := f.Seek(c.end, io.SeekStart); err != nil {
+		return full()
+	}
+	return oplog.NewReader(f, path, c.seq), c.end, true
+}
+
+// errReader is a reader that fails with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // openDurable opens the log for reading and fsyncs it, so that every byte
 // shipped is on the disk: a group a running engine wrote and has not yet
