@@ -27,6 +27,10 @@ type Folder struct {
 
 var _ Target = (*Folder)(nil)
 
+// link makes the object's name; tests swap it for one that fails as
+// exFAT does.
+var link = os.Link
+
 // tempPrefix starts the names of a Put's temp files; List skips them.
 const tempPrefix = ".put-"
 
@@ -76,9 +80,12 @@ func (f *Folder) Put(ctx context.Context, name string, body io.Reader, size int6
 	if err != nil {
 		return fmt.Errorf("backup: put %s: %w", name, err)
 	}
-	if err := os.Link(tmp.Name(), final); err != nil {
+	if err := link(tmp.Name(), final); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return f.same(name, final, size, sum)
+		}
+		if _, serr := os.Stat(final); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("backup: put %s: %w (the copy needs a file system that makes hard links, so that nothing is ever overwritten: exFAT and FAT cannot; use a disk formatted NTFS, APFS or ext4)", name, err)
 		}
 		return fmt.Errorf("backup: put %s: %w", name, err)
 	}

@@ -169,3 +169,18 @@ func TestFolder_ListSkipsTemps(t *testing.T) {
 		t.Errorf("List(log/) = %s, want %s", got, want)
 	}
 }
+
+// TestFolder_NoHardLinks: on a file system without hard links (exFAT) a
+// Put fails, stores nothing and says what disk to use.
+func TestFolder_NoHardLinks(t *testing.T) {
+	defer func(l func(string, string) error) { link = l }(link)
+	link = func(o, n string) error { return &os.LinkError{Op: "link", Old: o, New: n, Err: errors.ErrUnsupported} }
+	f := mustFolder(t, t.TempDir())
+	err := put(t, f, "media/ab", []byte("photo"))
+	if err == nil || !strings.Contains(err.Error(), "exFAT") {
+		t.Fatalf("Put without hard links: %v, want a message naming the file system", err)
+	}
+	if _, err := f.Stat(context.Background(), "media/ab"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Stat after the failed Put: %v, want ErrNotFound", err)
+	}
+}
