@@ -2,8 +2,9 @@
 // writes, logs them, folds them into the mirror, answers reads from the
 // mirror and runs Pippa's turns. engine/server puts it on HTTP and
 // engine/host composes and serves it; engine/api holds the contract's
-// types, engine/client speaks it and engine/push copies one engine into
-// another (README's "Where each part lives").
+// types, engine/client speaks it, engine/push copies one engine into
+// another and engine/backup keeps an off-site copy of a data folder
+// (README's "Where each part lives").
 //
 // # The data directory
 //
