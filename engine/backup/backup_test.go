@@ -409,8 +409,8 @@ func TestShipper_Resume(t *testing.T) {
 	if st.ReadBytes < grown || st.ReadBytes > grown+2048 {
 		t.Fatalf("the next pass read %d bytes for %d new ones", st.ReadBytes, grown)
 	}
-	if st, err := sh.Ship(context.Background()); err != nil || st.ReadBytes != 0 {
-		t.Fatalf("a pass with nothing new read %d bytes, %v", st.ReadBytes, err)
+	if st, err := sh.Ship(context.Background()); err != nil || st.Segments != 0 || st.ReadBytes > 2048 {
+		t.Fatalf("a pass with nothing new: %+v, %v; want nothing shipped, two records read", st, err)
 	}
 	e.Close()
 
@@ -429,5 +429,52 @@ func TestShipper_Resume(t *testing.T) {
 	}
 	if _, err := sh.Ship(context.Background()); err == nil || !strings.Contains(err.Error(), "new target") {
 		t.Fatalf("a replaced log: %v, want a refusal", err)
+	}
+}
+
+// TestShipper_TornTail: an append cut short at the end of the log (what an
+// engine mid-write, or a crash, leaves) is not shipped, by a first pass or
+// by a resumed one; the whole groups before it are.
+func TestShipper_TornTail(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 10)
+	tgt := mustFolder(t, t.TempDir())
+	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet}
+	if _, err := sh.Ship(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	capture(t, e, 100, 3)
+	e.Close()
+	want, last := logPrefixBytes(t, src, 0)
+	// Half of a record after the last whole one.
+	_, firstLen := func() (oplog.Record, int) {
+		rec, _, raw, err := oplog.NewReader(bytes.NewReader(want), "ops.log", 0).Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec, len(raw)
+	}()
+	f, err := os.OpenFile(filepath.Join(src, engine.LogFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(want[:firstLen/2]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, sh := range []*Shipper{sh, {Dir: src, Target: mustFolder(t, t.TempDir()), SegmentBytes: 1 << 10, Logger: quiet}} {
+		st, err := sh.Ship(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.LastSeq != last {
+			t.Fatalf("shipped through seq %d, want %d (the last whole group)", st.LastSeq, last)
+		}
+		dir, _ := restore(t, sh.Target, RestoreOptions{})
+		got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("the restored log (%d bytes) is not the whole groups of the source (%d bytes): %v", len(got), len(want), err)
+		}
 	}
 }

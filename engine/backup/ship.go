@@ -96,105 +96,156 @@ func (s *Shipper) logger() *slog.Logger {
 // target's listing: the last segment there tells where the log stopped,
 // and a photo is put only if the target does not have it, so no body is
 // sent twice after a crash. It holds one segment and its photos' names
-// in memory, whatever the corpus. A pass reads the log from its start; the
-// next pass of the same Shipper reads only what was appended since (it
-// checks that the log still holds the first record and the last one
-// shipped where they were). Ship is not for concurrent use.
+// in memory, whatever the corpus.
+//
+// A first pass reads the whole log (a read-only open, as fsck does, then
+// the records up to its last whole group). The next pass of the same
+// Shipper reads only what was appended since, once it has checked that
+// the log still holds the first record and the last one shipped where
+// they were; a torn record there (an append in flight) ends that pass at
+// the last whole group. Ship is not for concurrent use.
 func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 	var st Stats
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err := media.OpenWith(filepath.Join(s.Dir, engine.MediaDir), media.Options{ReadOnly: true, Logger: quiet})
+	if err != nil {
+		return st, fmt.Errorf("backup: open the media of %s: %w", s.Dir, err)
+	}
+	shipped, lastSeg, err := lastSegment(ctx, s.Target)
+	if err != nil {
+		return st, err
+	}
+	st.LastSeq = shipped
+	if c := s.cur; c != nil && c.seq == shipped && shipped > 0 {
+		ok, err := s.shipResumed(ctx, store, &st)
+		if ok || err != nil {
+			return st, err
+		}
+		// The log is not as the last pass left it: a full pass judges it,
+		// from what the copy holds now.
+		if shipped, lastSeg, err = lastSegment(ctx, s.Target); err != nil {
+			return st, err
+		}
+	}
+	s.cur = nil
+	return st, s.shipFull(ctx, store, shipped, lastSeg, &st)
+}
+
+// shipFull reads the log from its start and ships what follows shipped.
+func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint64, lastSeg string, st *Stats) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	logPath := filepath.Join(s.Dir, engine.LogFile)
 	// The read-only open finds the last whole group; bytes after it are
 	// an append in flight, shipped by the next pass.
 	l, err := oplog.Open(logPath, oplog.Options{Logger: quiet, ReadOnly: true})
 	if err != nil {
-		return st, fmt.Errorf("backup: read the log of %s: %w", s.Dir, err)
+		return fmt.Errorf("backup: read the log of %s: %w", s.Dir, err)
 	}
 	last := l.LastSeq()
 	l.Close()
-	store, err := media.OpenWith(filepath.Join(s.Dir, engine.MediaDir), media.Options{ReadOnly: true, Logger: quiet})
-	if err != nil {
-		return st, fmt.Errorf("backup: open the media of %s: %w", s.Dir, err)
-	}
-
-	shipped, lastSeg, err := lastSegment(ctx, s.Target)
-	if err != nil {
-		return st, err
-	}
-	st.LastSeq = shipped
 	if last < shipped {
-		return st, fmt.Errorf("backup: %s holds ops through seq %d but the log of %s ends at seq %d: this folder is not the one the copy was made of (or was restored from an older copy); ship it to a new target", s.Target, shipped, s.Dir, last)
+		return fmt.Errorf("backup: %s holds ops through seq %d but the log of %s ends at seq %d: this folder is not the one the copy was made of (or was restored from an older copy); ship it to a new target", s.Target, shipped, s.Dir, last)
 	}
 	if last == 0 {
-		return st, nil // nothing logged yet
+		return nil // nothing logged yet
 	}
-
-	if c := s.cur; c != nil && c.seq == shipped && last == shipped {
-		return st, nil // nothing new since this Shipper's last pass
-	}
+	// Every byte through last was written before this fsync.
 	f, err := openDurable(logPath)
 	if err != nil {
-		return st, err
+		return err
 	}
 	defer f.Close()
-	seg := segment{limit: s.SegmentBytes}
-	if seg.limit <= 0 {
-		seg.limit = DefaultSegmentBytes
-	}
-	rd, off, resumed := s.resume(f, logPath, shipped, &st)
-	next := s.cur
-	if !resumed {
-		next = &cursor{}
-	}
-	s.cur = nil // set again once this pass ships
+	p := s.newPass(store, st, &cursor{})
+	rd := oplog.NewReader(f, logPath, 0)
 	for {
 		rec, more, raw, err := rd.Next()
 		if err == io.EOF {
-			return st, fmt.Errorf("backup: the log of %s ends at seq %d, before the %d it held when the pass began", s.Dir, rd.LastSeq(), last)
+			return fmt.Errorf("backup: the log of %s ends at seq %d, before the %d it held when the pass began", s.Dir, rd.LastSeq(), last)
 		}
 		if err != nil {
-			return st, fmt.Errorf("backup: %w", err)
+			return fmt.Errorf("backup: %w", err)
 		}
-		recOff := off
-		off += int64(len(raw))
-		st.ReadBytes += int64(len(raw))
 		if rec.Seq == 1 {
 			if err := s.checkManifest(ctx, raw); err != nil {
-				return st, err
+				return err
 			}
-			next.first = sha256.Sum256(raw)
+			p.cur.first = sha256.Sum256(raw)
 		}
 		if rec.Seq <= shipped {
+			p.skip(raw)
 			if rec.Seq == shipped {
 				if err := checkContinues(ctx, s.Target, lastSeg, raw); err != nil {
-					return st, err
+					return err
 				}
-				next.seq, next.end, next.lastOff, next.lastSum = rec.Seq, off, recOff, sha256.Sum256(raw)
-				if rec.Seq == last {
-					s.cur = next
-					return st, nil // the copy has it all
-				}
+				p.shipped(rec.Seq, raw)
+			}
+			if rec.Seq == last {
+				return nil // the copy has it all
 			}
 			continue
 		}
-		if err := seg.add(rec, raw); err != nil {
-			return st, err
-		}
-		if more {
-			continue
-		}
-		if len(seg.buf) >= seg.limit || rec.Seq == last {
-			if err := s.flush(ctx, store, &seg, &st); err != nil {
-				return st, err
-			}
-			next.seq, next.end, next.lastOff, next.lastSum = rec.Seq, off, recOff, sha256.Sum256(raw)
-			s.cur = next
+		if err := p.add(ctx, rec, more, raw, rec.Seq == last); err != nil {
+			return err
 		}
 		if rec.Seq == last {
-			s.cur = next
-			return st, nil
+			return nil
 		}
 	}
+}
+
+// shipResumed ships what the log got since this Shipper's last pass. It
+// reports false, having shipped nothing, when the log does not hold the
+// first record and the last one shipped where they were, or when a bad
+// record follows (a torn append in flight, or damage: the full pass that
+// follows tells which).
+func (s *Shipper) shipResumed(ctx context.Context, store *media.Store, st *Stats) (bool, error) {
+	logPath := filepath.Join(s.Dir, engine.LogFile)
+	c := s.cur
+	f, err := os.Open(logPath)
+	if err != nil {
+		return false, fmt.Errorf("backup: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("backup: %w", err)
+	}
+	// The size first, then the fsync: every byte read was written before it.
+	size := fi.Size()
+	if !sameRecord(f, logPath, 0, 1, c.first, st) || !sameRecord(f, logPath, c.lastOff, c.seq, c.lastSum, st) {
+		return false, nil
+	}
+	if size == c.end {
+		return true, nil // nothing new
+	}
+	if err := syncLog(f, logPath); err != nil {
+		return false, err
+	}
+	p := s.newPass(store, st, c)
+	p.off = c.end
+	rd := oplog.NewReader(io.NewSectionReader(f, c.end, size-c.end), logPath, c.seq)
+	for {
+		rec, more, raw, err := rd.Next()
+		if err == io.EOF {
+			// The end, perhaps inside a group still being written: ship
+			// the whole groups read.
+			return true, p.flush(ctx)
+		}
+		if err != nil {
+			return false, nil // a full pass tells a torn append from damage
+		}
+		if err := p.add(ctx, rec, more, raw, false); err != nil {
+			return false, err
+		}
+	}
+}
+
+// sameRecord reports whether the record at off has that seq and bytes of
+// that SHA-256.
+func sameRecord(f io.ReaderAt, path string, off int64, seq uint64, sum [32]byte, st *Stats) bool {
+	rec, _, raw, err := oplog.NewReader(io.NewSectionReader(f, off, 1<<62), path, seq-1).Next()
+	st.ReadBytes += int64(len(raw))
+	return err == nil && rec.Seq == seq && sha256.Sum256(raw) == sum
 }
 
 // cursor is where a Shipper's last pass stopped in the log file, so that
@@ -208,39 +259,72 @@ type cursor struct {
 	first   [32]byte // the SHA-256 of the log's first record's bytes
 }
 
-// resume returns a reader of the log f from where the last pass stopped,
-// when the copy still ends there and the log still holds the same first
-// and last records there (so it is the same log); else a reader from the
-// start. It returns the offset of the reader's first record.
-func (s *Shipper) resume(f *os.File, path string, shipped uint64, st *Stats) (*oplog.Reader, int64, bool) {
-	full := func() (*oplog.Reader, int64, bool) {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return oplog.NewReader(errReader{err}, path, 0), 0, false
-		}
-		return oplog.NewReader(f, path, 0), 0, false
-	}
-	c := s.cur
-	if c == nil || c.seq != shipped || shipped == 0 {
-		return full()
-	}
-	same := func(off int64, seq uint64, want [32]byte) bool {
-		rec, _, raw, err := oplog.NewReader(io.NewSectionReader(f, off, 1<<62), path, seq-1).Next()
-		st.ReadBytes += int64(len(raw))
-		return err == nil && rec.Seq == seq && sha256.Sum256(raw) == want
-	}
-	if !same(0, 1, c.first) || !same(c.lastOff, c.seq, c.lastSum) {
-		return full()
-	}
-	if _, err := f.Seek(c.end, io.SeekStart); err != nil {
-		return full()
-	}
-	return oplog.NewReader(f, path, c.seq), c.end, true
+// pass is one pass's progress through the log: the group being read, the
+// segment being gathered, and the cursor it leaves.
+type pass struct {
+	s     *Shipper
+	store *media.Store
+	st    *Stats
+	cur   *cursor
+	off   int64 // the offset of the next record
+	group segment
+	seg   segment
 }
 
-// errReader is a reader that fails with err.
-type errReader struct{ err error }
+func (s *Shipper) newPass(store *media.Store, st *Stats, cur *cursor) *pass {
+	limit := s.SegmentBytes
+	if limit <= 0 {
+		limit = DefaultSegmentBytes
+	}
+	return &pass{s: s, store: store, st: st, cur: cur, seg: segment{limit: limit}}
+}
 
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+// skip passes over a record already in the copy.
+func (p *pass) skip(raw []byte) {
+	p.off += int64(len(raw))
+	p.st.ReadBytes += int64(len(raw))
+}
+
+// shipped notes that the copy holds the log through seq, whose record's
+// bytes, just read, are raw; the Shipper's next pass starts after it.
+func (p *pass) shipped(seq uint64, raw []byte) {
+	p.cur.seq, p.cur.end = seq, p.off
+	p.cur.lastOff, p.cur.lastSum = p.off-int64(len(raw)), sha256.Sum256(raw)
+	p.s.cur = p.cur
+}
+
+// add takes the next record: it joins its group, the group joins the
+// segment once whole, and the segment is shipped once past its size or
+// at the end (end: this record is the last of the pass).
+func (p *pass) add(ctx context.Context, rec oplog.Record, more bool, raw []byte, end bool) error {
+	p.off += int64(len(raw))
+	p.st.ReadBytes += int64(len(raw))
+	if err := p.group.add(rec, raw); err != nil {
+		return err
+	}
+	if more {
+		return nil
+	}
+	p.seg.join(&p.group, p.off, raw)
+	if len(p.seg.buf) >= p.seg.limit || end {
+		return p.flush(ctx)
+	}
+	return nil
+}
+
+// flush ships the whole groups gathered, if any.
+func (p *pass) flush(ctx context.Context) error {
+	if p.seg.first == 0 {
+		return nil
+	}
+	if err := p.s.flush(ctx, p.store, &p.seg, p.st); err != nil {
+		return err
+	}
+	p.cur.seq, p.cur.end, p.cur.lastOff, p.cur.lastSum = p.seg.last, p.seg.end, p.seg.lastOff, p.seg.lastSum
+	p.s.cur = p.cur
+	p.seg = segment{limit: p.seg.limit, buf: p.seg.buf[:0]}
+	return nil
+}
 
 // openDurable opens the log for reading and fsyncs it, so that every byte
 // shipped is on the disk: a group a running engine wrote and has not yet
@@ -251,22 +335,30 @@ func openDurable(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		// Windows flushes only a file open for writing; nothing is
-		// written through it.
-		w, werr := os.OpenFile(path, os.O_RDWR, 0)
-		if werr != nil {
-			f.Close()
-			return nil, fmt.Errorf("backup: make sure the log is on disk before shipping it: %w", err)
-		}
-		err = w.Sync()
-		w.Close()
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("backup: make sure the log is on disk before shipping it: %w", err)
-		}
+	if err := syncLog(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
+}
+
+// syncLog fsyncs the log f, open for reading.
+func syncLog(f *os.File, path string) error {
+	err := f.Sync()
+	if err == nil {
+		return nil
+	}
+	// Windows flushes only a file open for writing; nothing is written
+	// through it.
+	w, werr := os.OpenFile(path, os.O_RDWR, 0)
+	if werr == nil {
+		err = w.Sync()
+		w.Close()
+		if err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("backup: make sure the log is on disk before shipping it: %w", err)
 }
 
 // checkManifest writes the manifest on the first pass, and on every pass
@@ -350,14 +442,18 @@ func checkContinues(ctx context.Context, t Target, name string, raw []byte) erro
 	return nil
 }
 
-// segment is the segment being gathered: its records' bytes and the
-// photos they name.
+// segment is a run of records and the photos they name: the group being
+// read, or the segment being gathered from whole groups.
 type segment struct {
 	limit       int
 	first, last uint64
 	buf         []byte
 	media       []mirror.MediaPut
 	seen        map[string]bool
+	// where the last record ends in the log, its offset and its bytes'
+	// SHA-256: the cursor once the segment is shipped
+	end, lastOff int64
+	lastSum      [32]byte
 }
 
 func (g *segment) add(rec oplog.Record, raw []byte) error {
@@ -373,6 +469,11 @@ func (g *segment) add(rec oplog.Record, raw []byte) error {
 	if err := json.Unmarshal(rec.Data, &m); err != nil || !api.ValidSHA256(m.SHA256) {
 		return fmt.Errorf("backup: the media.put op at seq %d names no SHA-256", rec.Seq)
 	}
+	g.addMedia(m)
+	return nil
+}
+
+func (g *segment) addMedia(m mirror.MediaPut) {
 	if g.seen == nil {
 		g.seen = map[string]bool{}
 	}
@@ -380,7 +481,21 @@ func (g *segment) add(rec oplog.Record, raw []byte) error {
 		g.seen[m.SHA256] = true
 		g.media = append(g.media, m)
 	}
-	return nil
+}
+
+// join moves the whole group grp into g; end is the offset just past its
+// last record, whose bytes are raw.
+func (g *segment) join(grp *segment, end int64, raw []byte) {
+	if g.first == 0 {
+		g.first = grp.first
+	}
+	g.last = grp.last
+	g.buf = append(g.buf, grp.buf...)
+	for _, m := range grp.media {
+		g.addMedia(m)
+	}
+	g.end, g.lastOff, g.lastSum = end, end-int64(len(raw)), sha256.Sum256(raw)
+	*grp = segment{buf: grp.buf[:0]}
 }
 
 // flush puts the segment's photos the target lacks, then the segment.
@@ -402,7 +517,6 @@ func (s *Shipper) flush(ctx context.Context, store *media.Store, g *segment, st 
 	st.Segments++
 	st.LogBytes += int64(len(g.buf))
 	st.LastSeq = g.last
-	*g = segment{limit: g.limit, buf: g.buf[:0]}
 	return nil
 }
 
