@@ -102,8 +102,8 @@ func (s *Shipper) logger() *slog.Logger {
 // the records up to its last whole group). The next pass of the same
 // Shipper reads only what was appended since, once it has checked that
 // the log still holds the first record and the last one shipped where
-// they were; a torn record there (an append in flight) ends that pass at
-// the last whole group. Ship is not for concurrent use.
+// they were; a record cut short there (an append in flight) ends that
+// pass at the last whole group. Ship is not for concurrent use.
 func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 	var st Stats
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -196,8 +196,10 @@ func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint
 // shipResumed ships what the log got since this Shipper's last pass. It
 // reports false, having shipped nothing, when the log does not hold the
 // first record and the last one shipped where they were, or when a bad
-// record follows (a torn append in flight, or damage: the full pass that
-// follows tells which).
+// record follows (the full pass that follows tells a write cut short by
+// a crash from damage). A record cut short by the end of the bytes read
+// is an append in flight: the pass ends at the last whole group before
+// it, and the next pass reads it whole.
 func (s *Shipper) shipResumed(ctx context.Context, store *media.Store, st *Stats) (bool, error) {
 	logPath := filepath.Join(s.Dir, engine.LogFile)
 	c := s.cur
@@ -226,9 +228,10 @@ func (s *Shipper) shipResumed(ctx context.Context, store *media.Store, st *Stats
 	rd := oplog.NewReader(io.NewSectionReader(f, c.end, size-c.end), logPath, c.seq)
 	for {
 		rec, more, raw, err := rd.Next()
-		if err == io.EOF {
-			// The end, perhaps inside a group still being written: ship
-			// the whole groups read.
+		var re *oplog.RecordError
+		if err == io.EOF || errors.As(err, &re) && re.Short {
+			// The end, perhaps inside a record or a group still being
+			// written: ship the whole groups read.
 			return true, p.flush(ctx)
 		}
 		if err != nil {

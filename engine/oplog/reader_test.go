@@ -44,9 +44,9 @@ func TestReader_Next(t *testing.T) {
 	})
 	t.Run("ErrWrongSeq", func(t *testing.T) {
 		_, _, _, err := NewReader(bytes.NewReader(log), "seg", 3).Next()
-		var ce *CorruptError
-		if !errors.As(err, &ce) || ce.Path != "seg" || ce.Offset != 0 {
-			t.Fatalf("err = %v, want a CorruptError naming seg at offset 0", err)
+		var re *RecordError
+		if !errors.As(err, &re) || re.Name != "seg" || re.Offset != 0 || re.Short || !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("err = %v, want a RecordError naming seg at offset 0", err)
 		}
 	})
 	t.Run("ErrFlippedByte", func(t *testing.T) {
@@ -57,9 +57,22 @@ func TestReader_Next(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, _, err := rd.Next()
-		var ce *CorruptError
-		if !errors.As(err, &ce) || ce.Offset != int64(len(raws[0])) {
-			t.Fatalf("err = %v, want a CorruptError at offset %d", err, len(raws[0]))
+		var re *RecordError
+		if !errors.As(err, &re) || re.Offset != int64(len(raws[0])) || re.Short {
+			t.Fatalf("err = %v, want a RecordError at offset %d", err, len(raws[0]))
+		}
+	})
+	t.Run("ErrShort", func(t *testing.T) {
+		rd := NewReader(bytes.NewReader(log[:len(log)-3]), "seg", 4)
+		for range 2 {
+			if _, _, _, err := rd.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, _, err := rd.Next()
+		var re *RecordError
+		if !errors.As(err, &re) || !re.Short || re.Offset != int64(len(raws[0])+len(raws[1])) {
+			t.Fatalf("err = %v, want a short RecordError at the last record", err)
 		}
 	})
 }
