@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -88,7 +89,10 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("%w\nrestore: %s holds what was restored before this; empty it (or pick a new folder) before trying again", err, dir)
+		if ents, rerr := os.ReadDir(dir); rerr == nil && len(ents) > 0 {
+			return fmt.Errorf("%w\nrestore: %s holds what was restored before this; empty it (or pick a new folder) before trying again", err, dir)
+		}
+		return err
 	}
 	if *seq > res.LastSeq {
 		fmt.Fprintf(stdout, "note: the copy ends at seq %d, before the %d asked; all of it was restored\n", res.LastSeq, *seq)

@@ -251,6 +251,34 @@ func TestShipRestore(t *testing.T) {
 			t.Fatalf("photos: %d walked, %v", n, err)
 		}
 		sameMirror(t, dir, want)
+		// The engine opens the restored folder and reads the same moments.
+		r := openEngine(t, dir)
+		defer r.Close()
+		a, _, err := e.Moments(context.Background(), 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := r.Moments(context.Background(), 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != 60 || len(b) != len(a) {
+			t.Fatalf("the restored engine reads %d moments, the source %d", len(b), len(a))
+		}
+		originals := 0
+		for i := range b {
+			if b[i].Original != nil {
+				originals++
+			}
+		}
+		if originals != 30 {
+			t.Errorf("the restored engine reads %d moments with an original, want 30", originals)
+		}
+		for i := range a {
+			if a[i].ID != b[i].ID || a[i].Caption != b[i].Caption || (a[i].Original == nil) != (b[i].Original == nil) || a[i].Original != nil && a[i].Original.SHA256 != b[i].Original.SHA256 {
+				t.Errorf("moment %d: restored %+v, source %+v", i, b[i], a[i])
+			}
+		}
 	})
 
 	t.Run("PointInTime", func(t *testing.T) {
