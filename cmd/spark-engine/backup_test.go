@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/backup"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
@@ -25,7 +26,7 @@ func TestBackupRestoreCmd(t *testing.T) {
 		}
 	}
 	copyDir := t.TempDir()
-	to := "file://" + filepath.ToSlash(copyDir)
+	to := backup.FileURL(copyDir)
 	runOK := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
@@ -78,7 +79,7 @@ func TestBackupRestoreCmd(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		code := run(context.Background(), []string{"restore", "--from", "file://" + filepath.ToSlash(bad), "--data", filepath.Join(t.TempDir(), "r")}, &out, &errOut)
+		code := run(context.Background(), []string{"restore", "--from", backup.FileURL(bad), "--data", filepath.Join(t.TempDir(), "r")}, &out, &errOut)
 		if code != 1 || !strings.Contains(errOut.String(), filepath.Base(segs[0])+" in ") || !strings.Contains(errOut.String(), "empty it") {
 			t.Fatalf("restore of a damaged segment: exit %d, %s", code, errOut.String())
 		}

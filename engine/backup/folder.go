@@ -42,7 +42,7 @@ func OpenFolder(root string) (*Folder, error) {
 	return &Folder{root: root}, nil
 }
 
-func (f *Folder) String() string { return "file://" + filepath.ToSlash(f.root) }
+func (f *Folder) String() string { return FileURL(f.root) }
 
 func (f *Folder) path(name string) (string, error) {
 	if !validName(name) {

@@ -184,3 +184,29 @@ func TestFolder_NoHardLinks(t *testing.T) {
 		t.Errorf("Stat after the failed Put: %v, want ErrNotFound", err)
 	}
 }
+
+// TestOpen: a file URL made of a folder opens that folder; s3 and the
+// rest are refused with what to write.
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "copy")
+	tg, err := Open(FileURL(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := tg.(*Folder); !ok || f.root != dir {
+		t.Fatalf("Open(%s) = %#v, want the folder %s", FileURL(dir), tg, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("the folder was not made: %v", err)
+	}
+	for target, want := range map[string]string{
+		"s3://bucket/spark":   "not in this version yet",
+		"file://host/x":       "three slashes",
+		"https://example.org": "neither",
+		"file://":             "names no folder",
+	} {
+		if _, err := Open(target); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s) = %v, want an error saying %q", target, err, want)
+		}
+	}
+}

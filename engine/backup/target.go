@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -79,10 +80,24 @@ func Open(target string) (Target, error) {
 		if u.Path == "" {
 			return nil, fmt.Errorf("backup: the target %q names no folder; write file:///PATH", target)
 		}
-		return OpenFolder(filepath.FromSlash(u.Path))
+		return OpenFolder(filepath.FromSlash(folderPath(u.Path)))
 	case "s3":
 		return nil, fmt.Errorf("backup: %q: an S3 target is not in this version yet; use a folder, file:///PATH (an external disk or a mounted share)", target)
 	default:
 		return nil, fmt.Errorf("backup: the target %q is neither file:///PATH nor s3://BUCKET/PREFIX", target)
 	}
+}
+
+// folderPath is the folder a file URL's path names: on Windows,
+// file:///C:/Spark names C:/Spark.
+func folderPath(p string) string {
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		return p[1:]
+	}
+	return p
+}
+
+// FileURL is the file:///PATH that names the folder path.
+func FileURL(path string) string {
+	return "file:///" + strings.TrimPrefix(filepath.ToSlash(path), "/")
 }
