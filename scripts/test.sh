@@ -81,6 +81,13 @@ gofmt_check() {
   [ -z "$bad" ] || { echo "gofmt would change:"; echo "$bad"; return 1; }
 }
 
+# versitygw, the S3 server engine/backup's tests run against: built once
+# from its tools module into the cache folder (minutes the first time, a
+# check after), exported for the Go tests, which skip without it.
+versitygw_build() {
+  SPARK_VERSITYGW=$(bash scripts/versitygw.sh) && export SPARK_VERSITYGW && echo "$SPARK_VERSITYGW"
+}
+
 go_tests() {
   go test -race -count=1 -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
 }
@@ -192,6 +199,7 @@ if [ $quick -eq 0 ]; then
 else
   mkdir -p frontend/dist && [ -e frontend/dist/index.html ] || echo '<!doctype html>' > frontend/dist/index.html
 fi
+step "versitygw (the S3 server of the backup tests)" versitygw_build
 step "go test -race" go_tests
 # After the race step, vet reads the packages it compiled (-race is a build
 # flag to vet too): a vet of its own before it compiled every package once

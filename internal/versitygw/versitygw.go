@@ -1,0 +1,128 @@
+// Package versitygw runs a real S3 server for a test: versitygw
+// (github.com/versity/versitygw) on 127.0.0.1 with a temporary posix
+// root, so that the S3 target is tested against a store that checks
+// signatures, checksums and conditional writes as a real one does, not a
+// fake. scripts/versitygw.sh builds the binary once, from a tools module
+// of its own (tools/versitygw), into a cache folder; a test finds it by
+// SPARK_VERSITYGW or in that folder, and skips, saying how to build it,
+// when it is in neither. Nothing is downloaded when a test runs.
+package versitygw
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// The root account's key id and secret of every server Start runs.
+const (
+	Access = "spark-test-access"
+	Secret = "spark-test-secret-0123456789"
+)
+
+// Server is a running versitygw.
+type Server struct {
+	Endpoint string // http://127.0.0.1:PORT
+	Root     string // the posix folder that holds its buckets
+}
+
+// Bin is the versitygw binary: $SPARK_VERSITYGW, or the one
+// scripts/versitygw.sh built into the user's cache folder; "" if neither.
+func Bin() string {
+	if p := os.Getenv("SPARK_VERSITYGW"); p != "" {
+		return p
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		p := filepath.Join(c, "spark", "bin", "versitygw")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Start runs versitygw until the end of the test, skipping tb when there
+// is no binary.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	if runtime.GOOS == "windows" {
+		tb.Skip("versitygw runs beside the Linux and macOS tests, not under Windows")
+	}
+	bin := Bin()
+	if bin == "" {
+		tb.Skip("no versitygw to test S3 against: run scripts/versitygw.sh (it builds it once, from the Go module proxy) or set SPARK_VERSITYGW=/path/to/versitygw")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	root := tb.TempDir()
+	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet", "posix", root)
+	cmd.Env = append(os.Environ(), "HOME="+tb.TempDir())
+	out, err := os.Create(filepath.Join(tb.TempDir(), "versitygw.log"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start %s: %v", bin, err)
+	}
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); out.Close() })
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return &Server{Endpoint: "http://" + addr, Root: root}
+		}
+	}
+	b, _ := os.ReadFile(out.Name())
+	tb.Fatalf("versitygw did not start on %s:\n%s", addr, b)
+	return nil
+}
+
+// Client is an S3 client of the server, as its root account.
+func (s *Server) Client() *s3.Client {
+	return s3.New(s3.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(s.Endpoint),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(Access, Secret, ""),
+	})
+}
+
+// Bucket makes the bucket name.
+func (s *Server) Bucket(tb testing.TB, name string) {
+	tb.Helper()
+	if _, err := s.Client().CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		tb.Fatalf("make the bucket %s: %v", name, err)
+	}
+}
+
+// Env sets the standard AWS variables to the server's root account for
+// the test, and keeps the user's own AWS files out of it.
+func (s *Server) Env(tb testing.TB) {
+	tb.Helper()
+	dir := tb.TempDir()
+	for k, v := range map[string]string{
+		"AWS_ACCESS_KEY_ID":           Access,
+		"AWS_SECRET_ACCESS_KEY":       Secret,
+		"AWS_REGION":                  "us-east-1",
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
+		"AWS_CONFIG_FILE":             filepath.Join(dir, "config"),
+		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_EC2_METADATA_DISABLED":   "true",
+	} {
+		tb.Setenv(k, v)
+	}
+}
