@@ -31,7 +31,7 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	t, err := backup.Open(*to)
+	t, err := backup.Open(ctx, *to, backup.Options{})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	t, err := backup.Open(*from)
+	t, err := backup.Open(ctx, *from, backup.Options{})
 	if err != nil {
 		return err
 	}

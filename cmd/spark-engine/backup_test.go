@@ -90,12 +90,6 @@ func TestBackupRestoreCmd(t *testing.T) {
 			t.Fatalf("restore into a full folder: exit %d, %s", code, errOut.String())
 		}
 	})
-	t.Run("ErrS3", func(t *testing.T) {
-		var out, errOut bytes.Buffer
-		if code := run(context.Background(), []string{"backup", "--data", src.Dir, "--to", "s3://bucket/spark"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "not in this version yet") {
-			t.Fatalf("backup to s3: exit %d, %s", code, errOut.String())
-		}
-	})
 	t.Run("ErrUsage", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"backup", "--data", src.Dir},

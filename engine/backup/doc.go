@@ -1,6 +1,7 @@
 // Package backup keeps an engine folder's off-site copy: a Shipper ships
-// the folder's photos and log to a Target (a folder now; an S3 bucket
-// next), and Restore makes a new engine folder from the copy, whole or up
+// the folder's photos and log to a Target (a folder, or a bucket of an
+// S3-compatible store, where the same names lie under the address's
+// PREFIX/), and Restore makes a new engine folder from the copy, whole or up
 // to a point in time. The copy's layout is documented in docs/ENGINE.md
 // ("The off-site copy") and below; it is meant to be read without Spark.
 //

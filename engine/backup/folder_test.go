@@ -185,11 +185,11 @@ func TestFolder_NoHardLinks(t *testing.T) {
 	}
 }
 
-// TestOpen: a file URL made of a folder opens that folder; s3 and the
-// rest are refused with what to write.
+// TestOpen: a file URL made of a folder opens that folder; the rest are
+// refused with what to write.
 func TestOpen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "copy")
-	tg, err := Open(FileURL(dir))
+	tg, err := Open(context.Background(), FileURL(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +200,11 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("the folder was not made: %v", err)
 	}
 	for target, want := range map[string]string{
-		"s3://bucket/spark":   "not in this version yet",
 		"file://host/x":       "three slashes",
 		"https://example.org": "neither",
 		"file://":             "names no folder",
 	} {
-		if _, err := Open(target); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Open(context.Background(), target, Options{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s) = %v, want an error saying %q", target, err, want)
 		}
 	}

@@ -11,8 +11,7 @@ import (
 	"strings"
 )
 
-// Target is where the off-site copy is kept: a folder now, an S3 bucket
-// next. It is the subset of an object store the copy needs, and nothing
+// Target is where the off-site copy is kept: a folder or an S3 bucket. It is the subset of an object store the copy needs, and nothing
 // that could destroy what is there: no overwrite, no delete.
 type Target interface {
 	// Put stores size bytes read from body under name, only if no object
@@ -65,9 +64,10 @@ func validName(name string) bool {
 }
 
 // Open opens the target a TARGET argument names: file:///PATH (a folder,
-// on an external disk or a mounted share; made if missing). s3:// is the
-// next version's.
-func Open(target string) (Target, error) {
+// on an external disk or a mounted share; made if missing) or
+// s3://BUCKET/PREFIX (a bucket of an S3-compatible store, at
+// opts.Endpoint when it is not AWS; see OpenS3).
+func Open(ctx context.Context, target string, opts Options) (Target, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return nil, fmt.Errorf("backup: the target %q is not an address: %w", target, err)
@@ -77,12 +77,20 @@ func Open(target string) (Target, error) {
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, fmt.Errorf("backup: the target %q names a host; write a folder as file:///PATH (three slashes)", target)
 		}
+		if opts.Endpoint != "" {
+			return nil, fmt.Errorf("backup: --backup-endpoint names an S3 store, and the target %q is a folder; leave it out, or write s3://BUCKET/PREFIX", target)
+		}
 		if u.Path == "" {
 			return nil, fmt.Errorf("backup: the target %q names no folder; write file:///PATH", target)
 		}
 		return OpenFolder(filepath.FromSlash(folderPath(u.Path)))
 	case "s3":
-		return nil, fmt.Errorf("backup: %q: an S3 target is not in this version yet; use a folder, file:///PATH (an external disk or a mounted share)", target)
+		if opts.Endpoint != "" {
+			if e, err := url.Parse(opts.Endpoint); err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+				return nil, fmt.Errorf("backup: the endpoint %q is not http(s)://HOST[:PORT]", opts.Endpoint)
+			}
+		}
+		return OpenS3(ctx, u.Host, u.Path, opts)
 	default:
 		return nil, fmt.Errorf("backup: the target %q is neither file:///PATH nor s3://BUCKET/PREFIX", target)
 	}
