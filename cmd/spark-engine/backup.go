@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,9 +15,10 @@ import (
 )
 
 func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("backup", stderr, "backup --data DIR --to file:///PATH")
+	fs := newFlagSet("backup", stderr, "backup --data DIR --to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]")
 	data := dataFlag(fs)
-	to := fs.String("to", "", "where the copy is kept: file:///PATH (an external disk or a mounted share)")
+	to := fs.String("to", "", "where the copy is kept: file:///PATH (an external disk or a mounted share) or s3://BUCKET/PREFIX (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION or ~/.aws)")
+	endpoint := endpointFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -25,13 +27,13 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("backup takes no arguments, got %q", pos)
 	}
 	if *to == "" {
-		return usagef("backup: say where the copy goes with --to file:///PATH")
+		return usagef("backup: say where the copy goes with --to file:///PATH or --to s3://BUCKET/PREFIX")
 	}
 	dir, err := existingDataDir(*data)
 	if err != nil {
 		return err
 	}
-	t, err := backup.Open(ctx, *to, backup.Options{})
+	t, err := backup.Open(ctx, *to, backup.Options{Endpoint: *endpoint})
 	if err != nil {
 		return err
 	}
@@ -46,10 +48,17 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
+// endpointFlag is --backup-endpoint, the address of an S3-compatible
+// store that is not AWS.
+func endpointFlag(fs *flag.FlagSet) *string {
+	return fs.String("backup-endpoint", "", "the URL of an S3-compatible store that is not AWS (Backblaze B2, Wasabi, a NAS running versitygw or MinIO), e.g. https://s3.eu-central-003.backblazeb2.com; buckets are addressed path-style")
+}
+
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("restore", stderr, "restore --from file:///PATH --data EMPTY_DIR [--seq N | --at RFC3339]")
+	fs := newFlagSet("restore", stderr, "restore --from file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL] --data EMPTY_DIR [--seq N | --at RFC3339]")
 	data := fs.String("data", "", "the empty folder to restore into (made if missing)")
-	from := fs.String("from", "", "where the copy is kept: file:///PATH")
+	from := fs.String("from", "", "where the copy is kept: file:///PATH or s3://BUCKET/PREFIX")
+	endpoint := endpointFlag(fs)
 	seq := fs.Uint64("seq", 0, "restore up to op N (the whole group that holds it)")
 	at := fs.String("at", "", "restore the log up to the first op logged after this time (RFC 3339, e.g. 2026-12-06T21:00:00Z)")
 	pos, err := parseArgs(fs, args)
@@ -60,7 +69,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("restore takes no arguments, got %q", pos)
 	}
 	if *from == "" || *data == "" {
-		return usagef("restore: say where the copy is with --from file:///PATH and the empty folder with --data DIR")
+		return usagef("restore: say where the copy is with --from file:///PATH (or s3://BUCKET/PREFIX) and the empty folder with --data DIR")
 	}
 	opts := backup.RestoreOptions{Seq: *seq, Out: stdout, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	if *at != "" {
@@ -75,7 +84,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	t, err := backup.Open(ctx, *from, backup.Options{})
+	t, err := backup.Open(ctx, *from, backup.Options{Endpoint: *endpoint})
 	if err != nil {
 		return err
 	}

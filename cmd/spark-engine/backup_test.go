@@ -12,6 +12,7 @@ import (
 	"github.com/sparkfamily/spark/engine/backup"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/versitygw"
 )
 
 // TestBackupRestoreCmd ships a running engine's folder with `backup`,
@@ -104,6 +105,56 @@ func TestBackupRestoreCmd(t *testing.T) {
 		}
 		if _, err := os.Stat(dst + "2"); !os.IsNotExist(err) {
 			t.Errorf("a refused restore made its folder: %v", err)
+		}
+	})
+}
+
+// TestBackupRestoreCmd_S3 ships a running engine's folder to a bucket of a
+// real S3 server (versitygw) with `backup --to s3://... --backup-endpoint`
+// and restores it with `restore --from s3://...`; a missing bucket and a
+// wrong secret each end with exit 1 and a sentence saying what to do.
+func TestBackupRestoreCmd_S3(t *testing.T) {
+	srv := versitygw.Start(t)
+	srv.Env(t)
+	srv.Bucket(t, "family")
+	src := enginetest.Start(t, enginetest.WithoutSeat())
+	c := client.New(src.URL, src.Token, nil)
+	for _, caption := range []string{"the boiler code", "the gas bill"} {
+		if _, _, err := c.CreateMoment(t.Context(), api.CreateMomentRequest{Kind: api.KindNote, Caption: caption}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	engine := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append(args, "--backup-endpoint", srv.Endpoint), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	to := "s3://family/spark"
+	if code, out, errOut := engine("backup", "--data", src.Dir, "--to", to); code != 0 || !strings.Contains(out, "this run shipped 1 segment(s)") {
+		t.Fatalf("backup: exit %d: %s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(srv.Root, "family", "spark", "spark-backup.json")); err != nil {
+		t.Errorf("the manifest is not at PREFIX/spark-backup.json in the bucket: %v", err)
+	}
+	if code, out, errOut := engine("backup", "--data", src.Dir, "--to", to); code != 0 || !strings.Contains(out, "this run shipped 0 segment(s)") {
+		t.Errorf("a second backup: exit %d: %s%s", code, out, errOut)
+	}
+	dst := filepath.Join(t.TempDir(), "restored")
+	code, out, errOut := engine("restore", "--from", to, "--data", dst)
+	if code != 0 || !strings.Contains(out, "fsck: all good") || !strings.Contains(out, "through seq 2") {
+		t.Fatalf("restore: exit %d: %s%s", code, out, errOut)
+	}
+	t.Run("ErrNoBucket", func(t *testing.T) {
+		code, _, errOut := engine("backup", "--data", src.Dir, "--to", "s3://nobucket/spark")
+		if code != 1 || !strings.Contains(errOut, `the bucket "nobucket" does not exist`) {
+			t.Errorf("backup to a missing bucket: exit %d, %s", code, errOut)
+		}
+	})
+	t.Run("ErrDenied", func(t *testing.T) {
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+		code, _, errOut := engine("restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r"))
+		if code != 1 || !strings.Contains(errOut, "check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") {
+			t.Errorf("restore with a wrong secret: exit %d, %s", code, errOut)
 		}
 	})
 }

@@ -46,10 +46,11 @@ Usage:
   spark-engine bench   [--dir DIR] [flags]    measure the engine beside its peers
   spark-engine push    --data SRC --to URL --token TOKEN [--json]
                                              copy every moment of SRC to another engine
-  spark-engine backup  --data DIR --to file:///PATH
+  spark-engine backup  --data DIR --to file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
                                              ship DIR's photos and log to an off-site
                                              copy (only what it lacks), then exit
-  spark-engine restore --from file:///PATH --data EMPTY_DIR [--seq N | --at RFC3339]
+  spark-engine restore --from file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
+                       --data EMPTY_DIR [--seq N | --at RFC3339]
                                              restore the copy (up to op N or a time)
                                              into an empty folder, checked by fsck
   spark-engine --version
