@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/internal/versitygw"
 )
@@ -197,4 +200,47 @@ func TestS3_Unseekable(t *testing.T) {
 	if _, err := tg.Stat(ctx, "media/cd"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Stat after the refused body: %v, want ErrNotFound", err)
 	}
+}
+
+// TestS3_Locked: in a bucket with object lock (and so versioning) the S3
+// target passes the same suite (create-only puts need nothing more),
+// and an object it shipped cannot be deleted with the same credentials.
+func TestS3_Locked(t *testing.T) {
+	srv := versitygw.Start(t)
+	srv.Env(t)
+	srv.LockedBucket(t, "locked")
+	var n atomic.Int64
+	open := func(tb testing.TB) Target {
+		tb.Helper()
+		t, err := Open(context.Background(), fmt.Sprintf("s3://locked/family/%d", n.Add(1)), Options{Endpoint: srv.Endpoint})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return t
+	}
+	testTarget(t, open)
+	t.Run("NoDelete", func(t *testing.T) {
+		tg := open(t)
+		if err := put(t, tg, "media/ab", []byte("photo")); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		c := srv.Client()
+		key := strings.TrimPrefix(tg.String(), "s3://locked/")
+		key = strings.Fields(key)[0] + "/media/ab"
+		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("locked"), Key: &key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head.VersionId == nil {
+			t.Fatalf("%s has no version id: the bucket keeps no versions", key)
+		}
+		_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("locked"), Key: &key, VersionId: head.VersionId})
+		if apiCode(err) != "AccessDenied" {
+			t.Errorf("deleting the locked version of %s: %v, want AccessDenied (object lock)", key, err)
+		}
+		if got := get(t, tg, "media/ab"); string(got) != "photo" {
+			t.Errorf("after the delete the object holds %q, want photo", got)
+		}
+	})
 }

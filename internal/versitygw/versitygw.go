@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // The root account's key id and secret of every server Start runs.
@@ -67,8 +68,10 @@ func Start(tb testing.TB) *Server {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	root := tb.TempDir()
-	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet", "posix", root)
+	root, versions := tb.TempDir(), tb.TempDir()
+	// With a versioning folder, buckets can keep versions and lock
+	// objects, as the issue asks the copy to be tested with.
+	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet", "posix", "--versioning-dir", versions, root)
 	cmd.Env = append(os.Environ(), "HOME="+tb.TempDir())
 	out, err := os.Create(filepath.Join(tb.TempDir(), "versitygw.log"))
 	if err != nil {
@@ -105,6 +108,30 @@ func (s *Server) Bucket(tb testing.TB, name string) {
 	tb.Helper()
 	if _, err := s.Client().CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
 		tb.Fatalf("make the bucket %s: %v", name, err)
+	}
+}
+
+// LockedBucket makes the bucket name with object lock on (and so
+// versioning): a locked object version cannot be deleted or overwritten
+// until its retention ends.
+func (s *Server) LockedBucket(tb testing.TB, name string) {
+	tb.Helper()
+	ctx := context.Background()
+	c := s.Client()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		tb.Fatalf("make the locked bucket %s: %v", name, err)
+	}
+	if _, err := c.PutObjectLockConfiguration(ctx, &s3.PutObjectLockConfigurationInput{
+		Bucket: aws.String(name),
+		ObjectLockConfiguration: &types.ObjectLockConfiguration{
+			ObjectLockEnabled: types.ObjectLockEnabledEnabled,
+			Rule: &types.ObjectLockRule{DefaultRetention: &types.DefaultRetention{
+				Mode: types.ObjectLockRetentionModeCompliance,
+				Days: aws.Int32(1),
+			}},
+		},
+	}); err != nil {
+		tb.Fatalf("set the lock of %s: %v", name, err)
 	}
 }
 
