@@ -33,7 +33,7 @@ spark-engine --version
 test -x /usr/bin/spark-desktop
 grep -q '^Exec=spark-desktop' /usr/share/applications/spark.desktop
 if command -v desktop-file-validate >/dev/null; then desktop-file-validate /usr/share/applications/spark.desktop; fi
-spark moments | grep -q "^$id " || { echo "deb: the capture $id made by the older version is gone after the upgrade"; spark moments; exit 1; }
+spark moments | grep "^$id " >/dev/null || { echo "deb: the capture $id made by the older version is gone after the upgrade"; spark moments; exit 1; }
 echo "deb: the capture made by 0.0.0~older is still there after the upgrade"
 
 $sudo dpkg -r spark-desktop >/dev/null

@@ -58,7 +58,7 @@ export WINEPREFIX="$tmp/prefix"
 w() { "$WINE" "$@" 2>/dev/null </dev/null | tr -d '\r'; return "${PIPESTATUS[0]}"; }
 wineserver -p >/dev/null 2>&1 </dev/null || true
 "$WINE" winecfg -v win10 >/dev/null 2>&1 </dev/null
-w cmd /c ver | grep -q 'Windows 10\.' || fail "the prefix does not report Windows 10: $(w cmd /c ver)"
+w cmd /c ver | grep 'Windows 10\.' >/dev/null || fail "the prefix does not report Windows 10: $(w cmd /c ver)"
 step "private prefix reporting Windows 10 at $WINEPREFIX"
 
 progdir="$WINEPREFIX/drive_c/Program Files/Spark family/Spark"
@@ -98,8 +98,8 @@ done
 ok "the properties of the setup, Spark.exe, spark.exe, spark-engine.exe and uninstall.exe say $version"
 
 [ "$(w "$winprog\\bin\\spark.exe" --version)" = "spark $version" ] || fail "spark.exe --version: $(w "$winprog\\bin\\spark.exe" --version)"
-w "$winprog\\bin\\spark-engine.exe" --version | grep -qF "$version" || fail "spark-engine.exe --version: $(w "$winprog\\bin\\spark-engine.exe" --version)"
-regval "$envkey" Path | tr ';' '\n' | grep -qixF "$winprog\\bin" || fail "bin\\ is not on the PATH: $(regval "$envkey" Path)"
+w "$winprog\\bin\\spark-engine.exe" --version | grep -F "$version" >/dev/null || fail "spark-engine.exe --version: $(w "$winprog\\bin\\spark-engine.exe" --version)"
+regval "$envkey" Path | tr ';' '\n' | grep -ixF "$winprog\\bin" >/dev/null || fail "bin\\ is not on the PATH: $(regval "$envkey" Path)"
 wineserver -k >/dev/null 2>&1 || true # a new session reads the PATH the setup wrote
 [ "$(w cmd /c spark --version)" = "spark $version" ] || fail "\`spark --version\` in a new console: $(w cmd /c spark --version)"
 ok "spark.exe --version and spark-engine.exe --version print $version; bin\\ is on the PATH: \`spark --version\` runs in a new console"
@@ -137,7 +137,7 @@ wineserver -w
 [ ! -e "$progdir" ] || fail "the uninstaller left $(cd "$progdir" && find . | head)"
 [ ! -e "$startmenu" ] || fail "the uninstaller left the Start-menu shortcut"
 [ -z "$(regval "$uninstkey" DisplayVersion)" ] || fail "the uninstaller left the uninstall entry"
-! regval "$envkey" Path | grep -qiF 'Spark\bin' || fail "the uninstaller left bin\\ on the PATH: $(regval "$envkey" Path)"
+! regval "$envkey" Path | grep -iF 'Spark\bin' >/dev/null || fail "the uninstaller left bin\\ on the PATH: $(regval "$envkey" Path)"
 [ "$(tree_sum "$data")" = "$before" ] || fail "the uninstaller changed %LocalAppData%\\Spark"
 ok "the silent uninstaller removed the program, shortcut, entry and PATH part, and left %LocalAppData%\\Spark as it was"
 
