@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sparkfamily/spark/internal/atomicfile"
+	"github.com/sparkfamily/spark/internal/ctxio"
 )
 
 // Folder is a Target kept in a folder: each object a file at its name.
@@ -67,7 +68,7 @@ func (f *Folder) Put(ctx context.Context, name string, body io.Reader, size int6
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), &ctxReader{ctx, body})
+	n, err := io.Copy(io.MultiWriter(tmp, h), ctxio.Reader(ctx, body))
 	if err == nil && (n != size || [32]byte(h.Sum(nil)) != sum) {
 		err = fmt.Errorf("%w: %s: %d bytes read, %d expected", ErrBadBody, name, n, size)
 	}
@@ -201,17 +202,4 @@ func (f *Folder) list(ctx context.Context, dir, start string, fn func(string, in
 		}
 	}
 	return nil
-}
-
-// ctxReader stops a stream when its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

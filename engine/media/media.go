@@ -29,6 +29,7 @@ import (
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/vfs"
 	"github.com/sparkfamily/spark/internal/blobstage"
+	"github.com/sparkfamily/spark/internal/ctxio"
 )
 
 // Errors returned by the Store.
@@ -160,19 +161,6 @@ func (s *Store) Stage(ctx context.Context, r io.Reader, limit int64) (st *Staged
 	return st, nil
 }
 
-// ctxReader stops a stream when its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // Commit moves the staged bytes to their content address and fsyncs the
 // directory. If a blob with the same SHA-256 is already stored, the temp
 // file is dropped and the stored blob is kept untouched.
@@ -288,7 +276,7 @@ func (s *Store) Verify(ctx context.Context, sha256hex string) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: f}, make([]byte, bufSize)); err != nil {
+	if _, err := io.CopyBuffer(h, ctxio.Reader(ctx, f), make([]byte, bufSize)); err != nil {
 		return fmt.Errorf("media: verify %s: %w", f.Name(), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256hex {
