@@ -278,4 +278,7 @@ type Health struct {
 	// folder, new when the folder is. A replica stores it so that it never
 	// mixes two engines' logs. Older engines send none.
 	EngineID string `json:"engine_id,omitempty"`
+	// Backup [extension] is the state of the engine's off-site copy,
+	// absent when it ships none.
+	Backup *BackupHealth `json:"backup,omitempty"`
 }
