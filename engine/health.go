@@ -94,6 +94,10 @@ func (e *Engine) Health(ctx context.Context) api.Health {
 	return h
 }
 
+// LastSeq is the seq of the last op logged: what an off-site copy's
+// Keeper compares the copy with.
+func (e *Engine) LastSeq() uint64 { return e.opLog().LastSeq() }
+
 func (f *writeFailure) message() string {
 	return fmt.Sprintf("the engine cannot write to its data folder (%s) since %s; it keeps answering reads, and takes writes again by itself once a test write succeeds",
 		f.reason, f.since.UTC().Format(time.RFC3339))

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -363,18 +364,21 @@ func TestShipRestore(t *testing.T) {
 	e.Close()
 }
 
-// TestShipper_Run ships every Interval while the engine takes captures:
-// the copy catches up with the log, and a restore of it is the log.
-func TestShipper_Run(t *testing.T) {
+// TestKeeper_Run ships every Interval while the engine takes captures:
+// the copy catches up with the log, Health says so, and a restore of it
+// is the log.
+func TestKeeper_Run(t *testing.T) {
 	src := t.TempDir()
 	e := openEngine(t, src)
 	defer e.Close()
 	tgt := mustFolder(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- (&Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Interval: 20 * time.Millisecond, Logger: quiet}).Run(ctx)
-	}()
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Interval: 20 * time.Millisecond, Logger: quiet}}
+	if h := k.Health(); h.State != api.BackupCatchingUp || h.ShippedAt != nil {
+		t.Errorf("Health before a pass = %+v, want catching_up and never shipped", h)
+	}
+	go func() { done <- k.Run(ctx) }()
 	capture(t, e, 0, 30)
 	_, last := logPrefixBytes(t, src, 0)
 	deadline := time.Now().Add(20 * time.Second)
@@ -394,6 +398,9 @@ func TestShipper_Run(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if h := k.Health(); h.State != api.BackupCurrent || h.ShippedSeq != last || h.Seq != last || h.ShippedAt == nil || h.BehindSince != nil || h.Problem != "" {
+		t.Errorf("Health after the copy caught up = %+v, want current through seq %d", h, last)
 	}
 	want, _ := logPrefixBytes(t, src, last)
 	dir, _ := restore(t, tgt, RestoreOptions{})
@@ -503,6 +510,69 @@ func TestShipper_TornTail(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("the restored log (%d bytes) is not the whole groups of the source (%d bytes): %v", len(got), len(want), err)
+		}
+	}
+}
+
+// TestKeeper_Failing: a pass that fails is in Health at once, with its
+// problem and since when the copy is behind, and the next pass that
+// succeeds clears it.
+func TestKeeper_Failing(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	defer e.Close()
+	root := filepath.Join(t.TempDir(), "disk")
+	tgt := mustFolder(t, root)
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Logger: quiet}, LogSeq: e.LastSeq}
+	ctx := context.Background()
+	capture(t, e, 0, 2)
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	shipped := k.Health().ShippedSeq
+	// The disk is unplugged, and Dad goes on capturing.
+	if err := os.Rename(root, root+"-away"); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	capture(t, e, 2, 2)
+	if err := k.Pass(ctx); err == nil {
+		t.Fatal("a pass to an unplugged disk succeeded")
+	}
+	h := k.Health()
+	if h.State != api.BackupFailing || h.Problem != api.BackupUnreachable || h.Reason == "" || h.ShippedSeq != shipped {
+		t.Errorf("Health with the disk away = %+v, want failing, unreachable, still through seq %d", h, shipped)
+	}
+	if h.BehindSince == nil || h.BehindSince.Before(before.Add(-time.Second)) {
+		t.Errorf("BehindSince = %v, want about %v (the first op the copy lacks)", h.BehindSince, before)
+	}
+	if err := os.Rename(root+"-away", root); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := k.Health(); h.State != api.BackupCurrent || h.Problem != "" || h.BehindSince != nil || h.ShippedSeq <= shipped {
+		t.Errorf("Health with the disk back = %+v, want current past seq %d", h, shipped)
+	}
+}
+
+func TestProblemOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("backup: ship x: %w", ErrDenied), api.BackupDenied},
+		{fmt.Errorf("backup: %w", ErrNoBucket), api.BackupGone},
+		{fmt.Errorf("backup: %w in x", ErrNoCopy), api.BackupGone},
+		{fmt.Errorf("backup: %w", ErrUnreachable), api.BackupUnreachable},
+		{&os.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, api.BackupUnreachable},
+		{&os.PathError{Op: "write", Path: "/x", Err: syscall.ENOSPC}, api.BackupFull},
+		{fmt.Errorf("backup: ship x: %w", ErrConflict), api.BackupDamaged},
+		{errors.New("something else"), api.BackupOther},
+	} {
+		if got := ProblemOf(c.err); got != c.want {
+			t.Errorf("ProblemOf(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }

@@ -45,6 +45,21 @@ func OpenFolder(root string) (*Folder, error) {
 
 func (f *Folder) String() string { return FileURL(f.root) }
 
+// present checks that the folder is still there. An external disk
+// unplugged leaves its mount point empty or gone: the copy is then
+// unreachable, and never made again inside the mount point, on this
+// computer's own disk.
+func (f *Folder) present() error {
+	fi, err := os.Stat(f.root)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is a file", f.root)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: the folder %s is not there (%v); plug in the disk or mount the share that holds it", ErrUnreachable, f.root, err)
+	}
+	return nil
+}
+
 func (f *Folder) path(name string) (string, error) {
 	if !validName(name) {
 		return "", fmt.Errorf("backup: %q is not an object name", name)
@@ -56,6 +71,9 @@ func (f *Folder) path(name string) (string, error) {
 func (f *Folder) Put(ctx context.Context, name string, body io.Reader, size int64, sum [32]byte) error {
 	final, err := f.path(name)
 	if err != nil {
+		return err
+	}
+	if err := f.present(); err != nil {
 		return err
 	}
 	dir := filepath.Dir(final)
@@ -123,6 +141,9 @@ func (f *Folder) Get(_ context.Context, name string) (io.ReadCloser, error) {
 	}
 	fl, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		if perr := f.present(); perr != nil {
+			return nil, perr
+		}
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	if err != nil {
@@ -139,6 +160,9 @@ func (f *Folder) Stat(_ context.Context, name string) (int64, error) {
 	}
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		if perr := f.present(); perr != nil {
+			return 0, perr
+		}
 		return 0, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	if err != nil {
@@ -155,6 +179,9 @@ func (f *Folder) List(ctx context.Context, prefix string, fn func(string, int64)
 	dir, start := "", prefix
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		dir, start = prefix[:i], prefix[i+1:]
+	}
+	if err := f.present(); err != nil {
+		return err
 	}
 	return f.list(ctx, dir, start, fn)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,30 @@ func TestOpen(t *testing.T) {
 		if _, err := Open(context.Background(), target, Options{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s) = %v, want an error saying %q", target, err, want)
 		}
+	}
+}
+
+// TestFolder_Unplugged: a folder target whose disk is unplugged is
+// unreachable, and nothing is made in its place on this computer's disk.
+func TestFolder_Unplugged(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "disk")
+	f := mustFolder(t, root)
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b := []byte("x")
+	for name, err := range map[string]error{
+		"Put":  f.Put(ctx, "media/"+strings.Repeat("a", 64), bytes.NewReader(b), 1, sha256.Sum256(b)),
+		"List": f.List(ctx, "log/", func(string, int64) error { return nil }),
+		"Get":  func() error { _, err := f.Get(ctx, ManifestName); return err }(),
+		"Stat": func() error { _, err := f.Stat(ctx, ManifestName); return err }(),
+	} {
+		if !errors.Is(err, ErrUnreachable) {
+			t.Errorf("%s with the disk away = %v, want ErrUnreachable", name, err)
+		}
+	}
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the folder was made again in the mount point: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // next end of a group.
 const DefaultSegmentBytes = 4 << 20
 
-// DefaultInterval is how long Run waits between two passes.
+// DefaultInterval is how long a Keeper waits between two passes.
 const DefaultInterval = 10 * time.Second
 
 // Shipper ships an engine folder to a Target: the photos first, then the
@@ -38,7 +38,8 @@ type Shipper struct {
 	// SegmentBytes is the size past which a segment is closed at the next
 	// end of a group; 0 is DefaultSegmentBytes.
 	SegmentBytes int
-	// Interval is how long Run waits between passes; 0 is DefaultInterval.
+	// Interval is how long a Keeper waits between passes; 0 is
+	// DefaultInterval.
 	Interval time.Duration
 	Logger   *slog.Logger // nil is slog.Default()
 
@@ -53,35 +54,11 @@ type Stats struct {
 	Media      int    // media put
 	MediaBytes int64  // their bytes
 	ReadBytes  int64  // bytes of the log read
-}
-
-// Run ships a pass every Interval until ctx ends, logging each pass that
-// ships something and each failure (a failed pass is tried again at the
-// next tick: it resumes where it stopped). It is the seam for
-// `serve --backup-to`; it returns ctx's error.
-func (s *Shipper) Run(ctx context.Context) error {
-	every := s.Interval
-	if every <= 0 {
-		every = DefaultInterval
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		st, err := s.Ship(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil:
-			s.logger().Warn("backup: shipping failed; trying again", "target", s.Target.String(), "err", err, "in", every)
-		case st.Segments > 0:
-			s.logger().Info("backup: shipped", "target", s.Target.String(), "last_seq", st.LastSeq, "segments", st.Segments, "media", st.Media, "bytes", st.LogBytes+st.MediaBytes)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+	// LogSeq is the last seq of the log the pass read to (its last whole
+	// group); FirstUnshippedAt, when the pass ends with ops the copy
+	// lacks (it failed), when the first of them was logged.
+	LogSeq           uint64
+	FirstUnshippedAt time.Time
 }
 
 func (s *Shipper) logger() *slog.Logger {
@@ -143,6 +120,7 @@ func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint
 	}
 	last := l.LastSeq()
 	l.Close()
+	st.LogSeq = last
 	if last < shipped {
 		return fmt.Errorf("backup: %s holds ops through seq %d but the log of %s ends at seq %d: this folder is not the one the copy was made of (or was restored from an older copy); ship it to a new target", s.Target, shipped, s.Dir, last)
 	}
@@ -203,6 +181,7 @@ func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint
 func (s *Shipper) shipResumed(ctx context.Context, store *media.Store, st *Stats) (bool, error) {
 	logPath := filepath.Join(s.Dir, engine.LogFile)
 	c := s.cur
+	st.LogSeq = c.seq
 	f, err := os.Open(logPath)
 	if err != nil {
 		return false, fmt.Errorf("backup: %w", err)
@@ -300,6 +279,9 @@ func (p *pass) shipped(seq uint64, raw []byte) {
 // segment once whole, and the segment is shipped once past its size or
 // at the end (end: this record is the last of the pass).
 func (p *pass) add(ctx context.Context, rec oplog.Record, more bool, raw []byte, end bool) error {
+	if p.st.FirstUnshippedAt.IsZero() {
+		p.st.FirstUnshippedAt = rec.At
+	}
 	p.off += int64(len(raw))
 	p.st.ReadBytes += int64(len(raw))
 	if err := p.group.add(rec, raw); err != nil {
@@ -307,6 +289,9 @@ func (p *pass) add(ctx context.Context, rec oplog.Record, more bool, raw []byte,
 	}
 	if more {
 		return nil
+	}
+	if rec.Seq > p.st.LogSeq {
+		p.st.LogSeq = rec.Seq
 	}
 	p.seg.join(&p.group, p.off, raw)
 	if len(p.seg.buf) >= p.seg.limit || end {
@@ -325,6 +310,7 @@ func (p *pass) flush(ctx context.Context) error {
 	}
 	p.cur.seq, p.cur.end, p.cur.lastOff, p.cur.lastSum = p.seg.last, p.seg.end, p.seg.lastOff, p.seg.lastSum
 	p.s.cur = p.cur
+	p.st.FirstUnshippedAt = time.Time{}
 	p.seg = segment{limit: p.seg.limit, buf: p.seg.buf[:0]}
 	return nil
 }

@@ -33,5 +33,8 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Version != "" {
 		h.Version = s.opts.Version
 	}
+	if s.opts.Backup != nil {
+		h.Backup = s.opts.Backup.Health()
+	}
 	writeJSON(w, http.StatusOK, h)
 }

@@ -75,6 +75,15 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Version, when set, is the version GET /v1/health reports.
 	Version string
+	// Backup, when set, tells how the engine's off-site copy stands:
+	// GET /v1/health carries it as its backup extension.
+	Backup BackupHealther
+}
+
+// BackupHealther tells how an off-site copy stands (engine/backup's
+// Keeper).
+type BackupHealther interface {
+	Health() *api.BackupHealth
 }
 
 type server struct {
