@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -139,13 +140,29 @@ type restorer struct {
 	store *media.Store
 	w     io.Writer
 	opts  RestoreOptions
+	mu    sync.Mutex // guards res's counts of media, which fetchers add to
 	res   *Restored
-	// the group being read: its bytes and photos, written once whole and
+	// the group being read: its bytes and photos, kept once whole and
 	// wanted
 	group []byte
 	media []mirror.MediaPut
-	done  bool
+	// the whole groups kept, written once their photos are fetched: the
+	// photos of a segment are fetched fetchers at a time
+	kept     []byte
+	keptMed  []mirror.MediaPut
+	keptLast uint64
+	keptAt   time.Time
+	done     bool
 }
+
+// fetchers is how many photos a restore fetches at once: a store answers
+// several requests at a time, and a photo's download, hash and fsync
+// overlap another's.
+const fetchers = 4
+
+// keepMax bounds the log bytes a restore keeps before it fetches their
+// photos and writes them: a segment's worth.
+const keepMax = DefaultSegmentBytes
 
 // segments reads the target's segments in order until the point asked.
 func (r *restorer) segments(ctx context.Context) error {
@@ -195,13 +212,10 @@ func (r *restorer) segment(ctx context.Context, name string, first, last uint64)
 			return err
 		}
 	}
-	if r.done {
-		return nil
-	}
-	if rd.LastSeq() != last || more {
+	if !r.done && (rd.LastSeq() != last || more) {
 		return fmt.Errorf("backup: %s in %s is damaged: it ends at seq %d (in the middle of a group: %v), its name says %d", name, r.t, rd.LastSeq(), more, last)
 	}
-	return nil
+	return r.flush(ctx)
 }
 
 // record takes one record: gathers its group, and writes the group once
@@ -228,17 +242,69 @@ func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw 
 		r.done = true
 		return nil
 	}
-	for _, m := range r.media {
-		if err := r.fetch(ctx, m); err != nil {
-			return err
+	r.kept = append(r.kept, r.group...)
+	r.keptMed = append(r.keptMed, r.media...)
+	r.keptLast, r.keptAt = rec.Seq, rec.At
+	r.group, r.media = r.group[:0], r.media[:0]
+	if len(r.kept) >= keepMax {
+		return r.flush(ctx)
+	}
+	return nil
+}
+
+// flush fetches the photos the kept groups name, fetchers at a time, then
+// writes the groups: the log restored never names a photo missing.
+func (r *restorer) flush(ctx context.Context) error {
+	if len(r.kept) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan mirror.MediaPut)
+	)
+	for range min(fetchers, len(r.keptMed)) {
+		wg.Go(func() {
+			for m := range next {
+				if err := r.fetch(ctx, m); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	seen := make(map[string]bool, len(r.keptMed))
+	for _, m := range r.keptMed {
+		if seen[m.SHA256] {
+			continue // one photo named twice is fetched once
+		}
+		seen[m.SHA256] = true
+		select {
+		case next <- m:
+		case <-ctx.Done():
 		}
 	}
-	if _, err := r.w.Write(r.group); err != nil {
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := r.w.Write(r.kept); err != nil {
 		return fmt.Errorf("backup: write the log: %w", err)
 	}
-	r.res.LogBytes += int64(len(r.group))
-	r.res.LastSeq, r.res.At = rec.Seq, rec.At
-	r.group, r.media = r.group[:0], r.media[:0]
+	r.res.LogBytes += int64(len(r.kept))
+	r.res.LastSeq, r.res.At = r.keptLast, r.keptAt
+	r.kept, r.keptMed = r.kept[:0], r.keptMed[:0]
 	return nil
 }
 
@@ -264,7 +330,9 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	if err := st.Commit(); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
+	r.mu.Lock()
 	r.res.Media++
 	r.res.MediaBytes += st.Size
+	r.mu.Unlock()
 	return nil
 }
