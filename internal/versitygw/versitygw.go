@@ -10,6 +10,7 @@ package versitygw
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -62,35 +63,54 @@ func Start(tb testing.TB) *Server {
 	if bin == "" {
 		tb.Skip("no versitygw to test S3 against: run scripts/versitygw.sh (it builds it once, from the Go module proxy) or set SPARK_VERSITYGW=/path/to/versitygw")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, stop, err := Run(bin, tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
+	}
+	tb.Cleanup(stop)
+	return s
+}
+
+// Run runs the versitygw binary bin on a free port of 127.0.0.1 with its
+// buckets, versions and log in the folder dir, and waits until it takes
+// connections; stop kills it. It is Start for what is not a test (the
+// backup benchmark).
+func Run(bin, dir string) (s *Server, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	root, versions := tb.TempDir(), tb.TempDir()
+	root, versions, home := filepath.Join(dir, "root"), filepath.Join(dir, "versions"), filepath.Join(dir, "home")
+	for _, d := range []string{root, versions, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, nil, err
+		}
+	}
 	// With a versioning folder, buckets can keep versions and lock
 	// objects, as the issue asks the copy to be tested with.
 	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet", "posix", "--versioning-dir", versions, root)
-	cmd.Env = append(os.Environ(), "HOME="+tb.TempDir())
-	out, err := os.Create(filepath.Join(tb.TempDir(), "versitygw.log"))
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	out, err := os.Create(filepath.Join(dir, "versitygw.log"))
 	if err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start %s: %v", bin, err)
+		out.Close()
+		return nil, nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); out.Close() })
+	stop = func() { cmd.Process.Kill(); cmd.Wait(); out.Close() }
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return &Server{Endpoint: "http://" + addr, Root: root}
+			return &Server{Endpoint: "http://" + addr, Root: root}, stop, nil
 		}
 	}
+	stop()
 	b, _ := os.ReadFile(out.Name())
-	tb.Fatalf("versitygw did not start on %s:\n%s", addr, b)
-	return nil
+	return nil, nil, fmt.Errorf("versitygw did not start on %s:\n%s", addr, b)
 }
 
 // Client is an S3 client of the server, as its root account.

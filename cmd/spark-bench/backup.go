@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/backup"
+	"github.com/sparkfamily/spark/internal/benchkit"
+	"github.com/sparkfamily/spark/internal/versitygw"
+)
+
+var (
+	backupMoments = flag.Int("backup-moments", 2000, "moments in the backup benchmark's corpus")
+	backupPhotos  = flag.Int("backup-photos", 300, "of them, photos with an original")
+	backupKB      = flag.Int("backup-original-kb", 1000, "KB of each original")
+	backupRounds  = flag.Int("backup-rounds", 3, "rounds of the backup benchmark; medians are quoted")
+)
+
+func init() {
+	register("backup", bench{
+		help: "ship a corpus to a real S3 server (versitygw on loopback) and restore it, each beside its floor (the same objects PUT and GET by the same SDK, plus rebuild); goals: shipping >= 80% of its floor, restore >= 70% of its floor and under 2 min",
+		run:  benchBackup,
+	})
+}
+
+// benchBackup makes a corpus once (--backup-moments, --backup-photos of
+// them with an original of --backup-original-kb), then each round ships
+// it into a new bucket of versitygw with backup.Shipper and PUTs the same
+// objects into another with the SDK alone (the floor), restores the copy
+// into an empty folder with backup.Restore and GETs every object of it
+// plus engine.Rebuild (the floor), and quotes the medians side by side.
+func benchBackup(ctx context.Context, out io.Writer) error {
+	bin := versitygw.Bin()
+	if bin == "" {
+		return fmt.Errorf("the backup benchmark needs versitygw: run scripts/versitygw.sh (it builds it once from the Go module proxy) or set SPARK_VERSITYGW")
+	}
+	dir, cleanup, err := workDir("backup")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	src := filepath.Join(dir, "engine")
+	t0 := time.Now()
+	originals, err := backupCorpus(ctx, src)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  corpus: %d moments, %d with an original of %d KB (%s), made in %s\n",
+		*backupMoments, *backupPhotos, *backupKB, originals, time.Since(t0).Round(time.Millisecond))
+	srv, stop, err := versitygw.Run(bin, filepath.Join(dir, "s3"))
+	if err != nil {
+		return err
+	}
+	defer stop()
+	c := srv.Client()
+	opts := backup.Options{Endpoint: srv.Endpoint}
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": versitygw.Access, "AWS_SECRET_ACCESS_KEY": versitygw.Secret, "AWS_REGION": "us-east-1"} {
+		os.Setenv(k, v)
+	}
+	var ship, shipFloor, rest, restFloor []float64
+	var bytesUp int64
+	var objects int
+	for round := range *backupRounds {
+		bucket, floor := fmt.Sprintf("ship-%d", round), fmt.Sprintf("floor-%d", round)
+		for _, b := range []string{bucket, floor} {
+			if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+				return fmt.Errorf("make the bucket %s: %w", b, err)
+			}
+		}
+		tgt, err := backup.Open(ctx, "s3://"+bucket+"/family", opts)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		st, err := (&backup.Shipper{Dir: src, Target: tgt, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
+		if err != nil {
+			return fmt.Errorf("ship: %w", err)
+		}
+		ship = append(ship, time.Since(start).Seconds())
+		bytesUp = st.LogBytes + st.MediaBytes
+		// The floor: the objects just shipped, read from the store's own
+		// folder, PUT by the same SDK with the same checks and no Spark.
+		took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), floor)
+		if err != nil {
+			return err
+		}
+		objects = n
+		shipFloor = append(shipFloor, took.Seconds())
+
+		into := filepath.Join(dir, fmt.Sprintf("restored-%d", round))
+		start = time.Now()
+		if _, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+		rest = append(rest, time.Since(start).Seconds())
+		os.RemoveAll(into)
+		took, err = getFloor(ctx, c, bucket, src, filepath.Join(dir, fmt.Sprintf("floor-%d", round)))
+		if err != nil {
+			return err
+		}
+		restFloor = append(restFloor, took.Seconds())
+		fmt.Fprintf(out, "  round %d: ship %.2f s (floor %.2f s), restore %.2f s (floor %.2f s); load %s\n",
+			round+1, ship[round], shipFloor[round], rest[round], restFloor[round], benchkit.LoadAverage())
+	}
+	sh, shf, re, ref := benchkit.Median(ship), benchkit.Median(shipFloor), benchkit.Median(rest), benchkit.Median(restFloor)
+	verdict := func(ok bool) string {
+		if ok {
+			return "meets"
+		}
+		return "MISSES"
+	}
+	mb := float64(bytesUp) / 1e6
+	fmt.Fprintf(out, "backup: %d moments, %d objects, %.1f MB, to versitygw on 127.0.0.1; medians of %d rounds; load average (1, 5, 15 min) %s\n",
+		*backupMoments, objects, mb, *backupRounds, benchkit.LoadAverage())
+	fmt.Fprintf(out, "  ship (a first copy):    %6.2f s, %6.1f MB/s   floor (same objects, SDK PUTs): %6.2f s, %6.1f MB/s   %3.0f%% of floor (goal >= 80%%: %s)\n",
+		sh, mb/sh, shf, mb/shf, 100*shf/sh, verdict(shf/sh >= 0.8))
+	fmt.Fprintf(out, "  restore (all, checked): %6.2f s, %6.1f MB/s   floor (same objects, SDK GETs + rebuild): %6.2f s   %3.0f%% of floor (goal >= 70%%: %s); under 2 min: %s\n",
+		re, mb/re, ref, 100*ref/re, verdict(ref/re >= 0.7), verdict(re < 120))
+	return nil
+}
+
+// getTo GETs the object key of bucket into the file path, synced.
+func getTo(ctx context.Context, c *s3.Client, bucket, key, path string) error {
+	obj, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		return fmt.Errorf("floor: get %s: %w", key, err)
+	}
+	defer obj.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, obj.Body); err != nil {
+		return fmt.Errorf("floor: get %s: %w", key, err)
+	}
+	return f.Sync()
+}
+
+// backupCorpus makes the corpus in dir and says what its originals are.
+func backupCorpus(ctx context.Context, dir string) (string, error) {
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return "", err
+	}
+	defer e.Close()
+	photos, what := originalBytes()
+	size := *backupKB * 1000
+	every := max(1, *backupMoments/max(1, *backupPhotos))
+	made := 0
+	for i := range *backupMoments {
+		withOriginal := made < *backupPhotos && i%every == 0
+		kind := api.KindNote
+		if withOriginal {
+			kind = api.KindPhoto
+		}
+		mo, _, err := e.CreateMoment(ctx, api.CreateMomentRequest{Kind: kind, Caption: fmt.Sprintf("moment %d of the backup benchmark", i)})
+		if err != nil {
+			return "", err
+		}
+		if !withOriginal {
+			continue
+		}
+		made++
+		body := make([]byte, size)
+		if photos != nil {
+			// A window of a real camera file, with the moment's number
+			// at its end so that each original is its own object.
+			p := photos[i%len(photos)]
+			off := (i * 7919) % max(1, len(p)-size)
+			copy(body, p[off:])
+			copy(body[size-8:], fmt.Sprintf("%08d", i))
+		} else {
+			rand.Read(body)
+		}
+		if _, _, err := e.PutMedia(ctx, engine.PutMedia{ID: ulid.Make().String(), MomentID: mo.ID, Role: api.RoleOriginal,
+			ContentType: "image/jpeg", Body: bytes.NewReader(body), Size: int64(size)}); err != nil {
+			return "", err
+		}
+	}
+	return what, nil
+}
+
+// originalBytes reads the JPEGs of the test photos of at least the size
+// of an original; nil, and random bytes said, when there are none.
+func originalBytes() ([][]byte, string) {
+	ents, err := os.ReadDir(*photosDir)
+	if err != nil {
+		return nil, fmt.Sprintf("random bytes: no test photos in %s", *photosDir)
+	}
+	var out [][]byte
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".jpg") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(*photosDir, e.Name()))
+		if err == nil && len(b) >= *backupKB*1000 {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Sprintf("random bytes: no test photo in %s is %d KB or more", *photosDir, *backupKB)
+	}
+	return out, fmt.Sprintf("windows of %d real camera files in %s", len(out), *photosDir)
+}
+
+// putFloor PUTs every file under root (a bucket's folder in versitygw's
+// posix root) into bucket, one after another as the Shipper does, each
+// create-only with its SHA-256 checked by the store.
+func putFloor(ctx context.Context, c *s3.Client, root, bucket string) (time.Duration, int, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	slices.Sort(files)
+	start := time.Now()
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		sum := sha256.Sum256(b)
+		rel, _ := filepath.Rel(root, p)
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: aws.String(bucket), Key: aws.String(filepath.ToSlash(rel)), Body: bytes.NewReader(b),
+			ContentLength: aws.Int64(int64(len(b))), IfNoneMatch: aws.String("*"),
+			ChecksumAlgorithm: types.ChecksumAlgorithmSha256, ChecksumSHA256: aws.String(base64.StdEncoding.EncodeToString(sum[:])),
+		}); err != nil {
+			return 0, 0, fmt.Errorf("floor: put %s: %w", rel, err)
+		}
+	}
+	return time.Since(start), len(files), nil
+}
+
+// getFloor GETs every object of bucket into files under into, four at a
+// time as Restore fetches photos, each synced, then copies src's log there
+// and rebuilds its mirror: what a restore cannot do without.
+func getFloor(ctx context.Context, c *s3.Client, bucket, src, into string) (time.Duration, error) {
+	defer os.RemoveAll(into)
+	if err := os.MkdirAll(into, 0o700); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	var keys []string
+	pages := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return 0, err
+		}
+		for _, o := range page.Contents {
+			keys = append(keys, *o.Key)
+		}
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		ferr error
+		next = make(chan int)
+	)
+	for range 4 {
+		wg.Go(func() {
+			for i := range next {
+				if err := getTo(ctx, c, bucket, keys[i], filepath.Join(into, fmt.Sprintf("%06d", i))); err != nil {
+					mu.Lock()
+					ferr = err
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if ferr != nil {
+		return 0, ferr
+	}
+	took := time.Since(start)
+	// The rebuild, timed alone, on a copy of the source's log.
+	db := filepath.Join(into, "engine")
+	if err := os.MkdirAll(db, 0o700); err != nil {
+		return 0, err
+	}
+	b, err := os.ReadFile(filepath.Join(src, engine.LogFile))
+	if err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(filepath.Join(db, engine.LogFile), b, 0o600); err != nil {
+		return 0, err
+	}
+	start = time.Now()
+	if err := engine.Rebuild(ctx, db, slog.New(slog.DiscardHandler)); err != nil {
+		return 0, fmt.Errorf("floor: rebuild: %w", err)
+	}
+	return took + time.Since(start), nil
+}
