@@ -15,6 +15,9 @@ import (
 )
 
 func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "key" {
+		return backupKeyCmd(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("backup", stderr, "backup --data DIR --to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]")
 	data := dataFlag(fs)
 	to := fs.String("to", "", "where the copy is kept: file:///PATH (an external disk or a mounted share) or s3://BUCKET/PREFIX (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION or ~/.aws)")
@@ -37,8 +40,12 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	key, err := shippingKey(dir, stdout)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	sh := &backup.Shipper{Dir: dir, Target: t, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
+	sh := &backup.Shipper{Dir: dir, Target: t, Key: key, Logger: slog.New(slog.NewTextHandler(stderr, nil))}
 	st, err := sh.Ship(ctx)
 	if err != nil {
 		return err
@@ -55,11 +62,12 @@ func endpointFlag(fs *flag.FlagSet) *string {
 }
 
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("restore", stderr, "restore --from file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL] --data EMPTY_DIR [--seq N | --at RFC3339]")
+	fs := newFlagSet("restore", stderr, "restore --from file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL] --data EMPTY_DIR [--key FILE] [--seq N | --at RFC3339]")
 	data := fs.String("data", "", "the empty folder to restore into (made if missing)")
 	from := fs.String("from", "", "where the copy is kept: file:///PATH or s3://BUCKET/PREFIX")
 	endpoint := endpointFlag(fs)
 	seq := fs.Uint64("seq", 0, "restore up to op N (the whole group that holds it)")
+	keyFile := fs.String("key", "", "the copy's key: its recovery text (from `spark-engine backup key show`) or the backup.key of the folder it was made of")
 	at := fs.String("at", "", "restore the log up to the first op logged after this time (RFC 3339, e.g. 2026-12-06T21:00:00Z)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -78,6 +86,11 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		if opts.At, err = time.Parse(time.RFC3339Nano, *at); err != nil {
 			return usagef("restore: --at %q is not an RFC 3339 time (e.g. 2026-12-06T21:00:00Z)", *at)
+		}
+	}
+	if *keyFile != "" {
+		if opts.Key, err = readKeyFile(*keyFile); err != nil {
+			return err
 		}
 	}
 	dir, err := filepath.Abs(*data)

@@ -36,21 +36,76 @@ func TestBackupRestoreCmd(t *testing.T) {
 		}
 		return out.String()
 	}
-	if out := runOK("backup", "--data", src.Dir, "--to", to); !strings.Contains(out, "this run shipped 1 segment(s)") {
-		t.Errorf("backup said %q", out)
+	keyFile := filepath.Join(src.Dir, backup.KeyFile)
+	out := runOK("backup", "--data", src.Dir, "--to", to)
+	for _, want := range []string{"this run shipped 1 segment(s)", "encrypted with a new key, kept in " + keyFile, "Keep a copy of it somewhere else", "spark-engine backup key show --data " + src.Dir} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the first backup's output lacks %q:\n%s", want, out)
+		}
 	}
-	if out := runOK("backup", "--data", src.Dir, "--to", to); !strings.Contains(out, "this run shipped 0 segment(s)") {
+	if out := runOK("backup", "--data", src.Dir, "--to", to); !strings.Contains(out, "this run shipped 0 segment(s)") || strings.Contains(out, "new key") {
 		t.Errorf("a second backup with nothing new said %q", out)
 	}
+	key, err := backup.LoadKey(src.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	out := runOK("restore", "--from", to, "--data", dst, "--seq", "1")
+	out = runOK("restore", "--from", to, "--data", dst, "--seq", "1", "--key", keyFile)
 	for _, want := range []string{"fsck: all good", "through seq 1", "spark-engine token add NAME --data " + dst} {
 		if !strings.Contains(out, want) {
 			t.Errorf("restore's output lacks %q:\n%s", want, out)
 		}
 	}
+	if k, err := backup.LoadKey(dst); err != nil || k.Recipient() != key.Recipient() {
+		t.Errorf("the restored folder's key: %v, %v; want the copy's", k, err)
+	}
+	t.Run("KeyShow", func(t *testing.T) {
+		var out bytes.Buffer
+		out.WriteString(runOK("backup", "key", "show", "--data", src.Dir))
+		for _, want := range []string{key.Recipient(), "This is the key to your off-site copy", "AGE-SECRET-KEY-1"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("backup key show lacks %q:\n%s", want, out.String())
+			}
+		}
+		// The recovery text, printed and typed back, restores the copy.
+		text := filepath.Join(t.TempDir(), "recovery.txt")
+		if err := os.WriteFile(text, out.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		runOK("restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r"), "--key", text)
+		fresh := t.TempDir()
+		var errOut bytes.Buffer
+		out.Reset()
+		if code := run(context.Background(), []string{"backup", "key", "show", "--data", fresh}, &out, &errOut); code != 0 ||
+			!strings.Contains(errOut.String(), "a new one is made, in "+filepath.Join(fresh, backup.KeyFile)) || !strings.HasPrefix(out.String(), "# ") {
+			t.Errorf("backup key show of a folder with no key: exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+		}
+		if k, err := backup.LoadKey(fresh); err != nil || !strings.Contains(out.String(), k.Recipient()) {
+			t.Errorf("backup key show of a folder with no key did not show the key it made: %v", err)
+		}
+	})
+	t.Run("ErrNeedKey", func(t *testing.T) {
+		other := filepath.Join(t.TempDir(), "other.key")
+		if _, _, err := backup.LoadOrCreateKey(filepath.Dir(other)); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ key, says string }{
+			{"", "this copy is encrypted; give the key with --key FILE (the recovery text printed by `spark-engine backup key show`)"},
+			{filepath.Join(filepath.Dir(other), backup.KeyFile), "the key given is not this copy's key (it was made for " + key.Recipient() + ")"},
+		} {
+			args := []string{"restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r")}
+			if tc.key != "" {
+				args = append(args, "--key", tc.key)
+			}
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), tc.says) {
+				t.Errorf("restore --key %q: exit %d, %s; want it to say %q", tc.key, code, errOut.String(), tc.says)
+			}
+		}
+	})
 	t.Run("SeqPastTheCopy", func(t *testing.T) {
-		out := runOK("restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r"), "--seq", "99")
+		out := runOK("restore", "--from", to, "--data", filepath.Join(t.TempDir(), "r"), "--seq", "99", "--key", keyFile)
 		if !strings.Contains(out, "the copy ends at seq 2, before the 99 asked") {
 			t.Errorf("restore --seq 99 said:\n%s", out)
 		}
@@ -80,7 +135,7 @@ func TestBackupRestoreCmd(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		code := run(context.Background(), []string{"restore", "--from", backup.FileURL(bad), "--data", filepath.Join(t.TempDir(), "r")}, &out, &errOut)
+		code := run(context.Background(), []string{"restore", "--from", backup.FileURL(bad), "--data", filepath.Join(t.TempDir(), "r"), "--key", keyFile}, &out, &errOut)
 		if code != 1 || !strings.Contains(errOut.String(), filepath.Base(segs[0])+" in ") || !strings.Contains(errOut.String(), "empty it") {
 			t.Fatalf("restore of a damaged segment: exit %d, %s", code, errOut.String())
 		}
@@ -94,6 +149,8 @@ func TestBackupRestoreCmd(t *testing.T) {
 	t.Run("ErrUsage", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"backup", "--data", src.Dir},
+			{"backup", "key", "--data", src.Dir},
+			{"backup", "key", "show", "extra", "--data", src.Dir},
 			{"restore", "--from", to},
 			{"restore", "--from", to, "--data", dst + "2", "--seq", "1", "--at", "2026-01-01T00:00:00Z"},
 			{"restore", "--from", to, "--data", dst + "2", "--at", "yesterday"},
@@ -140,7 +197,7 @@ func TestBackupRestoreCmd_S3(t *testing.T) {
 		t.Errorf("a second backup: exit %d: %s%s", code, out, errOut)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	code, out, errOut := engine("restore", "--from", to, "--data", dst)
+	code, out, errOut := engine("restore", "--from", to, "--data", dst, "--key", filepath.Join(src.Dir, backup.KeyFile))
 	if code != 0 || !strings.Contains(out, "fsck: all good") || !strings.Contains(out, "through seq 2") {
 		t.Fatalf("restore: exit %d: %s%s", code, out, errOut)
 	}

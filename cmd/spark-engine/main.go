@@ -48,9 +48,10 @@ Usage:
                                              copy every moment of SRC to another engine
   spark-engine backup  --data DIR --to file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
                                              ship DIR's photos and log to an off-site
-                                             copy (only what it lacks), then exit
+                                             copy (only what it lacks), encrypted, then exit
+  spark-engine backup key show [--data DIR]  print the copy's key as a recovery text to keep
   spark-engine restore --from file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
-                       --data EMPTY_DIR [--seq N | --at RFC3339]
+                       --data EMPTY_DIR [--key FILE] [--seq N | --at RFC3339]
                                              restore the copy (up to op N or a time)
                                              into an empty folder, checked by fsck
   spark-engine --version

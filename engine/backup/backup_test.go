@@ -121,7 +121,7 @@ func (c *counting) total() int {
 
 func ship(tb testing.TB, dir string, t Target, segBytes int) Stats {
 	tb.Helper()
-	st, err := (&Shipper{Dir: dir, Target: t, SegmentBytes: segBytes, Logger: quiet}).Ship(context.Background())
+	st, err := (&Shipper{Dir: dir, Target: t, SegmentBytes: segBytes, Logger: quiet, Key: testKey}).Ship(context.Background())
 	if err != nil {
 		tb.Fatalf("Ship: %v", err)
 	}
@@ -162,6 +162,9 @@ func restore(tb testing.TB, t Target, opts RestoreOptions) (string, *Restored) {
 	dir := filepath.Join(tb.TempDir(), "restored")
 	var out bytes.Buffer
 	opts.Out, opts.Logger = &out, quiet
+	if opts.Key == nil {
+		opts.Key = testKey
+	}
 	res, err := Restore(context.Background(), t, dir, opts)
 	if err != nil {
 		tb.Fatalf("Restore: %v\nfsck said:\n%s", err, out.String())
@@ -374,7 +377,7 @@ func TestKeeper_Run(t *testing.T) {
 	tgt := mustFolder(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Interval: 20 * time.Millisecond, Logger: quiet}}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Interval: 20 * time.Millisecond, Logger: quiet, Key: testKey}}
 	if h := k.Health(); h.State != api.BackupCatchingUp || h.ShippedAt != nil {
 		t.Errorf("Health before a pass = %+v, want catching_up and never shipped", h)
 	}
@@ -418,7 +421,7 @@ func TestShipper_Resume(t *testing.T) {
 	e := openEngine(t, src)
 	capture(t, e, 0, 20)
 	tgt := mustFolder(t, t.TempDir())
-	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet}
+	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet, Key: testKey}
 	size := func() int64 {
 		fi, err := os.Stat(filepath.Join(src, engine.LogFile))
 		if err != nil {
@@ -475,7 +478,7 @@ func TestShipper_TornTail(t *testing.T) {
 	e := openEngine(t, src)
 	capture(t, e, 0, 10)
 	tgt := mustFolder(t, t.TempDir())
-	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet}
+	sh := &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet, Key: testKey}
 	if _, err := sh.Ship(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +501,7 @@ func TestShipper_TornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	for _, sh := range []*Shipper{sh, {Dir: src, Target: mustFolder(t, t.TempDir()), SegmentBytes: 1 << 10, Logger: quiet}} {
+	for _, sh := range []*Shipper{sh, {Dir: src, Target: mustFolder(t, t.TempDir()), SegmentBytes: 1 << 10, Logger: quiet, Key: testKey}} {
 		st, err := sh.Ship(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -523,7 +526,7 @@ func TestKeeper_Failing(t *testing.T) {
 	defer e.Close()
 	root := filepath.Join(t.TempDir(), "disk")
 	tgt := mustFolder(t, root)
-	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Logger: quiet}, LogSeq: e.LastSeq}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Logger: quiet, Key: testKey}, LogSeq: e.LastSeq}
 	ctx := context.Background()
 	capture(t, e, 0, 2)
 	if err := k.Pass(ctx); err != nil {

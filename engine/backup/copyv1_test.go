@@ -3,8 +3,10 @@ package backup
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sparkfamily/spark/engine"
@@ -32,6 +34,9 @@ func TestWriteCopyV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	ship(t, src, mustFolder(t, copyV1), 0)
+	if b, err := os.ReadFile(filepath.Join(copyV1, ManifestName)); err != nil || !bytes.Contains(b, []byte(`"format": 1,`)) {
+		t.Fatalf("this Spark writes format %d, not 1: the fixture is now wrong; restore it with git checkout, and write it with the code of commit 14f5bfc", Format)
+	}
 }
 
 // TestCopyV1_Restore restores the format-1 fixture: two moments and the
@@ -62,5 +67,56 @@ func TestCopyV1_Restore(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, engine.LogFile))
 	if err != nil || !bytes.Equal(got, seg) {
 		t.Fatalf("the restored log (%d bytes) is not the fixture's segment (%d bytes): %v", len(got), len(seg), err)
+	}
+}
+
+// TestCopyV1_ShipTo: a folder restored from a format-1 copy, with a key,
+// ships on to that copy as it is, plain (a copy is never rewritten),
+// saying once that it is not encrypted; a restore of it holds the new
+// ops.
+func TestCopyV1_ShipTo(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(copyV1)); err != nil {
+		t.Fatal(err)
+	}
+	before := objects(t, root)
+	dir, _ := restore(t, mustFolder(t, copyV1), RestoreOptions{Key: testKey})
+	e := openEngine(t, dir)
+	capture(t, e, 10, 4)
+	e.Close()
+	want, last := logPrefixBytes(t, dir, 0)
+	var logged bytes.Buffer
+	sh := &Shipper{Dir: dir, Target: mustFolder(t, root), Key: testKey, Logger: slog.New(slog.NewTextHandler(&logged, nil))}
+	for range 2 {
+		if _, err := sh.Ship(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		sh.cur = nil // a full pass again, which reads the manifest again
+	}
+	if n := strings.Count(logged.String(), "this copy is not encrypted"); n != 1 {
+		t.Errorf("the Shipper said %d times that the copy is plain, want once:\n%s", n, logged.String())
+	}
+	after := objects(t, root)
+	for name, b := range before {
+		if !bytes.Equal(after[name], b) {
+			t.Errorf("%s changed", name)
+		}
+	}
+	added := 0
+	for name, b := range after {
+		if _, old := before[name]; !old {
+			added++
+			if bytes.HasPrefix(b, []byte("age-encryption.org")) {
+				t.Errorf("%s, added to a plain copy, is encrypted", name)
+			}
+		}
+	}
+	if added < 3 {
+		t.Fatalf("%d objects added to the format-1 copy, want a segment and two photos", added)
+	}
+	got, res := restore(t, mustFolder(t, root), RestoreOptions{})
+	b, err := os.ReadFile(filepath.Join(got, engine.LogFile))
+	if err != nil || !bytes.Equal(b, want) || res.LastSeq != last {
+		t.Fatalf("the restore of the shipped-to copy holds %d bytes through seq %d, want %d through %d: %v", len(b), res.LastSeq, len(want), last, err)
 	}
 }

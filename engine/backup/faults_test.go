@@ -50,7 +50,7 @@ func TestShip_Crash(t *testing.T) {
 	for n := 1; n < total; n++ {
 		root := t.TempDir()
 		ct := &counting{Target: mustFolder(t, root), failAfter: n}
-		if _, err := (&Shipper{Dir: src, Target: ct, SegmentBytes: 1 << 10, Logger: quiet}).Ship(context.Background()); !errors.Is(err, errInjected) {
+		if _, err := (&Shipper{Dir: src, Target: ct, SegmentBytes: 1 << 10, Logger: quiet, Key: testKey}).Ship(context.Background()); !errors.Is(err, errInjected) {
 			t.Fatalf("crash after %d puts: Ship = %v, want the injected error", n, err)
 		}
 		before := objects(t, root)
@@ -115,7 +115,7 @@ func TestRestore_Damaged(t *testing.T) {
 			if err := os.WriteFile(p, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err = Restore(context.Background(), tgt, filepath.Join(t.TempDir(), "r"), RestoreOptions{Logger: quiet})
+			_, err = Restore(context.Background(), tgt, filepath.Join(t.TempDir(), "r"), RestoreOptions{Logger: quiet, Key: testKey})
 			if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "damaged") {
 				t.Fatalf("Restore = %v, want an error saying %s is damaged", err, name)
 			}
@@ -148,7 +148,7 @@ func TestShip_OtherLog(t *testing.T) {
 	}
 	tgt := mustFolder(t, t.TempDir())
 	ship(t, a, tgt, 0)
-	_, err := (&Shipper{Dir: b, Target: tgt, Logger: quiet}).Ship(context.Background())
+	_, err := (&Shipper{Dir: b, Target: tgt, Logger: quiet, Key: testKey}).Ship(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "new target") {
 		t.Fatalf("shipping another log to the copy: %v, want a refusal", err)
 	}

@@ -17,8 +17,12 @@ const (
 	mediaPrefix  = "media/"
 	logPrefix    = "log/"
 	segSuffix    = ".seg"
-	// Format is the version of the copy's layout this code writes and reads.
-	Format = 1
+	// Format is the version of the copy's layout this code writes: 2, an
+	// encrypted copy. It reads format 1 too (plain, from before), and
+	// keeps shipping to a copy of format 1 as it is.
+	Format = 2
+	// formatPlain is the format of a plain copy.
+	formatPlain = 1
 	// maxManifest bounds the manifest read: it is a few hundred bytes.
 	maxManifest = 64 << 10
 )
@@ -63,7 +67,16 @@ type Manifest struct {
 	// EngineID is the engine id the folder had then (engine-id.json), if
 	// any; for people.
 	EngineID string `json:"engine_id,omitempty"`
+	// Encryption is how the objects are encrypted: Encryption ("age-x25519")
+	// in format 2; none in format 1.
+	Encryption string `json:"encryption,omitempty"`
+	// Recipient is the public half of the copy's key (age1...), the one
+	// every object is encrypted to: it tells which key reads the copy.
+	Recipient string `json:"recipient,omitempty"`
 }
+
+// encrypted reports whether the copy's objects are encrypted.
+func (m *Manifest) encrypted() bool { return m.Format >= Format }
 
 // ErrNoCopy is returned by a restore from a target that holds no copy.
 var ErrNoCopy = errors.New("backup: the target holds no Spark copy (no " + ManifestName + ")")
@@ -86,8 +99,13 @@ func readManifest(ctx context.Context, t Target) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("backup: %s in %s is damaged: %w", ManifestName, t, err)
 	}
-	if m.Format != Format {
-		return nil, fmt.Errorf("backup: the copy in %s has format %d, this Spark reads format %d; use a newer spark-engine", t, m.Format, Format)
+	switch {
+	case m.Format > Format || m.Format < formatPlain:
+		return nil, fmt.Errorf("backup: the copy in %s has format %d, this Spark reads formats %d to %d; use a newer spark-engine", t, m.Format, formatPlain, Format)
+	case m.Format == formatPlain && (m.Encryption != "" || m.Recipient != ""):
+		return nil, fmt.Errorf("backup: %s in %s is damaged: format %d names an encryption", ManifestName, t, m.Format)
+	case m.encrypted() && (m.Encryption != Encryption || !strings.HasPrefix(m.Recipient, "age1")):
+		return nil, fmt.Errorf("backup: %s in %s names the encryption %q to %q; this Spark knows only %q to an age1... recipient", ManifestName, t, m.Encryption, m.Recipient, Encryption)
 	}
 	return &m, nil
 }

@@ -32,6 +32,10 @@ type RestoreOptions struct {
 	Out io.Writer
 	// Logger hears the rebuild's progress; nil is slog.Default().
 	Logger *slog.Logger
+	// Key is the copy's key, which an encrypted copy needs (ErrNeedKey
+	// without it, ErrWrongKey with another). The restored folder keeps
+	// it as its KeyFile, so that it ships on with it.
+	Key *Key
 }
 
 // Restored tells what Restore wrote.
@@ -69,8 +73,19 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if err := emptyDir(dir); err != nil {
 		return nil, err
 	}
-	if _, err := readManifest(ctx, t); err != nil {
+	m, err := readManifest(ctx, t)
+	if err != nil {
 		return nil, err
+	}
+	var seal *sealer
+	if m.encrypted() {
+		if opts.Key == nil {
+			return nil, ErrNeedKey
+		}
+		if opts.Key.Recipient() != m.Recipient {
+			return nil, fmt.Errorf("%w (it was made for %s)", ErrWrongKey, m.Recipient)
+		}
+		seal = newSealer(opts.Key)
 	}
 	store, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{Logger: opts.Logger})
 	if err != nil {
@@ -83,7 +98,7 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	}
 	defer lf.Close()
 	w := bufio.NewWriterSize(lf, 256<<10)
-	r := &restorer{t: t, store: store, w: w, opts: opts, res: &Restored{}}
+	r := &restorer{t: t, seal: seal, store: store, w: w, opts: opts, res: &Restored{}}
 	if err := r.segments(ctx); err != nil {
 		return nil, err
 	}
@@ -98,6 +113,11 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	}
 	if err := lf.Close(); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
+	}
+	if opts.Key != nil {
+		if err := writeKey(dir, opts.Key); err != nil {
+			return nil, err
+		}
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
@@ -137,6 +157,7 @@ func emptyDir(dir string) error {
 
 type restorer struct {
 	t     Target
+	seal  *sealer // nil for a plain copy
 	store *media.Store
 	w     io.Writer
 	opts  RestoreOptions
@@ -197,7 +218,11 @@ func (r *restorer) segment(ctx context.Context, name string, first, last uint64)
 		return fmt.Errorf("backup: fetch %s: %w", name, err)
 	}
 	defer rc.Close()
-	rd := oplog.NewReader(rc, name, first-1)
+	body, err := r.open(rc, name)
+	if err != nil {
+		return err
+	}
+	rd := oplog.NewReader(body, name, first-1)
 	more := false
 	for !r.done {
 		rec, m, raw, err := rd.Next()
@@ -319,7 +344,11 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 		return fmt.Errorf("backup: fetch the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
 	}
 	defer rc.Close()
-	st, err := r.store.Stage(ctx, rc, 0)
+	body, err := r.open(rc, name)
+	if err != nil {
+		return err
+	}
+	st, err := r.store.Stage(ctx, body, 0)
 	if err != nil {
 		return fmt.Errorf("backup: fetch %s: %w", name, err)
 	}
@@ -335,4 +364,12 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	r.res.MediaBytes += st.Size
 	r.mu.Unlock()
 	return nil
+}
+
+// open gives the plain bytes of the object name that rc reads.
+func (r *restorer) open(rc io.Reader, name string) (io.Reader, error) {
+	if r.seal == nil {
+		return rc, nil
+	}
+	return r.seal.open(rc, r.t, name)
 }

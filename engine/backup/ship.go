@@ -42,8 +42,16 @@ type Shipper struct {
 	// DefaultInterval.
 	Interval time.Duration
 	Logger   *slog.Logger // nil is slog.Default()
+	// Key is the folder's key (LoadOrCreateKey): a new copy is encrypted
+	// to it (format 2), and an encrypted copy is shipped to only with
+	// the key it was made for. With no Key, a Shipper ships only to a
+	// plain copy (format 1, made by an older Spark) and refuses to make
+	// a new one.
+	Key *Key
 
-	cur *cursor // where the last pass stopped; nil before one shipped
+	cur    *cursor // where the last pass stopped; nil before one shipped
+	seal   *sealer // how the copy's bodies are encrypted, nil for plain; set by the first record's pass
+	warned bool    // the copy was said to be plain
 }
 
 // Stats tells what one pass shipped.
@@ -152,7 +160,7 @@ func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint
 		if rec.Seq <= shipped {
 			p.skip(raw)
 			if rec.Seq == shipped {
-				if err := checkContinues(ctx, s.Target, lastSeg, raw); err != nil {
+				if err := checkContinues(ctx, s.Target, s.seal, lastSeg, raw); err != nil {
 					return err
 				}
 				p.shipped(rec.Seq, raw)
@@ -351,16 +359,23 @@ func syncLog(f *os.File, path string) error {
 }
 
 // checkManifest writes the manifest on the first pass, and on every pass
-// checks that the target's copy is this log's.
+// checks that the target's copy is this log's, and sets how its bodies
+// are encrypted: to the Shipper's key in a new copy or one of format 2,
+// not at all in a copy of format 1.
 func (s *Shipper) checkManifest(ctx context.Context, first []byte) error {
 	sum := sha256.Sum256(first)
 	want := hex.EncodeToString(sum[:])
+	s.seal = nil
 	m, err := readManifest(ctx, s.Target)
 	if errors.Is(err, ErrNoCopy) {
-		m = &Manifest{Format: Format, FirstRecordSHA256: want, EngineID: engineID(s.Dir)}
+		if s.Key == nil {
+			return fmt.Errorf("backup: %s holds no copy yet, and a new copy is always encrypted: the shipper was given no key (%s of the data folder)", s.Target, KeyFile)
+		}
+		m = &Manifest{Format: Format, FirstRecordSHA256: want, EngineID: engineID(s.Dir), Encryption: Encryption, Recipient: s.Key.Recipient()}
 		if err := writeManifest(ctx, s.Target, m); err != nil {
 			return fmt.Errorf("backup: write %s: %w", ManifestName, err)
 		}
+		s.seal = newSealer(s.Key)
 		return nil
 	}
 	if err != nil {
@@ -369,6 +384,22 @@ func (s *Shipper) checkManifest(ctx context.Context, first []byte) error {
 	if m.FirstRecordSHA256 != want {
 		return fmt.Errorf("backup: %s holds the copy of another log (its first record differs from the first record of %s); ship this folder to a new target", s.Target, s.Dir)
 	}
+	if !m.encrypted() {
+		// Made by an older Spark: it keeps working as it is, plain, since
+		// a copy is never rewritten.
+		if !s.warned {
+			s.warned = true
+			s.logger().Warn("backup: this copy is not encrypted (an older Spark made it); it is shipped to as it is, and a copy to a new target would be encrypted", "target", s.Target.String())
+		}
+		return nil
+	}
+	if s.Key == nil {
+		return fmt.Errorf("backup: the copy in %s is encrypted, and the shipper was given no key (%s of the data folder)", s.Target, KeyFile)
+	}
+	if s.Key.Recipient() != m.Recipient {
+		return fmt.Errorf("%w (it was made for %s): the key of %s (%s) is %s; put the copy's key back as %s, or ship to a new target", ErrWrongKey, m.Recipient, s.Dir, KeyFile, s.Key.Recipient(), KeyFile)
+	}
+	s.seal = newSealer(s.Key)
 	return nil
 }
 
@@ -406,14 +437,20 @@ func lastSegment(ctx context.Context, t Target) (last uint64, name string, err e
 // checkContinues checks that the last record of the target's last segment
 // is the record the log holds at that seq, byte for byte: a folder whose
 // log was replaced is never shipped on top of another history.
-func checkContinues(ctx context.Context, t Target, name string, raw []byte) error {
+func checkContinues(ctx context.Context, t Target, seal *sealer, name string, raw []byte) error {
 	first, _, _ := parseSeg(name)
 	rc, err := t.Get(ctx, name)
 	if err != nil {
 		return fmt.Errorf("backup: read %s: %w", name, err)
 	}
 	defer rc.Close()
-	rd := oplog.NewReader(rc, name, first-1)
+	var body io.Reader = rc
+	if seal != nil {
+		if body, err = seal.open(rc, t, name); err != nil {
+			return err
+		}
+	}
+	rd := oplog.NewReader(body, name, first-1)
 	var lastRaw []byte
 	for {
 		_, _, r, err := rd.Next()
@@ -500,22 +537,58 @@ func (s *Shipper) flush(ctx context.Context, store *media.Store, g *segment, st 
 		}
 	}
 	name := segName(g.first, g.last)
-	if err := s.Target.Put(ctx, name, bytes.NewReader(g.buf), int64(len(g.buf)), sha256.Sum256(g.buf)); err != nil {
+	n, err := s.putSegment(ctx, name, g.buf)
+	if err != nil {
 		return fmt.Errorf("backup: ship %s: %w", name, err)
 	}
 	st.Segments++
-	st.LogBytes += int64(len(g.buf))
+	st.LogBytes += n
 	st.LastSeq = g.last
 	return nil
+}
+
+// putSegment puts the segment b under name, encrypted in an encrypted
+// copy; it returns the bytes sent.
+func (s *Shipper) putSegment(ctx context.Context, name string, b []byte) (int64, error) {
+	if s.seal == nil {
+		return int64(len(b)), s.Target.Put(ctx, name, bytes.NewReader(b), int64(len(b)), sha256.Sum256(b))
+	}
+	c, err := s.seal.sealBytes(b)
+	if err != nil {
+		return 0, err
+	}
+	err = s.Target.Put(ctx, name, bytes.NewReader(c), int64(len(c)), sha256.Sum256(c))
+	if errors.Is(err, ErrConflict) {
+		err = s.conflict(ctx, name, err, int64(len(b)), sha256.Sum256(b))
+	}
+	return int64(len(c)), err
+}
+
+// conflict judges the ErrConflict err of a Put of an encrypted body
+// whose plain bytes are size bytes of SHA-256 sum: success when the
+// object there decrypts to them (see sealer.samePlain), err when not.
+func (s *Shipper) conflict(ctx context.Context, name string, err error, size int64, sum [32]byte) error {
+	same, serr := s.seal.samePlain(ctx, s.Target, name, size, sum)
+	if serr != nil {
+		return fmt.Errorf("%w; and reading the object there failed: %w", err, serr)
+	}
+	if same {
+		return nil
+	}
+	return err
 }
 
 // putMedia puts the blob m names unless the target has it; it returns the
 // bytes sent, -1 when none were.
 func (s *Shipper) putMedia(ctx context.Context, store *media.Store, m mirror.MediaPut) (int64, error) {
 	name := mediaName(m.SHA256)
+	want := m.Size
+	if s.seal != nil {
+		want = sealedSize(m.Size)
+	}
 	if n, err := s.Target.Stat(ctx, name); err == nil {
-		if n != m.Size {
-			return 0, fmt.Errorf("backup: %s in %s has %d bytes, the log says %d: the object is damaged; move it aside in the target and ship again", name, s.Target, n, m.Size)
+		if n != want {
+			return 0, fmt.Errorf("backup: %s in %s has %d bytes, %d expected for the %d the log says: the object is damaged; move it aside in the target and ship again", name, s.Target, n, want, m.Size)
 		}
 		return -1, nil
 	} else if !errors.Is(err, ErrNotFound) {
@@ -530,10 +603,36 @@ func (s *Shipper) putMedia(ctx context.Context, store *media.Store, m mirror.Med
 	if err != nil {
 		return 0, err
 	}
+	if s.seal != nil {
+		return s.putSealedMedia(ctx, name, f, m, [32]byte(sum))
+	}
 	// The target checks the bytes against the log's SHA-256 and size as
 	// they go: a blob damaged on this disk is refused, never shipped.
 	if err := s.Target.Put(ctx, name, f, m.Size, [32]byte(sum)); err != nil {
 		return 0, fmt.Errorf("backup: ship the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
 	}
 	return m.Size, nil
+}
+
+// putSealedMedia encrypts the blob f holds into a temp file and puts that.
+// The target checks the ciphertext against its SHA-256; the plain bytes
+// are checked here against the log's SHA-256 and size, so that a blob
+// damaged on this disk is refused, never shipped, as in a plain copy.
+func (s *Shipper) putSealedMedia(ctx context.Context, name string, f io.Reader, m mirror.MediaPut, sum [32]byte) (int64, error) {
+	sl, err := s.seal.sealFile(f)
+	if err != nil {
+		return 0, fmt.Errorf("backup: the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+	}
+	defer sl.Close()
+	if sl.plainSize != m.Size || sl.plainSum != sum {
+		return 0, fmt.Errorf("backup: ship the %s %s of moment %s: %w: the blob here has %d bytes of SHA-256 %x, the log says %d bytes of %s (run spark-engine fsck)", m.Role, m.ID, m.MomentID, ErrBadBody, sl.plainSize, sl.plainSum, m.Size, m.SHA256)
+	}
+	err = s.Target.Put(ctx, name, sl.f, sl.size, sl.sum)
+	if errors.Is(err, ErrConflict) {
+		err = s.conflict(ctx, name, err, m.Size, sum)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("backup: ship the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
+	}
+	return sl.size, nil
 }
