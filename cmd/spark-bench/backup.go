@@ -72,6 +72,10 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer stop()
+	key, _, err := backup.LoadOrCreateKey(src)
+	if err != nil {
+		return err
+	}
 	c := srv.Client()
 	opts := backup.Options{Endpoint: srv.Endpoint}
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": versitygw.Access, "AWS_SECRET_ACCESS_KEY": versitygw.Secret, "AWS_REGION": "us-east-1"} {
@@ -92,14 +96,16 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 			return err
 		}
 		start := time.Now()
-		st, err := (&backup.Shipper{Dir: src, Target: tgt, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
+		st, err := (&backup.Shipper{Dir: src, Target: tgt, Key: key, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
 		if err != nil {
 			return fmt.Errorf("ship: %w", err)
 		}
 		ship = append(ship, time.Since(start).Seconds())
 		bytesUp = st.LogBytes + st.MediaBytes
-		// The floor: the objects just shipped, read from the store's own
-		// folder, PUT by the same SDK with the same checks and no Spark.
+		// The floor: the objects just shipped (encrypted), read from the
+		// store's own folder, PUT by the same SDK with the same checks and
+		// no Spark: shipping's figure holds the encryption, the floor's
+		// does not.
 		took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), floor)
 		if err != nil {
 			return err
@@ -109,7 +115,7 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 
 		into := filepath.Join(dir, fmt.Sprintf("restored-%d", round))
 		start = time.Now()
-		if _, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		if _, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
 		rest = append(rest, time.Since(start).Seconds())
