@@ -579,3 +579,26 @@ func TestProblemOf(t *testing.T) {
 		}
 	}
 }
+
+// TestKeeper_Kick: with an Interval of an hour, a Kick after a write has
+// it in the copy within Settle and a pass.
+func TestKeeper_Kick(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	defer e.Close()
+	tgt := mustFolder(t, t.TempDir())
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Interval: time.Hour, Logger: quiet, Key: testKey}, LogSeq: e.LastSeq}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go k.Run(ctx)
+	capture(t, e, 0, 3)
+	start := time.Now()
+	k.Kick()
+	for k.Health().ShippedSeq != e.LastSeq() {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("10 s after the Kick the copy holds seq %d of %d", k.Health().ShippedSeq, e.LastSeq())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("in the copy %s after the Kick", time.Since(start).Round(time.Millisecond))
+}

@@ -23,13 +23,34 @@ type Keeper struct {
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 
-	mu sync.Mutex
-	h  api.BackupHealth
+	mu   sync.Mutex
+	h    api.BackupHealth
+	kick chan struct{} // Kick's signal to Run; made by Kick or Run
+	once sync.Once
 }
 
-// Run ships until ctx ends: a pass at once, then one every interval, each
-// failure tried again at the next tick and reported by Health meanwhile.
-// It returns ctx's error.
+// Settle is how long Run waits after a Kick before the pass, so that the
+// writes of a burst go up in one segment: an op acknowledged is in the
+// copy within Settle and one pass, not a whole Interval later.
+const Settle = time.Second
+
+// Kick asks Run for a pass soon: the engine calls it after each batch it
+// logged. It never blocks.
+func (k *Keeper) Kick() {
+	select {
+	case k.kicks() <- struct{}{}:
+	default: // a pass is already asked for
+	}
+}
+
+func (k *Keeper) kicks() chan struct{} {
+	k.once.Do(func() { k.kick = make(chan struct{}, 1) })
+	return k.kick
+}
+
+// Run ships until ctx ends: a pass at once, then one Settle after each
+// Kick and at least one every interval, each failure tried again at the
+// next tick and reported by Health meanwhile. It returns ctx's error.
 func (k *Keeper) Run(ctx context.Context) error {
 	every := k.Shipper.Interval
 	if every <= 0 {
@@ -43,6 +64,12 @@ func (k *Keeper) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+		case <-k.kicks():
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(Settle):
+			}
 		}
 	}
 }
