@@ -1,12 +1,12 @@
 # Spark desktop. The README's two commands are `make run` and `make test`.
-.PHONY: run test test-quick setup build package bench powercut clean
+.PHONY: run test test-quick setup setup-run build package bench powercut clean
 
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/sparkfamily/spark/internal/version.Version=$(VERSION)
 export PATH := $(shell go env GOPATH)/bin:$(PATH)
 
-## run: set up this machine (once), build the app and start it
-run: setup build
+## run: set up what running needs on this machine (once), build the app and start it
+run: setup-run build
 	./build/bin/spark-desktop
 
 ## test: set up this machine (once) and run every test, as CI does
@@ -17,8 +17,13 @@ test: setup
 test-quick:
 	bash scripts/test.sh --quick
 
+## setup: install what building, running and testing need (make test, CI)
 setup:
 	bash scripts/setup.sh
+
+## setup-run: install only what building and running the app need (make run)
+setup-run:
+	bash scripts/setup.sh --run
 
 ## build: the desktop app for this machine, into build/bin/spark-desktop
 build:

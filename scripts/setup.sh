@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Installs everything Spark needs to build, run and test on Debian 12:
-# Debian packages (GTK and WebKitGTK headers for the Wails window, Xvfb and
-# Chromium for the UI tests, NSIS for the Windows installer, libvips-tools as
-# the small-copy benchmark's peer, Wine and MinGW-w64 for the Windows test
-# run and the Windows setup's, curl for its health check), the frontend's npm
-# packages from the lock file, the Wails CLI and the private Wine prefix the
-# Windows tests run in (scripts/wine/), and Caddy, the reverse proxy of the
-# README's family-engine recipe, which the tests run in front of an engine
-# (internal/caddytest; Debian's package is not started here). It is idempotent: a second run only
-# checks.
+# Installs what Spark needs on Debian 12, in two measures:
+#
+#   scripts/setup.sh --run   what building and running the app need (make run):
+#                            the GTK and WebKitGTK headers of the Wails window,
+#                            a C compiler, the frontend's npm packages from the
+#                            lock file, and the Wails CLI
+#   scripts/setup.sh         all of that, and what the tests need (make test,
+#                            CI): Xvfb and Chromium for the UI tests, NSIS for
+#                            the Windows installer, libvips-tools as the
+#                            small-copy benchmark's peer, Wine and MinGW-w64
+#                            for the Windows test run and the Windows setup's,
+#                            curl for its health check, dpkg-dev for the .deb,
+#                            Caddy, the reverse proxy of the README's
+#                            family-engine recipe, which the tests run in front
+#                            of an engine (internal/caddytest; Debian's package
+#                            is not started here), and the private Wine prefix
+#                            the Windows tests run in (scripts/wine/)
+#
+# It is idempotent: a second run only checks.
 #
 # No wine32 (Debian's i386 Wine): the Windows setup is a 64-bit program
 # (build/windows/installer/project.nsi), so 64-bit Wine installs it, also on
@@ -18,9 +27,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+only_run=false
+case "${1:-}" in
+  --run) only_run=true ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--run]" >&2; exit 2 ;;
+esac
+
+# What building and running the app need.
 APT_PACKAGES=(
   build-essential pkg-config
   libgtk-3-dev libwebkit2gtk-4.0-dev
+)
+# What the tests and the packages need besides.
+$only_run || APT_PACKAGES+=(
   xvfb xauth x11-utils xdotool imagemagick
   chromium
   nsis
@@ -54,6 +74,8 @@ if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/n
 fi
 
 bash scripts/install-wails.sh
+
+$only_run && exit 0
 
 # The Windows tests run under Wine in a prefix of their own.
 bash scripts/wine/setup-prefix.sh

@@ -193,6 +193,7 @@ window() {
 }
 
 step "gofmt" gofmt_check
+step "setup.sh: make run installs only what running needs" bash scripts/setup_test.sh
 step "actionlint (.github/workflows)" go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/ci.yml .github/workflows/macos.yml
 if [ $quick -eq 0 ]; then
   step "frontend build (bindings, tsc, vite)" frontend_build
