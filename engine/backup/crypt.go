@@ -152,7 +152,7 @@ func (s *sealer) open(rc io.Reader, t Target, name string) (io.Reader, error) {
 	src := &srcErr{r: rc}
 	r, err := age.Decrypt(src, s.key.id)
 	if err != nil {
-		return nil, damaged(src, t, name, err)
+		return nil, undecryptable(src, t, name, err)
 	}
 	return &openReader{r: r, src: src, t: t, name: name}, nil
 }
@@ -181,12 +181,12 @@ type openReader struct {
 func (o *openReader) Read(p []byte) (int, error) {
 	n, err := o.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = damaged(o.src, o.t, o.name, err)
+		err = undecryptable(o.src, o.t, o.name, err)
 	}
 	return n, err
 }
 
-func damaged(src *srcErr, t Target, name string, err error) error {
+func undecryptable(src *srcErr, t Target, name string, err error) error {
 	if src.err != nil {
 		return fmt.Errorf("backup: read %s: %w", name, src.err)
 	}

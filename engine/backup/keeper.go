@@ -176,6 +176,7 @@ var problems = []struct {
 	{ErrUnreachable, api.BackupUnreachable},
 	{ErrConflict, api.BackupDamaged},
 	{ErrBadBody, api.BackupDamaged},
+	{ErrDamaged, api.BackupDamaged},
 	{fs.ErrNotExist, api.BackupUnreachable},
 	{fs.ErrPermission, api.BackupDenied},
 	{syscall.ENOSPC, api.BackupFull},

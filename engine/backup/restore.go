@@ -36,6 +36,10 @@ type RestoreOptions struct {
 	// without it, ErrWrongKey with another). The restored folder keeps
 	// it as its KeyFile, so that it ships on with it.
 	Key *Key
+	// SampleMedia, if set, picks the photos fetched (a drill of a large
+	// copy fetches a sample): a photo it refuses is not fetched, and fsck
+	// is told its blob is absent on purpose.
+	SampleMedia func(sha256hex string, size int64) bool
 }
 
 // Restored tells what Restore wrote.
@@ -125,7 +129,11 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if err := engine.Rebuild(ctx, dir, opts.Logger); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	ok, err := engine.Fsck(ctx, dir, opts.Out)
+	var fo engine.FsckOptions
+	if opts.SampleMedia != nil {
+		fo.Absent = func(sha string) bool { ok, err := store.Has(sha); return err == nil && !ok }
+	}
+	ok, err := engine.FsckWith(ctx, dir, opts.Out, fo)
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
@@ -337,6 +345,9 @@ func (r *restorer) flush(ctx context.Context) error {
 func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	if ok, err := r.store.Has(m.SHA256); err != nil || ok {
 		return err
+	}
+	if r.opts.SampleMedia != nil && !r.opts.SampleMedia(m.SHA256, m.Size) {
+		return nil
 	}
 	name := mediaName(m.SHA256)
 	rc, err := r.t.Get(ctx, name)
