@@ -67,11 +67,11 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "  corpus: %d moments, %d with an original of %d KB (%s), made in %s\n",
 		*backupMoments, *backupPhotos, *backupKB, originals, time.Since(t0).Round(time.Millisecond))
-	srv, stop, err := versitygw.Run(bin, filepath.Join(dir, "s3"))
+	srv, err := versitygw.Run(bin, filepath.Join(dir, "s3"), versitygw.Options{})
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer srv.Stop()
 	key, _, err := backup.LoadOrCreateKey(src)
 	if err != nil {
 		return err

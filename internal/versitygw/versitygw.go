@@ -35,6 +35,18 @@ const (
 type Server struct {
 	Endpoint string // http://127.0.0.1:PORT
 	Root     string // the posix folder that holds its buckets
+
+	bin  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Options change how Start runs the server.
+type Options struct {
+	// IAM runs versitygw's internal IAM (accounts kept in a folder, no
+	// cache), so that a test can make accounts besides the root one and
+	// delete them (User, DeleteUser, BucketFor).
+	IAM bool
 }
 
 // Bin is the versitygw binary: $SPARK_VERSITYGW, or the one
@@ -56,6 +68,12 @@ func Bin() string {
 // is no binary.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	return StartWith(tb, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(tb testing.TB, opts Options) *Server {
+	tb.Helper()
 	if runtime.GOOS == "windows" {
 		tb.Skip("versitygw runs beside the Linux and macOS tests, not under Windows")
 	}
@@ -63,54 +81,61 @@ func Start(tb testing.TB) *Server {
 	if bin == "" {
 		tb.Skip("no versitygw to test S3 against: run scripts/versitygw.sh (it builds it once, from the Go module proxy) or set SPARK_VERSITYGW=/path/to/versitygw")
 	}
-	s, stop, err := Run(bin, tb.TempDir())
+	s, err := Run(bin, tb.TempDir(), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(stop)
+	tb.Cleanup(s.Stop)
 	return s
 }
 
 // Run runs the versitygw binary bin on a free port of 127.0.0.1 with its
-// buckets, versions and log in the folder dir, and waits until it takes
-// connections; stop kills it. It is Start for what is not a test (the
-// backup benchmark).
-func Run(bin, dir string) (s *Server, stop func(), err error) {
+// buckets, versions, accounts and log in the folder dir, and waits until
+// it takes connections; Stop kills it. It is StartWith for what is not a
+// test (the backup benchmark).
+func Run(bin, dir string, opts Options) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	root, versions, home := filepath.Join(dir, "root"), filepath.Join(dir, "versions"), filepath.Join(dir, "home")
-	for _, d := range []string{root, versions, home} {
+	root, versions, home, iam := filepath.Join(dir, "root"), filepath.Join(dir, "versions"), filepath.Join(dir, "home"), filepath.Join(dir, "iam")
+	for _, d := range []string{root, versions, home, iam} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	// With a versioning folder, buckets can keep versions and lock
 	// objects, as the issue asks the copy to be tested with.
-	cmd := exec.Command(bin, "--access", Access, "--secret", Secret, "--port", addr, "--quiet", "posix", "--versioning-dir", versions, root)
+	args := []string{"--access", Access, "--secret", Secret, "--port", addr, "--quiet"}
+	if opts.IAM {
+		// Without the cache, an account deleted is refused at once.
+		args = append(args, "--iam-dir", iam, "--iam-cache-disable")
+	}
+	args = append(args, "posix", "--versioning-dir", versions, root)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	out, err := os.Create(filepath.Join(dir, "versitygw.log"))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		out.Close()
-		return nil, nil, fmt.Errorf("start %s: %w", bin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	stop = func() { cmd.Process.Kill(); cmd.Wait(); out.Close() }
+	srv := &Server{Endpoint: "http://" + addr, Root: root, bin: bin, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); out.Close(); close(srv.done) }()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return &Server{Endpoint: "http://" + addr, Root: root}, stop, nil
+			return srv, nil
 		}
 	}
-	stop()
+	srv.Stop()
 	b, _ := os.ReadFile(out.Name())
-	return nil, nil, fmt.Errorf("versitygw did not start on %s:\n%s", addr, b)
+	return nil, fmt.Errorf("versitygw did not start on %s:\n%s", addr, b)
 }
 
 // Client is an S3 client of the server, as its root account.
@@ -172,4 +197,37 @@ func (s *Server) Env(tb testing.TB) {
 	} {
 		tb.Setenv(k, v)
 	}
+}
+
+// Stop stops the server (a store gone down) and waits for it to end.
+func (s *Server) Stop() {
+	s.cmd.Process.Kill()
+	<-s.done
+}
+
+// admin runs `versitygw admin` against the server as its root account.
+func (s *Server) admin(tb testing.TB, args ...string) {
+	tb.Helper()
+	cmd := exec.Command(s.bin, append([]string{"admin", "--access", Access, "--secret", Secret, "--endpoint-url", s.Endpoint}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("versitygw admin %v: %v\n%s", args, err, out)
+	}
+}
+
+// User makes an account (role user) of a server started with IAM.
+func (s *Server) User(tb testing.TB, access, secret string) {
+	tb.Helper()
+	s.admin(tb, "create-user", "--access", access, "--secret", secret, "--role", "user")
+}
+
+// DeleteUser deletes the account access: its key is refused from then on.
+func (s *Server) DeleteUser(tb testing.TB, access string) {
+	tb.Helper()
+	s.admin(tb, "delete-user", "--access", access)
+}
+
+// BucketFor makes the bucket name owned by the account owner.
+func (s *Server) BucketFor(tb testing.TB, name, owner string) {
+	tb.Helper()
+	s.admin(tb, "create-bucket", "--owner", owner, "--bucket", name)
 }
