@@ -54,14 +54,15 @@ func damaged(err error) error {
 	if err == nil || ProblemOf(err) != api.BackupOther {
 		return err
 	}
-	return damagedError{err}
+	return marked{ErrDamaged, err}
 }
 
-// damagedError is an error of a drill marked ErrDamaged, in its own words.
-type damagedError struct{ err error }
+// marked is err, in its own words, marked with the sentinel kind for
+// ProblemOf.
+type marked struct{ kind, err error }
 
-func (e damagedError) Error() string   { return e.err.Error() }
-func (e damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
+func (e marked) Error() string   { return e.err.Error() }
+func (e marked) Unwrap() []error { return []error{e.kind, e.err} }
 
 // Check is the drill: it restores the copy in t into a temporary folder
 // (Restore checks every record and every photo it fetches, rebuilds the
@@ -75,17 +76,26 @@ func (e damagedError) Unwrap() []error { return []error{ErrDamaged, e.err} }
 // says what is wrong (ProblemOf tells its problem: api.BackupDamaged for
 // a copy that does not hold what was shipped).
 func Check(ctx context.Context, t Target, opts CheckOptions) (*api.BackupCheck, error) {
+	c, _, err := checkSeq(ctx, t, opts)
+	return c, err
+}
+
+// checkSeq is Check, also telling the last seq restored (0 on failure).
+func checkSeq(ctx context.Context, t Target, opts CheckOptions) (*api.BackupCheck, uint64, error) {
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
 	}
 	c := &api.BackupCheck{At: now()}
-	err := check(ctx, t, opts, c)
+	seq, err := check(ctx, t, opts, c)
 	c.OK = err == nil
-	return c, damaged(err)
+	if err != nil {
+		seq = 0
+	}
+	return c, seq, damaged(err)
 }
 
-func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck) error {
+func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck) (uint64, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -112,7 +122,7 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("backup: list the copy in %s: %w", t, err)
+		return 0, fmt.Errorf("backup: list the copy in %s: %w", t, err)
 	}
 	ropts := RestoreOptions{Logger: log}
 	var fsckOut bytes.Buffer
@@ -139,25 +149,25 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 	}
 	tmp, err := os.MkdirTemp(base, "spark-backup-check-")
 	if err != nil {
-		return fmt.Errorf("backup: make the drill's temporary folder: %w", err)
+		return 0, fmt.Errorf("backup: make the drill's temporary folder: %w", err)
 	}
 	defer func() {
 		if err := os.RemoveAll(tmp); err != nil {
 			log.Warn("backup: could not remove the drill's temporary folder; remove it by hand", "dir", tmp, "err", err)
 		}
 	}()
-	_, err = Restore(ctx, t, tmp, ropts)
+	res, err := Restore(ctx, t, tmp, ropts)
 	if errors.Is(err, ErrFsck) {
-		return fmt.Errorf("%w: %s", err, fsckFailures(fsckOut.String()))
+		return 0, fmt.Errorf("%w: %s", err, fsckFailures(fsckOut.String()))
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if missing != nil {
-		return missing
+		return 0, missing
 	}
 	c.Moments, err = countMoments(ctx, tmp)
-	return err
+	return res.LastSeq, err
 }
 
 // pickSample picks photos at random, up to n of them or size bytes.

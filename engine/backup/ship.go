@@ -67,6 +67,10 @@ type Stats struct {
 	// lacks (it failed), when the first of them was logged.
 	LogSeq           uint64
 	FirstUnshippedAt time.Time
+	// CopySeq is the last seq the copy held when the pass began, read
+	// from its listing; Listed tells that the listing was read.
+	CopySeq uint64
+	Listed  bool
 }
 
 func (s *Shipper) logger() *slog.Logger {
@@ -100,7 +104,7 @@ func (s *Shipper) Ship(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	st.LastSeq = shipped
+	st.LastSeq, st.CopySeq, st.Listed = shipped, shipped, true
 	if c := s.cur; c != nil && c.seq == shipped && shipped > 0 {
 		ok, err := s.shipResumed(ctx, store, &st)
 		if ok || err != nil {
