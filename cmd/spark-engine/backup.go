@@ -18,6 +18,9 @@ func backupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 && args[0] == "key" {
 		return backupKeyCmd(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "check" {
+		return backupCheckCmd(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("backup", stderr, "backup --data DIR --to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]")
 	data := dataFlag(fs)
 	to := fs.String("to", "", "where the copy is kept: file:///PATH (an external disk or a mounted share) or s3://BUCKET/PREFIX (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION or ~/.aws)")

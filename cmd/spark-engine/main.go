@@ -32,6 +32,9 @@ moments to, with the op log, the media and Pippa's turns in one data directory.
 
 Usage:
   spark-engine serve   [--data DIR] [--listen ADDR] [--max-media-size BYTES] [--log-file FILE]
+                       [--backup-to file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]]
+                                              serve; with --backup-to, keep an off-site
+                                              copy current (every 10 s) and drill it daily
   spark-engine token add NAME [--member MEMBER] [--scope device|admin] [--data DIR]
                                               print a new token for NAME, alone on stdout;
                                               it belongs to MEMBER (NAME unless told):
@@ -50,6 +53,9 @@ Usage:
                                              ship DIR's photos and log to an off-site
                                              copy (only what it lacks), encrypted, then exit
   spark-engine backup key show [--data DIR]  print the copy's key as a recovery text to keep
+  spark-engine backup check --from file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL] [--data DIR]
+                                             restore the copy into a temporary folder and
+                                             check it; with --data, tell DIR's serve
   spark-engine restore --from file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
                        --data EMPTY_DIR [--key FILE] [--seq N | --at RFC3339]
                                              restore the copy (up to op N or a time)
