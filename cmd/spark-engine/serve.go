@@ -22,7 +22,7 @@ import (
 const shutdownGrace = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--trusted-proxy ADDR]... [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE]")
+	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--trusted-proxy ADDR]... [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE] [--backup-to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]]")
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	var proxies []netip.Prefix
@@ -36,6 +36,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
 	logFile := fs.String("log-file", "", "append the log to this file instead of standard error (a Windows service has none)")
 	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
+	backupTo := fs.String("backup-to", "", "keep an off-site copy of the data folder there, shipped every 10 s and drilled daily (GET /v1/health says how it stands): file:///PATH (an external disk or a mounted share) or s3://BUCKET/PREFIX (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION or ~/.aws)")
+	endpoint := endpointFlag(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -52,6 +54,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	perDay := *turnsPerDay
 	if perDay == 0 {
 		perDay = -1 // the engine's word for no daily quota
+	}
+	if *endpoint != "" && *backupTo == "" {
+		return usagef("serve: --backup-endpoint names the store of --backup-to; give --backup-to s3://BUCKET/PREFIX too")
 	}
 	dir, err := dataDir(*data)
 	if err != nil {
@@ -76,13 +81,21 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger := slog.New(handler)
 
+	var bk *serveBackup
+	sopts := server.Options{Version: version.Version}
+	if *backupTo != "" {
+		if bk, err = newServeBackup(ctx, dir, *backupTo, *endpoint, logger); err != nil {
+			return usagef("serve: --backup-to: %v", err)
+		}
+		sopts.Backup = bk.k
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
 	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger},
 		Addr:   *listen,
-		Server: server.Options{Version: version.Version},
+		Server: sopts,
 		HTTP:   server.HTTPOptions{TrustedProxies: proxies},
 		Grace:  shutdownGrace,
 	})
@@ -95,10 +108,16 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger.Info("serving", "addr", se.Addr.String(), "data", dir, "version", version.Version, "seats", len(se.Engine.Seats()),
 		"trusted_proxies", fmt.Sprint(proxies), "turns_per_day", *turnsPerDay)
+	if bk != nil {
+		bk.start(ctx, se.Engine)
+	}
 
 	select {
 	case <-se.Done():
 		err := se.Err()
+		if bk != nil {
+			bk.stop()
+		}
 		se.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
@@ -108,9 +127,15 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	sig := stopSignal(ctx)
 	grace := stopGrace(sig)
 	logger.Info("stopping: finishing in-flight requests (a second signal stops at once)", "signal", sig, "grace", grace)
+	if bk != nil {
+		bk.stop()
+	}
 	if err := se.CloseWithin(grace); err != nil {
 		return err
 	}
 	logger.Info("stopped; the log is synced")
+	if bk != nil {
+		bk.last(grace)
+	}
 	return nil
 }
