@@ -3,6 +3,7 @@ package backup
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -285,5 +286,32 @@ func TestKeeper_RunDrills(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 20 s Run has not drilled a copy last drilled 25 h ago: %+v", k.Health())
 		}
+	}
+}
+
+// TestKeeper_TakesRecordedCheck: a drill that `backup check --data`
+// records (RecordCheck) beside a running Keeper is in its Health at the
+// next pass.
+func TestKeeper_TakesRecordedCheck(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	defer e.Close()
+	capture(t, e, 0, 2)
+	tgt := mustFolder(t, t.TempDir())
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Logger: quiet}, LogSeq: e.LastSeq}
+	ctx := context.Background()
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // a new modification time
+	failed := &api.BackupCheck{At: time.Now(), OK: false}
+	if err := RecordCheck(src, tgt, failed, marked{ErrDamaged, errors.New("log/x.seg is damaged")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := k.Health(); h.State != api.BackupCheckFailed || h.Problem != api.BackupDamaged || h.Reason != "log/x.seg is damaged" || h.Check == nil || h.Check.OK {
+		t.Errorf("Health after a drill recorded beside it = %+v, want check_failed, damaged", h)
 	}
 }
