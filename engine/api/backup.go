@@ -49,7 +49,9 @@ const (
 	// BackupCatchingUp: a pass is shipping a backlog (the first copy of
 	// a large folder, or after the target was away) and succeeding.
 	BackupCatchingUp = "catching_up"
-	// BackupFailing: the last pass failed; Problem says why.
+	// BackupFailing: the last pass failed, or the copy lost what it held
+	// (emptied by hand; until it is shipped again and a drill passes);
+	// Problem says which. It shows before BackupCheckFailed.
 	BackupFailing = "failing"
 	// BackupCheckFailed: the last drill found the copy damaged or
 	// incomplete; Problem says how.
