@@ -135,8 +135,20 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 			if sample[sha] {
 				return true
 			}
-			// Not fetched: it must still be in the copy, whole.
-			if n, ok := media[sha]; missing == nil && (!ok || n != size) {
+			// Not fetched: it must still be in the copy, whole. One
+			// not listed may have been shipped since the listing, with
+			// the segment that names it: ask for it.
+			n, ok := media[sha]
+			if !ok && missing == nil {
+				var err error
+				if n, err = t.Stat(ctx, mediaName(sha)); err == nil {
+					ok = true
+				} else if !errors.Is(err, ErrNotFound) {
+					missing = fmt.Errorf("backup: ask the copy in %s for %s: %w", t, mediaName(sha), err)
+					return false
+				}
+			}
+			if missing == nil && (!ok || n != size) {
 				missing = fmt.Errorf("backup: %s in %s is missing or cut short (%d bytes listed, the log says %d)", mediaName(sha), t, n, size)
 			}
 			return false

@@ -181,3 +181,42 @@ func (g *getCounting) Get(ctx context.Context, name string) (io.ReadCloser, erro
 	}
 	return g.Target.Get(ctx, name)
 }
+
+// hiding lists every object but one: a photo shipped after the drill's
+// listing, with the segment that names it.
+type hiding struct {
+	Target
+	name string
+}
+
+func (h hiding) List(ctx context.Context, prefix string, fn func(string, int64) error) error {
+	return h.Target.List(ctx, prefix, func(n string, size int64) error {
+		if n == h.name {
+			return nil
+		}
+		return fn(n, size)
+	})
+}
+
+// TestCheck_ShippedMeanwhile: a sampled drill beside a running Keeper
+// meets a photo its listing did not have (shipped since, before its
+// segment): it asks the copy for it rather than call it missing.
+func TestCheck_ShippedMeanwhile(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 8)
+	e.Close()
+	root := t.TempDir()
+	tgt := mustFolder(t, root)
+	ship(t, src, tgt, 1<<10)
+	var name string
+	for n := range objects(t, root) {
+		if strings.HasPrefix(n, mediaPrefix) {
+			name = n
+		}
+	}
+	c, err := Check(context.Background(), hiding{tgt, name}, CheckOptions{FullBytes: 1, SamplePhotos: 1, Logger: quiet})
+	if err != nil || !c.OK {
+		t.Fatalf("a drill whose listing missed %s, shipped meanwhile: %+v, %v; want ok", name, c, err)
+	}
+}
