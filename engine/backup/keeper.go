@@ -52,6 +52,7 @@ type Keeper struct {
 	held     uint64       // the most the copy was seen holding
 	lost     error        // ErrLost, until a drill after the re-ship clears it
 	whole    bool         // lost, and the copy holds again all it held
+	wholeAt  time.Time    // since when
 	said     string       // the problem last logged ("" none)
 	started  time.Time
 	kick     chan struct{} // Kick's signal to Run; made by Kick or Run
@@ -184,7 +185,7 @@ func (k *Keeper) nextCheck(start time.Time) time.Time {
 }
 
 func (k *Keeper) nextCheckLocked(start time.Time) time.Time {
-	if k.lost != nil && k.whole {
+	if k.lost != nil && k.whole && (k.check == nil || k.check.Check.At.Before(k.wholeAt)) {
 		return start
 	}
 	if k.check == nil {
@@ -321,7 +322,7 @@ func (k *Keeper) Pass(ctx context.Context) error {
 			k.held = st.LastSeq
 		}
 		if k.lost != nil && !k.whole && err == nil && st.LastSeq >= k.held {
-			k.whole, whole = true, true
+			k.whole, k.wholeAt, whole = true, start, true
 		}
 		k.passErr = err
 		if err == nil || st.LastSeq > h.ShippedSeq {

@@ -106,6 +106,19 @@ func TestKeeper_CheckSchedule(t *testing.T) {
 			t.Errorf("the last drill %s ago: the next at %v, want %v", c.ago, got, c.want)
 		}
 	}
+	// A copy emptied by hand and shipped again is drilled at once; once
+	// drilled, a failure waits the hour as any other.
+	k.mu.Lock()
+	k.lost, k.whole, k.wholeAt = ErrLost, true, start
+	k.check = &checkRecord{Check: api.BackupCheck{At: start.Add(-time.Minute), OK: false}}
+	if got := k.nextCheckLocked(start); !got.Equal(start) {
+		t.Errorf("a copy shipped again after it was emptied: the next drill at %v, want at once", got)
+	}
+	k.check = &checkRecord{Check: api.BackupCheck{At: start.Add(time.Second), OK: false}}
+	if got, want := k.nextCheckLocked(start), start.Add(time.Second+time.Hour); !got.Equal(want) {
+		t.Errorf("its drill failed: the next at %v, want an hour after it (%v), not at once again", got, want)
+	}
+	k.mu.Unlock()
 	// A drill of another target says nothing of this one's.
 	rec := checkRecord{Format: 1, Target: "file:///elsewhere", Check: api.BackupCheck{At: start, OK: false}}
 	if err := writeCheckRecord(src, &rec); err != nil {
