@@ -14,10 +14,11 @@ import (
 
 // backupCheckCmd is `backup check`: the drill of a copy, once.
 func backupCheckCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("backup check", stderr, "backup check --from file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL] [--data DIR] [--temp DIR]")
+	fs := newFlagSet("backup check", stderr, "backup check --from file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL] [--data DIR | --key FILE] [--temp DIR]")
 	from := fs.String("from", "", "where the copy is kept: file:///PATH or s3://BUCKET/PREFIX")
 	endpoint := endpointFlag(fs)
 	data := fs.String("data", "", "the data folder of the engine that ships this copy: the result is kept in its "+backup.CheckFile+", where a running serve --backup-to takes it")
+	keyFile := fs.String("key", "", "the copy's key (its recovery text, or a backup.key); without it, the key in --data's folder")
 	temp := fs.String("temp", "", "the folder the copy is restored under for the check, in a temporary folder removed after (default: the system's temporary folder); it needs room for the log and the photos checked")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -35,12 +36,23 @@ func backupCheckCmd(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	}
+	var key *backup.Key
+	switch {
+	case *keyFile != "":
+		if key, err = readKeyFile(*keyFile); err != nil {
+			return err
+		}
+	case dir != "":
+		if key, err = backup.LoadKey(dir); err != nil && !errors.Is(err, backup.ErrNoKey) {
+			return err
+		}
+	}
 	t, err := backup.Open(ctx, *from, backup.Options{Endpoint: *endpoint})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	c, cerr := backup.Check(ctx, t, backup.CheckOptions{TempDir: *temp, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	c, cerr := backup.Check(ctx, t, backup.CheckOptions{TempDir: *temp, Key: key, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

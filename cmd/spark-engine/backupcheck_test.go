@@ -64,12 +64,19 @@ func TestBackupCheckCmd(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { b[len(b)/2] ^= 1; os.WriteFile(segs[0], b, 0o600) }()
-		code, out, errOut := cmd("backup", "check", "--from", to)
+		code, out, errOut := cmd("backup", "check", "--from", to, "--key", filepath.Join(src.Dir, backup.KeyFile))
 		all := out + errOut
 		if code != 1 || !strings.Contains(all, filepath.Base(segs[0])) || !strings.Contains(all, "damaged") || !strings.Contains(all, "What to do") {
 			t.Fatalf("backup check of a damaged copy: exit %d: %s", code, all)
 		}
 		t.Logf("backup check of a damaged copy said: %s", all)
+	})
+	t.Run("NoKey", func(t *testing.T) {
+		code, out, errOut := cmd("backup", "check", "--from", to)
+		all := out + errOut
+		if code != 1 || !strings.Contains(all, "encrypted") || !strings.Contains(all, "--key") || !strings.Contains(all, "What to do") {
+			t.Fatalf("backup check of an encrypted copy with no key: exit %d: %s", code, all)
+		}
 	})
 	t.Run("Gone", func(t *testing.T) {
 		code, out, errOut := cmd("backup", "check", "--from", backup.FileURL(filepath.Join(t.TempDir(), "nothing")))

@@ -84,7 +84,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	var bk *serveBackup
 	sopts := server.Options{Version: version.Version}
 	if *backupTo != "" {
-		if bk, err = newServeBackup(ctx, dir, *backupTo, *endpoint, logger); err != nil {
+		if bk, err = newServeBackup(ctx, dir, *backupTo, *endpoint, stderr, logger); err != nil {
 			return usagef("serve: --backup-to: %v", err)
 		}
 		sopts.Backup = bk.k
@@ -93,7 +93,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
 	se, err := host.Start(ctx, host.Config{
-		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger},
+		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger, OnBatch: bk.onBatch()},
 		Addr:   *listen,
 		Server: sopts,
 		HTTP:   server.HTTPOptions{TrustedProxies: proxies},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -22,14 +23,18 @@ type serveBackup struct {
 
 // newServeBackup opens the target of --backup-to for the folder dir; an
 // address that cannot be opened is the error, in words.
-func newServeBackup(ctx context.Context, dir, to, endpoint string, log *slog.Logger) (*serveBackup, error) {
+func newServeBackup(ctx context.Context, dir, to, endpoint string, stdout io.Writer, log *slog.Logger) (*serveBackup, error) {
 	t, err := backup.Open(ctx, to, backup.Options{Endpoint: endpoint})
+	if err != nil {
+		return nil, err
+	}
+	key, err := shippingKey(dir, stdout)
 	if err != nil {
 		return nil, err
 	}
 	b := &serveBackup{log: log, done: make(chan struct{})}
 	b.k = &backup.Keeper{
-		Shipper: &backup.Shipper{Dir: dir, Target: t, Logger: log},
+		Shipper: &backup.Shipper{Dir: dir, Target: t, Key: key, Logger: log},
 		LogSeq: func() uint64 {
 			if e := b.eng.Load(); e != nil {
 				return e.LastSeq()
@@ -38,6 +43,16 @@ func newServeBackup(ctx context.Context, dir, to, endpoint string, log *slog.Log
 		},
 	}
 	return b, nil
+}
+
+// onBatch is the engine's OnBatch: each batch logged asks the Keeper for
+// a pass soon, so that an op is in the copy seconds after it is answered.
+// nil without a copy.
+func (b *serveBackup) onBatch() func(int, time.Duration) {
+	if b == nil {
+		return nil
+	}
+	return func(int, time.Duration) { b.k.Kick() }
 }
 
 // start runs the Keeper beside the open engine e.

@@ -117,8 +117,12 @@ func TestServe_BackupTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	key, err := backup.LoadKey(dir)
+	if err != nil {
+		t.Fatalf("serve --backup-to made no key: %v", err)
+	}
 	restored := filepath.Join(t.TempDir(), "restored")
-	if _, err := backup.Restore(context.Background(), copyT, restored, backup.RestoreOptions{}); err != nil {
+	if _, err := backup.Restore(context.Background(), copyT, restored, backup.RestoreOptions{Key: key}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(restored, engine.LogFile))

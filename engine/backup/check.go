@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -39,6 +40,8 @@ type CheckOptions struct {
 	// SamplePhotos and SampleBytes bound that sample; 0 is the default.
 	SamplePhotos int
 	SampleBytes  int64
+	// Key is the copy's key, which an encrypted copy needs.
+	Key *Key
 	// Now is the clock; nil is time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger // nil is slog.Default()
@@ -110,10 +113,20 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 	if photoBytes <= 0 {
 		photoBytes = DefaultSampleBytes
 	}
+	// An encrypted copy's photos are larger than the log says by age's
+	// overhead.
+	m, err := readManifest(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	stored := func(size int64) int64 { return size }
+	if m.Encryption != "" {
+		stored = sealedSize
+	}
 	// Every object's size; the photos' by SHA-256.
 	media := map[string]int64{}
 	var mediaBytes int64
-	err := t.List(ctx, "", func(name string, size int64) error {
+	err = t.List(ctx, "", func(name string, size int64) error {
 		c.Bytes += size
 		if sha, ok := strings.CutPrefix(name, mediaPrefix); ok && api.ValidSHA256(sha) {
 			media[sha] = size
@@ -124,10 +137,13 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 	if err != nil {
 		return 0, fmt.Errorf("backup: list the copy in %s: %w", t, err)
 	}
-	ropts := RestoreOptions{Logger: log}
+	ropts := RestoreOptions{Logger: log, Key: opts.Key}
 	var fsckOut bytes.Buffer
 	ropts.Out = &fsckOut
-	var missing error
+	var (
+		mu      sync.Mutex // SampleMedia is called by Restore's fetchers at once
+		missing error
+	)
 	if mediaBytes > full {
 		c.Sampled = true
 		sample := pickSample(media, photos, photoBytes)
@@ -135,6 +151,8 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 			if sample[sha] {
 				return true
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			// Not fetched: it must still be in the copy, whole. One
 			// not listed may have been shipped since the listing, with
 			// the segment that names it: ask for it.
@@ -148,7 +166,7 @@ func check(ctx context.Context, t Target, opts CheckOptions, c *api.BackupCheck)
 					return false
 				}
 			}
-			if missing == nil && (!ok || n != size) {
+			if missing == nil && (!ok || n != stored(size)) {
 				missing = fmt.Errorf("backup: %s in %s is missing or cut short (%d bytes listed, the log says %d)", mediaName(sha), t, n, size)
 			}
 			return false

@@ -60,7 +60,7 @@ func TestCheck(t *testing.T) {
 	ship(t, src, tgt, 1<<10)
 	tmp := t.TempDir()
 	before := time.Now()
-	c, err := Check(context.Background(), tgt, CheckOptions{TempDir: tmp, Logger: quiet})
+	c, err := Check(context.Background(), tgt, CheckOptions{TempDir: tmp, Key: testKey, Logger: quiet})
 	if err != nil {
 		t.Fatalf("Check of a whole copy: %v", err)
 	}
@@ -98,7 +98,7 @@ func TestCheck_Damaged(t *testing.T) {
 				tgt, root := open(t)
 				ship(t, src, tgt, 1<<10)
 				name := flipObject(t, root, prefix)
-				c, err := Check(context.Background(), tgt, CheckOptions{TempDir: t.TempDir(), Logger: quiet})
+				c, err := Check(context.Background(), tgt, CheckOptions{TempDir: t.TempDir(), Key: testKey, Logger: quiet})
 				if err == nil || !strings.Contains(err.Error(), name) || ProblemOf(err) != api.BackupDamaged {
 					t.Fatalf("Check with %s flipped = %v (problem %s), want damaged naming it", name, err, ProblemOf(err))
 				}
@@ -118,7 +118,7 @@ func TestCheck_Sampled(t *testing.T) {
 	e := openEngine(t, src)
 	capture(t, e, 0, 20) // 10 photos
 	e.Close()
-	opts := CheckOptions{FullBytes: 1, SamplePhotos: 3, Logger: quiet}
+	opts := CheckOptions{FullBytes: 1, SamplePhotos: 3, Key: testKey, Logger: quiet}
 	t.Run("Whole", func(t *testing.T) {
 		tgt := mustFolder(t, t.TempDir())
 		ship(t, src, tgt, 1<<10)
@@ -215,7 +215,7 @@ func TestCheck_ShippedMeanwhile(t *testing.T) {
 			name = n
 		}
 	}
-	c, err := Check(context.Background(), hiding{tgt, name}, CheckOptions{FullBytes: 1, SamplePhotos: 1, Logger: quiet})
+	c, err := Check(context.Background(), hiding{tgt, name}, CheckOptions{FullBytes: 1, SamplePhotos: 1, Key: testKey, Logger: quiet})
 	if err != nil || !c.OK {
 		t.Fatalf("a drill whose listing missed %s, shipped meanwhile: %+v, %v; want ok", name, c, err)
 	}

@@ -227,6 +227,9 @@ func (k *Keeper) Check(ctx context.Context) (*api.BackupCheck, error) {
 	if opts.Now == nil {
 		opts.Now = k.now
 	}
+	if opts.Key == nil {
+		opts.Key = k.Shipper.Key
+	}
 	if opts.Logger == nil {
 		opts.Logger = k.Shipper.logger()
 	}
@@ -467,6 +470,8 @@ var problems = []struct {
 	{ErrNoCopy, api.BackupGone},
 	{ErrLost, api.BackupGone},
 	{ErrUnreachable, api.BackupUnreachable},
+	{ErrNeedKey, api.BackupNoKey},
+	{ErrWrongKey, api.BackupNoKey},
 	{ErrConflict, api.BackupDamaged},
 	{ErrBadBody, api.BackupDamaged},
 	{ErrDamaged, api.BackupDamaged},

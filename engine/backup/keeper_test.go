@@ -30,7 +30,7 @@ func TestKeeper_Check(t *testing.T) {
 	root := t.TempDir()
 	tgt := mustFolder(t, root)
 	newKeeper := func() *Keeper {
-		return &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Logger: quiet}}
+		return &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, SegmentBytes: 1 << 10, Key: testKey, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Key: testKey, Logger: quiet}}
 	}
 	k := newKeeper()
 	ctx := context.Background()
@@ -85,7 +85,7 @@ func TestKeeper_Check(t *testing.T) {
 func TestKeeper_CheckSchedule(t *testing.T) {
 	src := t.TempDir()
 	start := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
-	k := &Keeper{Shipper: &Shipper{Dir: src, Target: mustFolder(t, t.TempDir()), Logger: quiet}, Now: func() time.Time { return start }}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: mustFolder(t, t.TempDir()), Key: testKey, Logger: quiet}, Now: func() time.Time { return start }}
 	if got := k.nextCheck(start); !got.Equal(start.Add(10 * time.Minute)) {
 		t.Errorf("no drill before: the first at %v, want 10 minutes after the start", got)
 	}
@@ -176,7 +176,7 @@ func TestKeeper_Status(t *testing.T) {
 		t.Logf("%s: said in %s + the interval: %s", problem, d.Round(time.Millisecond), h.Reason)
 	}
 	keeper := func(tg Target) *Keeper {
-		return &Keeper{Shipper: &Shipper{Dir: src, Target: tg, SegmentBytes: 1 << 10, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Logger: quiet}}
+		return &Keeper{Shipper: &Shipper{Dir: src, Target: tg, SegmentBytes: 1 << 10, Key: testKey, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Key: testKey, Logger: quiet}}
 	}
 
 	t.Run("Emptied/folder", func(t *testing.T) {
@@ -284,7 +284,7 @@ func TestKeeper_RunDrills(t *testing.T) {
 	if err := writeCheckRecord(src, &checkRecord{Format: 1, Target: tgt.String(), Check: api.BackupCheck{At: old, OK: true}}); err != nil {
 		t.Fatal(err)
 	}
-	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Interval: 20 * time.Millisecond, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Logger: quiet}}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Interval: 20 * time.Millisecond, Key: testKey, Logger: quiet}, LogSeq: e.LastSeq, CheckOptions: CheckOptions{TempDir: t.TempDir(), Key: testKey, Logger: quiet}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx) }()
@@ -311,7 +311,7 @@ func TestKeeper_TakesRecordedCheck(t *testing.T) {
 	defer e.Close()
 	capture(t, e, 0, 2)
 	tgt := mustFolder(t, t.TempDir())
-	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Logger: quiet}, LogSeq: e.LastSeq}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Key: testKey, Logger: quiet}, LogSeq: e.LastSeq}
 	ctx := context.Background()
 	if err := k.Pass(ctx); err != nil {
 		t.Fatal(err)
