@@ -169,14 +169,14 @@ type restorer struct {
 	store *media.Store
 	w     io.Writer
 	opts  RestoreOptions
-	mu    sync.Mutex // guards res's counts of media, which fetchers add to
+	mu    sync.Mutex // guards res's counts of media, which transfers add to
 	res   *Restored
 	// the group being read: its bytes and photos, kept once whole and
 	// wanted
 	group []byte
 	media []mirror.MediaPut
 	// the whole groups kept, written once their photos are fetched: the
-	// photos of a segment are fetched fetchers at a time
+	// photos of a segment are fetched transfers at a time
 	kept     []byte
 	keptMed  []mirror.MediaPut
 	keptLast uint64
@@ -184,10 +184,10 @@ type restorer struct {
 	done     bool
 }
 
-// fetchers is how many photos a restore fetches at once: a store answers
-// several requests at a time, and a photo's download, hash and fsync
-// overlap another's.
-const fetchers = 4
+// transfers is how many photos a pass ships, or a restore fetches, at
+// once: a store answers several requests at a time, and one photo's
+// download (or encryption and upload), hash and fsync overlap another's.
+const transfers = 4
 
 // keepMax bounds the log bytes a restore keeps before it fetches their
 // photos and writes them: a segment's worth.
@@ -285,7 +285,7 @@ func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw 
 	return nil
 }
 
-// flush fetches the photos the kept groups name, fetchers at a time, then
+// flush fetches the photos the kept groups name, transfers at a time, then
 // writes the groups: the log restored never names a photo missing.
 func (r *restorer) flush(ctx context.Context) error {
 	if len(r.kept) == 0 {
@@ -299,7 +299,7 @@ func (r *restorer) flush(ctx context.Context) error {
 		first error
 		next  = make(chan mirror.MediaPut)
 	)
-	for range min(fetchers, len(r.keptMed)) {
+	for range min(transfers, len(r.keptMed)) {
 		wg.Go(func() {
 			for m := range next {
 				if err := r.fetch(ctx, m); err != nil {

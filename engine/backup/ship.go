@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -530,15 +531,8 @@ func (g *segment) join(grp *segment, end int64, raw []byte) {
 
 // flush puts the segment's photos the target lacks, then the segment.
 func (s *Shipper) flush(ctx context.Context, store *media.Store, g *segment, st *Stats) error {
-	for _, m := range g.media {
-		n, err := s.putMedia(ctx, store, m)
-		if err != nil {
-			return err
-		}
-		if n >= 0 {
-			st.Media++
-			st.MediaBytes += n
-		}
+	if err := s.putAllMedia(ctx, store, g.media, st); err != nil {
+		return err
 	}
 	name := segName(g.first, g.last)
 	n, err := s.putSegment(ctx, name, g.buf)
@@ -549,6 +543,54 @@ func (s *Shipper) flush(ctx context.Context, store *media.Store, g *segment, st 
 	st.LogBytes += n
 	st.LastSeq = g.last
 	return nil
+}
+
+// putAllMedia puts the photos the target lacks, transfers at once: a
+// photo's question to the store, its encryption and its upload overlap
+// another's. It returns when all are in, or with the first failure once
+// the puts already under way have ended: they are let finish, so that no
+// body is cut short by another's failure and sent again by the next pass.
+func (s *Shipper) putAllMedia(ctx context.Context, store *media.Store, ms []mirror.MediaPut, st *Stats) error {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		first  error
+		failed = make(chan struct{})
+		next   = make(chan mirror.MediaPut)
+	)
+	for range min(transfers, len(ms)) {
+		wg.Go(func() {
+			for m := range next {
+				n, err := s.putMedia(ctx, store, m)
+				mu.Lock()
+				switch {
+				case err != nil && first == nil:
+					first = err
+					close(failed)
+				case err == nil && n >= 0:
+					st.Media++
+					st.MediaBytes += n
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for _, m := range ms {
+		select {
+		case next <- m:
+		case <-failed:
+			break feed
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
 }
 
 // putSegment puts the segment b under name, encrypted in an encrypted
