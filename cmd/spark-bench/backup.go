@@ -65,8 +65,12 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  corpus: %d moments, %d with an original of %d KB (%s), made in %s\n",
-		*backupMoments, *backupPhotos, *backupKB, originals, time.Since(t0).Round(time.Millisecond))
+	var logBytes int64
+	if fi, err := os.Stat(filepath.Join(src, engine.LogFile)); err == nil {
+		logBytes = fi.Size()
+	}
+	fmt.Fprintf(out, "  corpus: %d moments, %d with an original of %d KB (%s), a log of %d bytes, made in %s\n",
+		*backupMoments, *backupPhotos, *backupKB, originals, logBytes, time.Since(t0).Round(time.Millisecond))
 	srv, err := versitygw.Run(bin, filepath.Join(dir, "s3"), versitygw.Options{})
 	if err != nil {
 		return err
@@ -231,8 +235,8 @@ func originalBytes() ([][]byte, string) {
 }
 
 // putFloor PUTs every file under root (a bucket's folder in versitygw's
-// posix root) into bucket, one after another as the Shipper does, each
-// create-only with its SHA-256 checked by the store.
+// posix root) into bucket, four at a time as the Shipper puts photos,
+// each create-only with its SHA-256 checked by the store.
 func putFloor(ctx context.Context, c *s3.Client, root, bucket string) (time.Duration, int, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -246,22 +250,51 @@ func putFloor(ctx context.Context, c *s3.Client, root, bucket string) (time.Dura
 	}
 	slices.Sort(files)
 	start := time.Now()
-	for _, p := range files {
-		b, err := os.ReadFile(p)
+	err = fourAtOnce(len(files), func(i int) error {
+		b, err := os.ReadFile(files[i])
 		if err != nil {
-			return 0, 0, err
+			return err
 		}
 		sum := sha256.Sum256(b)
-		rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(root, files[i])
 		if _, err := c.PutObject(ctx, &s3.PutObjectInput{
 			Bucket: aws.String(bucket), Key: aws.String(filepath.ToSlash(rel)), Body: bytes.NewReader(b),
 			ContentLength: aws.Int64(int64(len(b))), IfNoneMatch: aws.String("*"),
 			ChecksumAlgorithm: types.ChecksumAlgorithmSha256, ChecksumSHA256: aws.String(base64.StdEncoding.EncodeToString(sum[:])),
 		}); err != nil {
-			return 0, 0, fmt.Errorf("floor: put %s: %w", rel, err)
+			return fmt.Errorf("floor: put %s: %w", rel, err)
 		}
+		return nil
+	})
+	return time.Since(start), len(files), err
+}
+
+// fourAtOnce calls f(0) to f(n-1), four at a time (as the Shipper and
+// Restore move photos), and returns a failure.
+func fourAtOnce(n int, f func(i int) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		ferr error
+		next = make(chan int)
+	)
+	for range 4 {
+		wg.Go(func() {
+			for i := range next {
+				if err := f(i); err != nil {
+					mu.Lock()
+					ferr = err
+					mu.Unlock()
+				}
+			}
+		})
 	}
-	return time.Since(start), len(files), nil
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ferr
 }
 
 // getFloor GETs every object of bucket into files under into, four at a
@@ -284,30 +317,10 @@ func getFloor(ctx context.Context, c *s3.Client, bucket, src, into string) (time
 			keys = append(keys, *o.Key)
 		}
 	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		ferr error
-		next = make(chan int)
-	)
-	for range 4 {
-		wg.Go(func() {
-			for i := range next {
-				if err := getTo(ctx, c, bucket, keys[i], filepath.Join(into, fmt.Sprintf("%06d", i))); err != nil {
-					mu.Lock()
-					ferr = err
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range keys {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if ferr != nil {
-		return 0, ferr
+	if err := fourAtOnce(len(keys), func(i int) error {
+		return getTo(ctx, c, bucket, keys[i], filepath.Join(into, fmt.Sprintf("%06d", i)))
+	}); err != nil {
+		return 0, err
 	}
 	took := time.Since(start)
 	// The rebuild, timed alone, on a copy of the source's log.
