@@ -17,6 +17,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -64,13 +65,21 @@ type Options struct {
 	// (--backup-endpoint); it is addressed path-style
 	// (ENDPOINT/BUCKET/KEY). Empty is AWS.
 	Endpoint string
+	// KeyID and Secret, when KeyID is set, are the store's access key,
+	// used instead of the standard AWS chain: the app's Settings keep
+	// them, where no AWS_* variable or ~/.aws file is set up.
+	KeyID  string
+	Secret string
+	// Region, when set, is the store's region; empty takes AWS_REGION,
+	// or us-east-1 for a store at Endpoint.
+	Region string
 }
 
 // OpenS3 opens the bucket and prefix of an s3://BUCKET/PREFIX address
-// as a Target, with credentials and region from the standard AWS chain
-// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, the shared
-// config and credentials files). It sends nothing: the first call tells
-// whether the store answers and lets in.
+// as a Target, with the key and region opts gives, or else from the
+// standard AWS chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_REGION, the shared config and credentials files). It sends
+// nothing: the first call tells whether the store answers and lets in.
 func OpenS3(ctx context.Context, bucket, prefix string, opts Options) (*S3, error) {
 	if bucket == "" {
 		return nil, fmt.Errorf("backup: the target names no bucket; write s3://BUCKET/PREFIX")
@@ -85,7 +94,14 @@ func OpenS3(ctx context.Context, bucket, prefix string, opts Options) (*S3, erro
 			t.TLSHandshakeTimeout = 10 * time.Second
 			t.ResponseHeaderTimeout = callTimeout
 		})
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(httpClient))
+	load := []func(*config.LoadOptions) error{config.WithHTTPClient(httpClient)}
+	if opts.KeyID != "" {
+		load = append(load, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(opts.KeyID, opts.Secret, "")))
+	}
+	if opts.Region != "" {
+		load = append(load, config.WithRegion(opts.Region))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("backup: read the AWS configuration (AWS_* variables, ~/.aws/config): %w", err)
 	}
