@@ -76,6 +76,7 @@ type App struct {
 	loop     syncLoop // syncs the family engine's replica (sync.go)
 	shown    shown    // the small copies pinned while the window shows them (onscreen.go)
 	paint    firstPaint
+	failing  failingSpell // since when the off-site copy fails (Status)
 }
 
 // lifetime is what Startup starts and Shutdown stops, under App.switchMu.
@@ -259,6 +260,7 @@ func (a *App) connect(ctx context.Context, cur *state, p prefs, switched bool) (
 			Addr:   "127.0.0.1:0",
 			Token:  p.LocalToken,
 			Pippa:  p.Pippa,
+			Backup: a.offsiteTarget(ctx, p.Offsite),
 			Logger: a.log.With("part", "engine"),
 		})
 		if err != nil {

@@ -47,6 +47,18 @@ func TestCodesTS(t *testing.T) {
 			})},
 		{"addressWarning", "Why an engine address needs a word before the token goes there (TestResult.warning, SettingsView.warning, Settings.AddressWarning): app/settingsapi.go's Warn constants.",
 			goConstants(t, "settingsapi.go", has("Warn"))},
+		{"offsiteTest", "How a test of an off-site copy's place went (OffsiteTestResult.code, and the code of a SetOffsite refused), besides a backupProblem code: app/offsite.go's OffsiteTest constants.",
+			goConstants(t, "offsite.go", has("OffsiteTest"))},
+		{"offsiteKind", "The kinds of off-site copy (Offsite.kind): app/offsite.go's Offsite constants but the OffsiteTest ones.",
+			goConstants(t, "offsite.go", func(name, _ string) bool {
+				return strings.HasPrefix(name, "Offsite") && !strings.HasPrefix(name, "OffsiteTest")
+			})},
+		{"backupState", "How an engine's off-site copy stands (BackupHealth.state): engine/api's BackupState constants.",
+			goConstants(t, "../engine/api/backup.go", func(name, _ string) bool { return slices.Contains(backupStates, name) })},
+		{"backupProblem", "Why an engine's off-site copy is failing (BackupHealth.problem), and why a place failed its test: engine/api's BackupProblem constants.",
+			goConstants(t, "../engine/api/backup.go", func(name, _ string) bool {
+				return strings.HasPrefix(name, "Backup") && !slices.Contains(backupStates, name)
+			})},
 		{"imageSize", "The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants.",
 			goConstants(t, "tile.go", has("ImageSize"))},
 	}
@@ -84,6 +96,10 @@ func TestCodesTS(t *testing.T) {
 		t.Errorf("%s is not what the Go constants make; write it again with SPARK_WRITE_CODES=1 go test ./app -run TestCodesTS. Want:\n%s", codesTS, b.Bytes())
 	}
 }
+
+// backupStates are the names of engine/api's BackupHealth.State
+// constants; its other Backup constants are the problems.
+var backupStates = []string{"BackupCurrent", "BackupCatchingUp", "BackupFailing", "BackupCheckFailed"}
 
 // camel makes a code a TypeScript name: pippa_unreachable, pippaUnreachable.
 func camel(code string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/auth"
+	"github.com/sparkfamily/spark/engine/backup"
 	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/server"
@@ -25,7 +26,10 @@ type LocalConfig struct {
 	Pippa Pippa
 	// MaxMediaSize is the largest upload the engine takes; 0 is its default.
 	MaxMediaSize int64
-	Logger       *slog.Logger
+	// Backup, when set, is where the engine keeps its off-site copy: a
+	// Keeper ships there while the engine runs (SetBackup).
+	Backup backup.Target
+	Logger *slog.Logger
 }
 
 // LocalEngine is an engine served over loopback HTTP: the app's own, and
@@ -36,6 +40,7 @@ type LocalEngine struct {
 	Engine *engine.Engine
 
 	served *host.Engine
+	keeper *keeperSlot
 }
 
 // tokenName names the app's token in the engine's token store.
@@ -48,10 +53,13 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The keeper's health is the engine's: GET /v1/health carries it, so
+	// the window reads the copy's state as it reads a family engine's.
+	slot := &keeperSlot{log: log.With("part", "backup")}
 	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log},
 		Addr:   cfg.Addr,
-		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version},
+		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version, Backup: slot},
 		// The app is this engine's one client: time-outs, but no cap on
 		// its connections.
 		HTTP: server.HTTPOptions{MaxConnsPerClient: -1},
@@ -59,7 +67,7 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if err != nil {
 		return nil, err
 	}
-	le := &LocalEngine{URL: se.URL, Engine: se.Engine, Token: cfg.Token, served: se}
+	le := &LocalEngine{URL: se.URL, Engine: se.Engine, Token: cfg.Token, served: se, keeper: slot}
 	fail := func(err error) (*LocalEngine, error) {
 		se.Close()
 		return nil, err
@@ -74,6 +82,7 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if err := le.SetPippa(ctx, cfg.Pippa); err != nil {
 		return fail(err)
 	}
+	le.SetBackup(cfg.Backup)
 	log.Info("engine serving", "url", le.URL)
 	return le, nil
 }
@@ -91,6 +100,16 @@ func (le *LocalEngine) SetPippa(ctx context.Context, p Pippa) error {
 	return nil
 }
 
-// Close stops serving (letting requests in flight finish for a moment) and
-// closes the engine, which syncs its log.
-func (le *LocalEngine) Close() error { return le.served.Close() }
+// SetBackup makes t the engine's off-site copy: the keeper of the copy
+// before stops, and one for t starts (none when t is nil).
+func (le *LocalEngine) SetBackup(t backup.Target) {
+	le.keeper.run(le.Engine, t)
+}
+
+// Close stops the off-site copy's keeper, then serving (letting requests
+// in flight finish for a moment), and closes the engine, which syncs its
+// log.
+func (le *LocalEngine) Close() error {
+	le.keeper.run(nil, nil)
+	return le.served.Close()
+}

@@ -37,6 +37,9 @@ type prefs struct {
 	// engine's replica (sync.go); 0 (and a file written before it) is
 	// replica.DefaultCacheBytes.
 	CacheBytes int64 `json:"replica_cache_bytes,omitempty"`
+	// Offsite is where the engine on this computer keeps its off-site
+	// copy (offsite.go); its Kind is "" when Dad set none up.
+	Offsite Offsite `json:"offsite"`
 }
 
 // Pippa is an OpenAI-compatible chat-completions endpoint.

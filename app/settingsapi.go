@@ -274,6 +274,8 @@ func (s *Settings) Status() (Status, error) {
 	defer cancel()
 	// Not reachable, or refused: the window says so (words.ts engineBanner).
 	if h, err := cl.Health(ctx); err == nil {
+		st.Backup = h.Backup
+		st.BackupFailingSince = a.failing.seen(st.EngineURL, h.Backup)
 		err := cl.CheckToken(ctx, h.Seq)
 		e, ok := api.AsError(err)
 		st.Refused = err != nil && ok && retry.Refused(e.Status)

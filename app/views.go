@@ -37,6 +37,14 @@ type Status struct {
 	ParkedItems  Tally  `json:"parkedItems"`
 	Refused      bool   `json:"refused"` // the engine refused the token (401/403)
 	Version      string `json:"version"`
+	// Backup is how the off-site copy of the engine in use stands, from
+	// its health (nil when it keeps none, or did not answer); the status
+	// bar speaks when it is far behind or failing (words.ts).
+	Backup *api.BackupHealth `json:"backup"`
+	// BackupFailingSince is when this Spark first saw the copy failing,
+	// in the failing spell it is in now; "" when it is not failing. A
+	// disk unplugged for a minute is not worth a word on the bar.
+	BackupFailingSince string `json:"backupFailingSince"`
 }
 
 // Tally counts outbox entries and writes by what they are to Dad, in the

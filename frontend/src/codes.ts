@@ -161,6 +161,49 @@ export const addressWarning = {
 } as const;
 export type AddressWarningCode = (typeof addressWarning)[keyof typeof addressWarning];
 
+/** How a test of an off-site copy's place went (OffsiteTestResult.code, and the code of a SetOffsite refused), besides a backupProblem code: app/offsite.go's OffsiteTest constants. */
+export const offsiteTest = {
+  insideData: 'inside_data',
+  noAddress: 'no_address',
+  noBucket: 'no_bucket',
+  noFolder: 'no_folder',
+  noKeyId: 'no_key_id',
+  noKind: 'no_kind',
+  noPlace: 'no_place',
+  notFolder: 'not_folder',
+  ok: 'ok',
+  otherCopy: 'other_copy',
+} as const;
+export type OffsiteTestCode = (typeof offsiteTest)[keyof typeof offsiteTest];
+
+/** The kinds of off-site copy (Offsite.kind): app/offsite.go's Offsite constants but the OffsiteTest ones. */
+export const offsiteKind = {
+  folder: 'folder',
+  provider: 'provider',
+} as const;
+export type OffsiteKindCode = (typeof offsiteKind)[keyof typeof offsiteKind];
+
+/** How an engine's off-site copy stands (BackupHealth.state): engine/api's BackupState constants. */
+export const backupState = {
+  catchingUp: 'catching_up',
+  checkFailed: 'check_failed',
+  current: 'current',
+  failing: 'failing',
+} as const;
+export type BackupStateCode = (typeof backupState)[keyof typeof backupState];
+
+/** Why an engine's off-site copy is failing (BackupHealth.problem), and why a place failed its test: engine/api's BackupProblem constants. */
+export const backupProblem = {
+  damaged: 'damaged',
+  denied: 'denied',
+  full: 'full',
+  gone: 'gone',
+  noKey: 'no_key',
+  other: 'other',
+  unreachable: 'unreachable',
+} as const;
+export type BackupProblemCode = (typeof backupProblem)[keyof typeof backupProblem];
+
 /** The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants. */
 export const imageSize = {
   tile: 'tile',
