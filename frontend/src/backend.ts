@@ -7,7 +7,7 @@ import * as Phrases from '../wailsjs/go/app/Phrases';
 import * as Outbox from '../wailsjs/go/app/Outbox';
 import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
-import type { app } from '../wailsjs/go/models';
+import type { api, app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
 import { imageSize } from './codes';
 import type { DialogWords } from './words';
@@ -27,7 +27,19 @@ export type Recall = app.Recall;
 export type SettingsView = app.SettingsView;
 /** Leftovers: the outbox's files not removed yet, for Settings' details. */
 export type Leftovers = app.Leftovers;
-export type Status = app.Status;
+/** BackupHealth is an engine's off-site copy as its health tells it
+ * (engine/api BackupHealth), its times as the RFC 3339 strings the JSON
+ * carries. */
+export interface BackupHealth extends Omit<api.BackupHealth, 'shipped_at' | 'behind_since' | 'check'> {
+  shipped_at?: string;
+  behind_since?: string;
+  check?: Omit<api.BackupCheck, 'at'> & { at: string };
+}
+export type Status = Omit<app.Status, 'backup'> & { backup?: BackupHealth };
+/** Offsite is Dad's choice of place for the off-site copy (app.Offsite). */
+export type Offsite = app.Offsite;
+export type OffsiteTestResult = app.OffsiteTestResult;
+export type OffsiteView = Omit<app.OffsiteView, 'health'> & { health?: BackupHealth };
 export type SyncStatus = app.SyncStatus;
 export type TestResult = app.TestResult;
 /** Write is one of Dad's writes on its way (a note, a caption, a kept
@@ -185,7 +197,13 @@ export const backend = {
     setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),
-    status: () => call(Settings.Status()),
+    status: (): Promise<Status> => call(Settings.Status()),
+    /** offsite: the off-site copy of the engine in use, from its health. */
+    offsite: (): Promise<OffsiteView> => call(Settings.Offsite()),
+    testOffsite: (o: Offsite) => call(Settings.TestOffsite(o)),
+    setOffsite: (o: Offsite): Promise<OffsiteView> => call(Settings.SetOffsite(o)),
+    turnOffOffsite: (): Promise<OffsiteView> => call(Settings.TurnOffOffsite()),
+    chooseOffsiteFolder: (d: DialogWords) => call(Settings.ChooseOffsiteFolder(d)),
     moveCheck: () => call(Settings.MoveCheck()),
     bringAlong: () => call(Settings.BringAlong()),
   },

@@ -1,7 +1,7 @@
 import './style.css';
 import { backend, markPaint, type Status } from './backend';
 import { h, clear, rehomeToasts, sentence } from './dom';
-import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWords, startProblem, type EngineState } from './words';
+import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
@@ -298,8 +298,28 @@ class App {
         ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': parked, onclick: () => this.go('outbox') }, said.parked)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
       this.syncLine.el,
+      this.offsiteLine(st),
     );
     clear(this.statusBar, items);
+  }
+
+  /** offsiteLine is the bar's word on the off-site copy of the engine in
+   * use, from its health (words.ts offsiteBarWords: more than a day
+   * behind, failing for minutes, or a check that found a problem), with
+   * the way to Settings' Off-site copy; null while all is well. */
+  private offsiteLine(st: Status): HTMLElement | null {
+    const said = st.ready ? offsiteBarWords(st.backup, st.backupFailingSince) : '';
+    if (!said) return null;
+    const open = () => {
+      this.go('settings');
+      window.requestAnimationFrame(() => document.querySelector('[data-testid=offsite]')?.scrollIntoView({ block: 'start' }));
+    };
+    return h(
+      'span',
+      { class: 'sync-line' },
+      h('span', { class: 'warn', 'data-testid': 'offsite-bar' }, said),
+      h('button', { type: 'button', class: 'link warn', onclick: open }, offsiteWords.whatToDo),
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import { h, clear, toast, detailsOf, confirmDialog, sentence } from './dom';
 import type { Screen } from './screen';
 import { leftoversWords } from './words';
 import { syncBlock } from './syncstatus';
+import { offsiteBlock } from './offsite';
 import { connectionTestWords, warningWords } from './words';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
@@ -169,6 +170,7 @@ export class SettingsScreen implements Screen {
           h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa')),
         ),
       ),
+      offsiteBlock(),
       h(
         'fieldset',
         {},

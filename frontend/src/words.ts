@@ -3,7 +3,7 @@
 // sends codes, names and numbers (codes.ts); every sentence is made here,
 // and none from the engine's own words. Pure functions (no DOM), so the
 // unit tests run them in Node.
-import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind } from './codes.js';
+import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem } from './codes.js';
 
 /** The fields of a reading (app.Reading) these functions look at. */
 export interface ReadingLike {
@@ -878,4 +878,296 @@ export function wordRange(text: string, start: number, end: number): [number, nu
   while (s < e && /['’_-]/.test(text[s] ?? '')) s++;
   while (e > s && /['’_-]/.test(text[e - 1] ?? '')) e--;
   return [s, e];
+}
+
+// The off-site copy (app/offsite.go): a second copy of the moments away
+// from this computer, on an external disk or with a storage provider,
+// kept by the engine and told by its health (engine/api BackupHealth).
+
+/** BackupLike is what these words read of an engine's BackupHealth
+ * (backend.ts' BackupHealth): times are RFC 3339. */
+export interface BackupLike {
+  state: string;
+  problem?: string;
+  shipped_at?: string;
+  behind_since?: string;
+  check?: { at: string; ok: boolean; moments: number; bytes: number };
+}
+
+/** offsiteWords are the Off-site copy section's labels and fixed words. */
+export const offsiteWords = {
+  legend: 'Off-site copy',
+  why: 'A second copy of your moments, kept away from this computer: if it breaks, is lost or is stolen, your moments can be brought back from the copy. Spark keeps it up to date on its own, every few seconds.',
+  folderChoice: 'An external disk or folder',
+  providerChoice: 'A storage provider',
+  providerHint: 'A company that keeps files for you, such as Backblaze or Wasabi. It gives you an address, a bucket, a key id and a secret.',
+  folder: 'Folder',
+  choose: 'Choose…',
+  chooseTitle: 'Choose the folder for the off-site copy',
+  address: 'Address',
+  bucket: 'Bucket',
+  bucketHint: 'The bucket’s name; a folder in it may follow after a slash, as in family-photos/spark.',
+  keyId: 'Key id',
+  secret: 'Secret',
+  test: 'Test',
+  testing: 'Testing…',
+  save: 'Save',
+  turnOff: 'Turn off',
+  turnOffTitle: 'Turn off the off-site copy?',
+  turnOffBody: 'Spark stops updating the copy. What it holds stays where it is; nothing is deleted.',
+  saved: 'Saved. Spark is making the off-site copy now, and keeps it up to date.',
+  turnedOff: 'The off-site copy is turned off. What it holds stays where it is.',
+  notSet: 'There is no off-site copy yet. Choose where to keep one below.',
+  recovery: 'Recovery text',
+  recoveryHint: 'Print this, or copy it somewhere safe away from this computer. With it, your moments can be brought back from the copy on a new computer.',
+  print: 'Print',
+  copy: 'Copy',
+  copied: 'Copied. Keep it somewhere safe, away from this computer.',
+  familyLooksAfter: 'Whoever runs the family engine looks after its off-site copy: tell them if this says something is wrong.',
+  familyNone: 'The family engine does not keep an off-site copy. Whoever runs it can set one up.',
+  familyAway: 'The family engine can’t be reached right now, so Spark can’t tell how its off-site copy stands.',
+  whatToDo: 'What to do',
+} as const;
+
+/** grouped writes a count with thousands grouped: 14,302. */
+const grouped = new Intl.NumberFormat('en');
+
+/** roundSize writes a large size as a round number ("41 GB"), a small one
+ * as sizeWords does. */
+export function roundSize(n: number): string {
+  if (n >= 10 * 1024 ** 3) return `${grouped.format(Math.round(n / 1024 ** 3))} GB`;
+  return sizeWords(n);
+}
+
+/** ago says how long ago a time was, roughly ("2 minutes ago"). */
+export function ago(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return m === 1 ? 'a minute ago' : `${m} minutes ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return h === 1 ? 'an hour ago' : `${h} hours ago`;
+  const d = Math.round(h / 24);
+  return d === 1 ? 'a day ago' : `${d} days ago`;
+}
+
+const weekday = new Intl.DateTimeFormat('en', { weekday: 'long' });
+const day = new Intl.DateTimeFormat('en', { day: 'numeric', month: 'long' });
+
+/** dayPart says when in the days around now a time was: "this morning",
+ * "yesterday", "on Tuesday", "on 3 December". */
+export function dayPart(iso: string, now = Date.now()): string {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return '';
+  const today = new Date(now);
+  today.setHours(0, 0, 0, 0);
+  const days = Math.round((today.getTime() - new Date(t).setHours(0, 0, 0, 0)) / 86_400_000);
+  if (days <= 0) {
+    const hour = t.getHours();
+    return hour < 12 ? 'this morning' : hour < 18 ? 'this afternoon' : 'this evening';
+  }
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `on ${weekday.format(t)}`;
+  return `on ${day.format(t)}`;
+}
+
+/** offsiteAdvice says what is wrong with the copy and what to do, by its
+ * problem (codes.ts' backupProblem) and where it is kept (kind: codes.ts'
+ * offsiteKind; "" for the family engine's, which Dad does not look
+ * after). */
+export function offsiteAdvice(problem: string, kind: string): string {
+  const folder = kind === offsiteKind.folder;
+  const provider = kind === offsiteKind.provider;
+  let what: string;
+  switch (problem) {
+    case backupProblem.unreachable:
+      what = folder
+        ? 'Spark can’t find the disk or folder that holds the copy. Plug the disk back in (or connect the shared folder); Spark goes on by itself once it is back.'
+        : provider
+          ? 'Spark can’t reach the storage provider. Check that this computer is on the internet; Spark tries again on its own.'
+          : 'The place of the copy can’t be reached.';
+      break;
+    case backupProblem.denied:
+      what = folder
+        ? 'Spark is not allowed to write in the copy’s folder. Choose another folder below.'
+        : provider
+          ? 'The storage provider refused Spark’s key. Check the key id and the secret below, press Test, then Save.'
+          : 'The place of the copy refused the family engine’s key.';
+      break;
+    case backupProblem.gone:
+      what = folder
+        ? 'The copy’s folder was emptied or removed. Spark sends everything again once the folder is there; if you moved it, choose its new place below.'
+        : provider
+          ? 'The bucket holding the copy was emptied or removed. If you emptied it, Spark is sending everything again; if the bucket is gone, make it again at the storage provider, or choose another place below.'
+          : 'The copy was emptied or removed.';
+      break;
+    case backupProblem.full:
+      what = folder
+        ? 'The disk is full. Free some space on it, or choose another disk below.'
+        : provider
+          ? 'The storage provider says there is no room left. Add room to your plan there, or choose another place below.'
+          : 'The place of the copy is full.';
+      break;
+    case backupProblem.damaged:
+      what = kind
+        ? 'The check found the copy damaged. Choose a new place for it below (an empty folder, or a new bucket): Spark then makes a whole new copy there.'
+        : 'The check found the copy damaged.';
+      break;
+    case backupProblem.noKey:
+      what = kind
+        ? 'The copy there is locked with a key this computer does not have. Choose a new place for it below: Spark then makes a new copy there.'
+        : 'The copy is locked with a key the family engine does not have.';
+      break;
+    default:
+      what = kind
+        ? 'Something went wrong with the copy (the details below help whoever looks after Spark). Spark tries again on its own.'
+        : 'Something went wrong with the copy.';
+  }
+  return kind ? what : `${what} ${offsiteWords.familyLooksAfter}`;
+}
+
+/** OffsiteStatus is what the window says of an off-site copy: the status
+ * line, what to do ("" when all is well), and whether it needs someone. */
+export interface OffsiteStatus {
+  line: string;
+  advice: string;
+  trouble: boolean;
+}
+
+/** offsiteStatusWords words how a copy stands (an engine's BackupHealth),
+ * kept where kind says ("" for the family engine's): "Off-site copy
+ * checked this morning: 14,302 moments, 41 GB, last shipped 2 minutes
+ * ago." The line is "" when there is no copy. */
+export function offsiteStatusWords(h: BackupLike | null | undefined, kind: string, now = Date.now()): OffsiteStatus {
+  if (!h) return { line: '', advice: '', trouble: false };
+  const shipped = h.shipped_at ? `last shipped ${ago(h.shipped_at, now)}` : '';
+  const c = h.check;
+  switch (h.state) {
+    case backupState.current:
+      if (c && c.ok) {
+        return { line: `Off-site copy checked ${dayPart(c.at, now)}: ${grouped.format(c.moments)} ${c.moments === 1 ? 'moment' : 'moments'}, ${roundSize(c.bytes)}, ${shipped}.`, advice: '', trouble: false };
+      }
+      return { line: `Off-site copy up to date, ${shipped}.`, advice: '', trouble: false };
+    case backupState.catchingUp:
+      return {
+        line: h.shipped_at
+          ? `Off-site copy: Spark is sending what is new (everything until ${ago(h.shipped_at, now)} is in it).`
+          : 'Off-site copy: Spark is making the first copy. This can take a while with many photos; it goes on by itself.',
+        advice: '',
+        trouble: false,
+      };
+    case backupState.checkFailed:
+      return { line: `The check of the off-site copy ${c ? dayPart(c.at, now) + ' ' : ''}found a problem.`, advice: offsiteAdvice(h.problem ?? '', kind), trouble: true };
+  }
+  return {
+    line: h.shipped_at ? `The off-site copy can’t be updated: ${shipped}.` : 'The off-site copy can’t be made yet.',
+    advice: offsiteAdvice(h.problem ?? '', kind),
+    trouble: true,
+  };
+}
+
+/** dayMs is a day, in milliseconds. */
+const dayMs = 86_400_000;
+/** failingWait is how long the copy fails before the status bar speaks:
+ * a disk unplugged for a moment is not worth a word. */
+export const failingWait = 5 * 60_000;
+
+/** offsiteBarWords is the status bar's line about the off-site copy of
+ * the engine in use, "" while there is nothing to say: it speaks when
+ * the copy is more than a day behind, failing for more than a few
+ * minutes (failingSince: app.Status' backupFailingSince), or its check
+ * found a problem. */
+export function offsiteBarWords(h: BackupLike | null | undefined, failingSince: string, now = Date.now()): string {
+  if (!h) return '';
+  const behind = h.behind_since ? now - Date.parse(h.behind_since) : 0;
+  if (behind > dayMs) {
+    const days = Math.floor(behind / dayMs);
+    return `The off-site copy is ${days === 1 ? 'a day' : `${days} days`} behind`;
+  }
+  if (h.state === backupState.checkFailed) return 'The check of the off-site copy found a problem';
+  const since = failingSince ? Date.parse(failingSince) : NaN;
+  if (h.state === backupState.failing && !Number.isNaN(since) && now - since > failingWait) return 'The off-site copy isn’t being updated';
+  return '';
+}
+
+/** offsiteTestWords words how a test of a place for the copy went
+ * (app.OffsiteTestResult, or a SetOffsite refused: codes.ts'
+ * offsiteTest, or a backupProblem), kind being the place's. */
+export function offsiteTestWords(code: string, kind: string): string {
+  const folder = kind === offsiteKind.folder;
+  switch (code) {
+    case offsiteTest.ok:
+      return 'It works: Spark can keep the copy there. Press Save to start it.';
+    case offsiteTest.noKind:
+      return 'Choose an external disk or folder, or a storage provider.';
+    case offsiteTest.noFolder:
+      return 'Choose the folder for the copy: “Choose…” shows your disks and folders.';
+    case offsiteTest.notFolder:
+      return 'That is a file, not a folder. Choose a folder.';
+    case offsiteTest.noPlace:
+      return 'That place isn’t there. If it is on an external disk, plug the disk in, then press Test again.';
+    case offsiteTest.insideData:
+      return 'That folder is inside Spark’s own folder on this computer, so it would be lost with it. Choose a folder on an external disk.';
+    case offsiteTest.noAddress:
+      return 'Enter the storage provider’s address: it starts with https://.';
+    case offsiteTest.noBucket:
+      return 'Enter the name of the bucket.';
+    case offsiteTest.noKeyId:
+      return 'Enter the key id and the secret the storage provider gave you.';
+    case offsiteTest.otherCopy:
+      return 'That place already holds another Spark’s copy. Choose an empty folder or bucket.';
+    case backupProblem.unreachable:
+      return folder
+        ? 'Spark can’t reach that folder. Plug the disk in (or connect the shared folder), then press Test again.'
+        : 'The storage provider doesn’t answer at that address. Check the address, and that this computer is on the internet.';
+    case backupProblem.denied:
+      return folder ? 'Spark is not allowed to write in that folder. Choose another one.' : 'The storage provider refused the key. Check the key id and the secret.';
+    case backupProblem.gone:
+      return folder ? 'That folder isn’t there. Choose another one.' : 'There is no bucket by that name. Check its name, or make the bucket at the storage provider first.';
+    case backupProblem.full:
+      return 'There is no room left there. Free some space, or choose another place.';
+    case backupProblem.damaged:
+    case backupProblem.noKey:
+      return 'What is there can’t be read as a Spark copy. Choose an empty folder or bucket.';
+  }
+  return 'Spark can’t keep the copy there (the details below say why). Try another place.';
+}
+
+/** RecoveryLike is what recoveryWords reads of an app.Recovery. */
+export interface RecoveryLike {
+  place: string;
+  address: string;
+  keyId: string;
+  key: string;
+}
+
+/** shellWord writes s as one word of a shell command: quoted when it
+ * holds a space or another character the shell reads. */
+function shellWord(s: string): string {
+  return /^[\w/:.@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** recoveryWords is the recovery text Dad prints: where the copy is, and
+ * how to bring the moments back from it. */
+export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
+  const lines = [
+    'Spark: how to bring your moments back from the off-site copy',
+    `Written ${when(new Date(made).toISOString())}.`,
+    '',
+    `Where the copy is: ${r.place}`,
+  ];
+  if (r.address) {
+    lines.push(`At the storage provider: ${r.address}`, `Key id: ${r.keyId}`, 'The secret is not written here: the storage provider can make a new key if it is lost.');
+  }
+  lines.push(r.key ? `The copy's key:\n${r.key}` : 'The copy is not locked with a key.');
+  lines.push(
+    '',
+    'To bring the moments back on a new computer: install Spark and spark-engine, then run',
+    ...(r.address ? [`  AWS_ACCESS_KEY_ID=${r.keyId} AWS_SECRET_ACCESS_KEY=THE_SECRET \\`] : []),
+    `  spark-engine restore --from ${shellWord(r.place)}${r.address ? ` --backup-endpoint ${shellWord(r.address)}` : ''} --data NEW_EMPTY_FOLDER`,
+    'and start Spark with that folder as its engine (or ask whoever helps you with Spark to do it with this page).',
+  );
+  return lines.join('\n');
 }
