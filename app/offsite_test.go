@@ -83,10 +83,24 @@ func TestSettings_OffsiteFolder(t *testing.T) {
 		t.Errorf("Status().Backup = %+v (failing since %q), %v; want current", st.Backup, st.BackupFailingSince, err)
 	}
 
-	// The disk unplugged: the folder and its parent are gone.
-	if err := os.RemoveAll(disk); err != nil {
+	// The copy emptied by hand: Spark sends everything again.
+	ents, err := os.ReadDir(copyDir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(copyDir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the emptied copy sent again", func() bool {
+		_, err := os.Stat(filepath.Join(copyDir, backup.ManifestName))
+		return err == nil && shipped(t, a)()
+	})
+
+	// The disk unplugged: the folder and its parent are gone (a pass
+	// writing a file meanwhile may make a removal fail: again, then).
+	waitFor(t, "the disk removed", func() bool { return os.RemoveAll(disk) == nil })
 	gone := time.Now()
 	waitFor(t, "the copy failing, unreachable", func() bool {
 		h := offsiteHealth(t, a)

@@ -1053,7 +1053,7 @@ export function offsiteStatusWords(h: BackupLike | null | undefined, kind: strin
     case backupState.catchingUp:
       return {
         line: h.shipped_at
-          ? `Off-site copy: Spark is sending what is new (everything until ${ago(h.shipped_at, now)} is in it).`
+          ? `Off-site copy: Spark is bringing it up to date (it was last complete ${ago(h.shipped_at, now)}).`
           : 'Off-site copy: Spark is making the first copy. This can take a while with many photos; it goes on by itself.',
         advice: '',
         trouble: false,

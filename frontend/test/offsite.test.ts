@@ -27,6 +27,8 @@ test('a current copy checked this morning reads as the issue’s model', () => {
   assert.equal(offsiteStatusWords({ state: backupState.current, shipped_at: at(0.2) }, offsiteKind.folder, now).line, 'Off-site copy up to date, last shipped just now.');
   assert.equal(offsiteStatusWords(null, offsiteKind.folder, now).line, '');
   assert.match(offsiteStatusWords({ state: backupState.catchingUp }, offsiteKind.folder, now).line, /first copy/);
+  // Sending what is new, or everything again after the copy was emptied.
+  assert.equal(offsiteStatusWords({ state: backupState.catchingUp, shipped_at: at(5) }, offsiteKind.folder, now).line, 'Off-site copy: Spark is bringing it up to date (it was last complete 5 minutes ago).');
 });
 
 test('when: ago and the part of the day', () => {
