@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -45,8 +46,9 @@ func (s *keeperSlot) Health() *api.BackupHealth {
 }
 
 // run stops the keeper running, waiting for its pass to end, and starts
-// one shipping eng's folder to t; a nil t (or eng) starts none.
-func (s *keeperSlot) run(eng *engine.Engine, t backup.Target) {
+// one shipping eng's folder to t, encrypted with the folder's key (made
+// on first use); a nil t (or eng) starts none.
+func (s *keeperSlot) run(eng *engine.Engine, t backup.Target) error {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	s.set(nil)
@@ -56,10 +58,14 @@ func (s *keeperSlot) run(eng *engine.Engine, t backup.Target) {
 		s.stop, s.done = nil, nil
 	}
 	if eng == nil || t == nil {
-		return
+		return nil
+	}
+	key, _, err := backup.LoadOrCreateKey(eng.Dir())
+	if err != nil {
+		return fmt.Errorf("make the off-site copy's key: %w", err)
 	}
 	k := &backup.Keeper{
-		Shipper: &backup.Shipper{Dir: eng.Dir(), Target: t, Interval: offsiteEvery, Logger: s.log},
+		Shipper: &backup.Shipper{Dir: eng.Dir(), Target: t, Key: key, Interval: offsiteEvery, Logger: s.log},
 		LogSeq:  eng.LastSeq,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -71,6 +77,18 @@ func (s *keeperSlot) run(eng *engine.Engine, t backup.Target) {
 		defer close(done)
 		_ = k.Run(ctx) // ends with ctx; each pass's failure is in Health and the log
 	}()
+	return nil
+}
+
+// kick asks the running keeper for a pass soon: the engine logged a
+// batch, and an op is in the copy seconds after it is answered.
+func (s *keeperSlot) kick(int, time.Duration) {
+	s.mu.Lock()
+	k := s.k
+	s.mu.Unlock()
+	if k != nil {
+		k.Kick()
+	}
 }
 
 func (s *keeperSlot) set(k *backup.Keeper) {

@@ -57,7 +57,7 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	// the window reads the copy's state as it reads a family engine's.
 	slot := &keeperSlot{log: log.With("part", "backup")}
 	se, err := host.Start(ctx, host.Config{
-		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log},
+		Engine: engine.Config{Dir: cfg.Dir, MaxMediaSize: cfg.MaxMediaSize, Logger: log, OnBatch: slot.kick},
 		Addr:   cfg.Addr,
 		Server: server.Options{LoopbackHostsOnly: true, Version: version.Version, Backup: slot},
 		// The app is this engine's one client: time-outs, but no cap on
@@ -82,7 +82,11 @@ func StartLocalEngine(ctx context.Context, cfg LocalConfig) (*LocalEngine, error
 	if err := le.SetPippa(ctx, cfg.Pippa); err != nil {
 		return fail(err)
 	}
-	le.SetBackup(cfg.Backup)
+	if err := le.SetBackup(cfg.Backup); err != nil {
+		// The engine runs; Settings says there is no copy until one is
+		// set up again.
+		log.Error("the off-site copy cannot start", "err", err)
+	}
 	log.Info("engine serving", "url", le.URL)
 	return le, nil
 }
@@ -102,8 +106,8 @@ func (le *LocalEngine) SetPippa(ctx context.Context, p Pippa) error {
 
 // SetBackup makes t the engine's off-site copy: the keeper of the copy
 // before stops, and one for t starts (none when t is nil).
-func (le *LocalEngine) SetBackup(t backup.Target) {
-	le.keeper.run(le.Engine, t)
+func (le *LocalEngine) SetBackup(t backup.Target) error {
+	return le.keeper.run(le.Engine, t)
 }
 
 // Close stops the off-site copy's keeper, then serving (letting requests

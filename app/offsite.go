@@ -140,17 +140,15 @@ func recoveryOf(dataDir string, o Offsite) (Recovery, error) {
 	return r, nil
 }
 
-// recoveryText is the text of the key the engine in dir encrypts its
-// off-site copy with, "" while copies are not encrypted.
+// recoveryText is the key the engine in dir encrypts its off-site copy
+// with (its one secret line), made on first use: the one the keeper ships
+// with. The window words the page around it (words.ts recoveryWords).
 func recoveryText(dir string) (string, error) {
-	// TODO(merge encryption): the copy's key lands with engine/backup's
-	// encryption; then this is
-	//	key, _, err := backup.LoadOrCreateKey(dir)
-	//	if err != nil { return "", fmt.Errorf("read the off-site copy's key: %w", err) }
-	//	return key.RecoveryText(), nil
-	// and keeperSlot.run sets Shipper.Key from the same LoadOrCreateKey.
-	_ = dir
-	return "", nil
+	key, _, err := backup.LoadOrCreateKey(dir)
+	if err != nil {
+		return "", fmt.Errorf("read the off-site copy's key: %w", err)
+	}
+	return key.Secret(), nil
 }
 
 // ChooseOffsiteFolder asks for the folder of the off-site copy, saying d.
@@ -205,8 +203,10 @@ func (s *Settings) SetOffsite(o Offsite) (OffsiteView, error) {
 			return nil, err
 		}
 		if next.local != nil {
+			if err := next.local.SetBackup(t); err != nil {
+				return nil, err
+			}
 			started = t
-			next.local.SetBackup(t)
 		}
 		return &next, nil
 	})

@@ -78,6 +78,19 @@ func TestSettings_OffsiteFolder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(copyDir, backup.ManifestName)); err != nil {
 		t.Errorf("no manifest in the folder: %v", err)
 	}
+	// The recovery text Settings shows opens the copy: a restore with it
+	// alone is the engine's log.
+	key, err := backup.ParseKey(strings.NewReader(v.Recovery.Key))
+	if err != nil {
+		t.Fatalf("the recovery text holds no key: %v\n%s", err, v.Recovery.Key)
+	}
+	tgt, err := backup.OpenFolder(copyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backup.Restore(context.Background(), tgt, filepath.Join(t.TempDir(), "restored"), backup.RestoreOptions{Key: key}); err != nil {
+		t.Errorf("a restore with the recovery text's key: %v", err)
+	}
 	st, err := a.Settings.Status()
 	if err != nil || st.Backup == nil || st.Backup.State != api.BackupCurrent || st.BackupFailingSince != "" {
 		t.Errorf("Status().Backup = %+v (failing since %q), %v; want current", st.Backup, st.BackupFailingSince, err)

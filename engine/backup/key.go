@@ -189,6 +189,11 @@ func (k *Key) RecoveryText() string {
 	return b.String()
 }
 
+// Secret is the key itself, the one line (AGE-SECRET-KEY-1...) that opens
+// the copy, for a recovery text made elsewhere (the window's, in words of
+// its own). ParseKey reads any text that holds it.
+func (k *Key) Secret() string { return k.id.String() }
+
 // groups writes the key after its prefix in groups of four characters.
 func groups(key string) string {
 	rest := strings.TrimPrefix(key, keyPrefix)

@@ -1149,6 +1149,14 @@ function shellWord(s: string): string {
   return /^[\w/:.@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** keyGroups writes a key after its AGE-SECRET-KEY-1 prefix in groups of
+ * four characters, as people copy long codes by hand. */
+function keyGroups(key: string): string {
+  const prefix = 'AGE-SECRET-KEY-1';
+  const rest = key.startsWith(prefix) ? key.slice(prefix.length) : key;
+  return [prefix, ...(rest.match(/.{1,4}/g) ?? [])].join(' ');
+}
+
 /** recoveryWords is the recovery text Dad prints: where the copy is, and
  * how to bring the moments back from it. */
 export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
@@ -1161,12 +1169,25 @@ export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
   if (r.address) {
     lines.push(`At the storage provider: ${r.address}`, `Key id: ${r.keyId}`, 'The secret is not written here: the storage provider can make a new key if it is lost.');
   }
-  lines.push(r.key ? `The copy's key:\n${r.key}` : 'The copy is not locked with a key.');
+  if (r.key) {
+    lines.push(
+      '',
+      'The copy is locked with this key. Without it nobody can open the copy, not even you; keep it secret.',
+      'The key (it is one line):',
+      r.key,
+      'The same key in groups of four, to write by hand or type back:',
+      keyGroups(r.key),
+    );
+  } else {
+    lines.push('The copy is not locked with a key.');
+  }
   lines.push(
     '',
-    'To bring the moments back on a new computer: install Spark and spark-engine, then run',
+    r.key
+      ? 'To bring the moments back on a new computer: save this page there as a file named spark-key.txt (or type the key into one), install Spark and spark-engine, then run'
+      : 'To bring the moments back on a new computer: install Spark and spark-engine, then run',
     ...(r.address ? [`  AWS_ACCESS_KEY_ID=${r.keyId} AWS_SECRET_ACCESS_KEY=THE_SECRET \\`] : []),
-    `  spark-engine restore --from ${shellWord(r.place)}${r.address ? ` --backup-endpoint ${shellWord(r.address)}` : ''} --data NEW_EMPTY_FOLDER`,
+    `  spark-engine restore --from ${shellWord(r.place)}${r.address ? ` --backup-endpoint ${shellWord(r.address)}` : ''} --data NEW_EMPTY_FOLDER${r.key ? ' --key spark-key.txt' : ''}`,
     'and start Spark with that folder as its engine (or ask whoever helps you with Spark to do it with this page).',
   );
   return lines.join('\n');

@@ -95,7 +95,10 @@ test('the recovery text names the place and the provider’s key id, never a sec
   assert.match(r, /Key id: 003abc/);
   assert.match(r, /spark-engine restore --from s3:\/\/family-photos\/spark --backup-endpoint https:\/\/s3\.eu-central-003\.backblazeb2\.com --data NEW_EMPTY_FOLDER/);
   assert.match(r, /not locked with a key/);
-  const disk = recoveryWords({ place: 'file:///media/dad/Dad’s disk/Spark copy', address: '', keyId: '', key: 'KEY WORDS' }, now);
-  assert.match(disk, /The copy's key:\nKEY WORDS/);
-  assert.match(disk, /restore --from 'file:\/\/\/media\/dad\/Dad’s disk\/Spark copy' --data/, 'a place with spaces is one word of the command');
+  const key = 'AGE-SECRET-KEY-1QQQQRRRRSSSSTT';
+  const disk = recoveryWords({ place: 'file:///media/dad/Dad’s disk/Spark copy', address: '', keyId: '', key }, now);
+  assert.match(disk, /The key \(it is one line\):\nAGE-SECRET-KEY-1QQQQRRRRSSSSTT\n/);
+  assert.match(disk, /AGE-SECRET-KEY-1 QQQQ RRRR SSSS TT/);
+  assert.match(disk, /restore --from 'file:\/\/\/media\/dad\/Dad’s disk\/Spark copy' --data NEW_EMPTY_FOLDER --key spark-key.txt/, 'a place with spaces is one word of the command; the key goes with --key');
+  assert.match(disk, /save this page there as a file named spark-key.txt/);
 });
