@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -68,6 +69,13 @@ type Verdict struct {
 	Message string
 	// RetryAfter is the engine's Retry-After, a floor for the wait.
 	RetryAfter time.Duration
+	// Unreachable is trouble of the kind "the engine did not answer":
+	// no connection, a reset, a reply cut short, a time-out, or a 502,
+	// 503 or 504 that asked for no wait (a proxy in front of an engine
+	// that is away). Its wait ends as soon as the engine is seen to
+	// answer again (EngineAnswered). An engine that answered and asked
+	// for a wait (429, a Retry-After) is not unreachable: its wait holds.
+	Unreachable bool
 }
 
 // Classify decides, exactly as the contract says, what a failed step
@@ -92,10 +100,13 @@ func Classify(err error) Verdict {
 			v.Message = fmt.Sprintf("unexpected answer %d from the engine: %s", e.Status, e.Message)
 		case !retry.Passing(s) && !retry.Refused(s):
 			v.Park = true
+		case s == http.StatusBadGateway || s == http.StatusServiceUnavailable || s == http.StatusGatewayTimeout:
+			v.Unreachable = e.RetryAfter == 0
 		}
 		return v
 	}
-	return Verdict{Code: troubleCode(err), Message: err.Error()}
+	code := troubleCode(err)
+	return Verdict{Code: code, Message: err.Error(), Unreachable: code == CodeNetwork}
 }
 
 // troubleCode names a failure that is not the engine's answer.

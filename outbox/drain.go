@@ -35,7 +35,12 @@ type drainState struct {
 	writer      *flight        // the delivery of writes, while it runs (drainwrites.go)
 	writerOff   int            // > 0 while a write is being discarded
 	writerAgain bool           // the writer is to look again before it stops
-	lastLog     string
+	// away is set when an entry may wait because the engine did not
+	// answer (Verdict.Unreachable), from Open on (an earlier run's), and
+	// cleared by EngineAnswered: while it is clear, EngineAnswered has
+	// nothing to look for.
+	away    bool
+	lastLog string
 }
 
 type flight struct {
@@ -47,6 +52,16 @@ func (d *drainState) init() {
 	d.kick = make(chan struct{}, 1)
 	d.flights = map[string]*flight{}
 	d.blocked = map[string]int{}
+	d.away = true
+}
+
+// sawAway notes that an entry waits because the engine did not answer
+// (after recording it, so that EngineAnswered, which clears away first,
+// never misses it).
+func (d *drainState) sawAway() {
+	d.mu.Lock()
+	d.away = true
+	d.mu.Unlock()
 }
 
 // stopEntry keeps the drain off an entry and waits for a delivery of it in
@@ -137,6 +152,38 @@ func (o *Outbox) Kick() {
 	o.drain.clearAll = true
 	o.drain.mu.Unlock()
 	o.wake()
+}
+
+// EngineAnswered tells the outbox that the engine at url answered just
+// now: a health check, a sync, a step of the drain's own. When url is the
+// engine the drain delivers to, every entry waiting because that engine
+// did not answer (no connection, a time-out, a proxy's 502, 503 or 504
+// that asked for no wait: Verdict.Unreachable) is due at once and the
+// drain is woken, so a change made offline goes as soon as the engine is
+// back rather than at the end of its back-off. Waits the engine asked for
+// (a 429, a Retry-After), and entries parked, are left alone. Cheap when
+// nothing waits that way: any part of Spark that sees the engine answer
+// may call it, as often as it sees it.
+func (o *Outbox) EngineAnswered(url string) {
+	url = strings.TrimRight(strings.TrimSpace(url), "/")
+	d := &o.drain
+	d.mu.Lock()
+	if url == "" || url != d.target.URL || !d.away {
+		d.mu.Unlock()
+		return
+	}
+	d.away = false
+	d.mu.Unlock()
+	res, err := o.db.Exec(`UPDATE queue SET next_try = 0 WHERE state = 'pending' AND next_try > 0 AND unreachable = 1`)
+	if err != nil {
+		d.sawAway() // to try again at the next answer
+		o.logOnce("outbox: cannot end the waits for the engine", err)
+		return
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		o.log.Info("outbox: the engine answers again; sending what waited for it", "entries", n)
+		o.wake()
+	}
 }
 
 func (o *Outbox) wake() {

@@ -399,7 +399,9 @@ func TestDrain_KickIgnoresTimers(t *testing.T) {
 	var fails atomic.Int32
 	proxy := newFaultProxy(t, eng.URL, func(r *http.Request) fault {
 		if fails.Add(1) == 1 {
-			return fault{Kind: answer, Status: 503}
+			// A wait the engine asked for: one it did not answer ends
+			// with the next step that gets through (EngineAnswered).
+			return fault{Kind: answer, Status: 503, Code: "unavailable", RetryAfter: "3600"}
 		}
 		return fault{}
 	})

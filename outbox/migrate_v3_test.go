@@ -79,8 +79,8 @@ func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 	startMedia := eng.OpCount(t, api.OpMediaPut)
 
 	o := openTest(t, dir, testOptions())
-	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != 4 || SchemaVersion != 4 {
-		t.Errorf("user_version = %d, SchemaVersion %d; want 4", v, SchemaVersion)
+	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != 5 || SchemaVersion != 5 {
+		t.Errorf("user_version = %d, SchemaVersion %d; want 5", v, SchemaVersion)
 	}
 	got := entries(t, o)
 	if len(got) != len(before.Entries) {

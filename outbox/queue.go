@@ -256,6 +256,9 @@ func (o *Outbox) stepDone(ctx context.Context, r *row, target Target, step strin
 		r.DoneAt = &now
 	}
 	o.events.publish(Event{Kind: EventStepDone, EntryID: r.ID, Step: step, At: now, Write: r.eventWrite()})
+	// The engine took a step: whatever waits because it did not answer
+	// need wait no longer.
+	o.EngineAnswered(target.URL)
 	if last {
 		if r.Kind == KindPhoto {
 			// A crash before this removal leaves a folder that Open
@@ -277,7 +280,7 @@ func (o *Outbox) fail(ctx context.Context, r *row, step string, err error) {
 	now := o.opts.Now()
 	if v.Park {
 		if _, dbErr := o.db.ExecContext(ctx, `UPDATE queue SET state = 'parked', attempts = attempts + 1, next_try = 0,
-			last_code = ?, last_error = ? WHERE id = ? AND state = 'pending'`, v.Code, v.Message, r.ID); dbErr != nil {
+			last_code = ?, last_error = ?, unreachable = 0 WHERE id = ? AND state = 'pending'`, v.Code, v.Message, r.ID); dbErr != nil {
 			o.logOnce("outbox: cannot park entry "+r.ID, dbErr)
 			return
 		}
@@ -288,9 +291,11 @@ func (o *Outbox) fail(ctx context.Context, r *row, step string, err error) {
 	}
 	b := retry.Backoff{Base: o.opts.BackoffBase, Cap: o.opts.BackoffCap, Rand: o.opts.Rand}
 	next := now.Add(b.Wait(r.Attempts+1, v.RetryAfter))
-	if _, dbErr := o.db.ExecContext(ctx, `UPDATE queue SET attempts = attempts + 1, next_try = ?, last_code = ?, last_error = ?
-		WHERE id = ? AND state = 'pending'`, max(next.UnixMilli(), 1), v.Code, v.Message, r.ID); dbErr != nil {
+	if _, dbErr := o.db.ExecContext(ctx, `UPDATE queue SET attempts = attempts + 1, next_try = ?, last_code = ?, last_error = ?,
+		unreachable = ? WHERE id = ? AND state = 'pending'`, max(next.UnixMilli(), 1), v.Code, v.Message, v.Unreachable, r.ID); dbErr != nil {
 		o.logOnce("outbox: cannot record trouble for entry "+r.ID, dbErr)
+	} else if v.Unreachable {
+		o.drain.sawAway()
 	}
 	o.logOnce("outbox: waiting after trouble", err)
 	r.Attempts, r.NextTry, r.LastCode, r.LastError = r.Attempts+1, max(next.UnixMilli(), 1), v.Code, v.Message
