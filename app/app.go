@@ -36,6 +36,11 @@ import (
 	"github.com/sparkfamily/spark/outbox"
 )
 
+// outboxOptions are the outbox's options but its logger: the outbox's own
+// defaults (a back-off of 1 s doubling up to 5 min). A variable for the
+// tests.
+var outboxOptions outbox.Options
+
 // Options configure New.
 type Options struct {
 	// DataDir is Spark's data folder; "" is datadir.Default (paths.go).
@@ -163,7 +168,9 @@ func (a *App) start(ctx context.Context, s *state) error {
 	}
 	s.prefs = p
 
-	ob, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), outbox.Options{Logger: a.log.With("part", "outbox")})
+	obOpts := outboxOptions
+	obOpts.Logger = a.log.With("part", "outbox")
+	ob, err := outbox.Open(ctx, filepath.Join(dir, "outbox"), obOpts)
 	if err != nil {
 		return outboxProblem(filepath.Join(dir, "outbox"), err)
 	}

@@ -276,6 +276,9 @@ func (s *Settings) Status() (Status, error) {
 	if h, err := cl.Health(ctx); err == nil {
 		st.Backup = h.Backup
 		st.BackupFailingSince = a.failing.seen(st.EngineURL, h.Backup)
+		// The engine answers: what waits in the outbox because it did
+		// not goes now, not at the end of its back-off.
+		cur.engineAnswered()
 		err := cl.CheckToken(ctx, h.Seq)
 		e, ok := api.AsError(err)
 		st.Refused = err != nil && ok && retry.Refused(e.Status)

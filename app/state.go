@@ -122,6 +122,16 @@ func (s *state) waitsFor() string {
 	return WaitsLocal
 }
 
+// engineAnswered tells the outbox that the engine chosen answered just
+// now (a health check, a sync): whatever waits in it because the engine
+// did not answer is sent at once (outbox.EngineAnswered), not at the end
+// of its back-off.
+func (s *state) engineAnswered() {
+	if s.ob != nil && s.cl != nil {
+		s.ob.EngineAnswered(s.target.URL)
+	}
+}
+
 // state returns the current state: load it once per call.
 func (a *App) state() *state { return a.cur.Load() }
 

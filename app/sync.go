@@ -406,6 +406,9 @@ func (a *App) syncOnce(ctx context.Context) time.Duration {
 		return syncIdle
 	}
 	a.syncEnded(st, rep, res, err, false)
+	if err == nil {
+		st.engineAnswered()
+	}
 	if err != nil && !stopsSync(err) {
 		a.loop.failures++
 		return syncRetry(a.loop.failures, err, nil)

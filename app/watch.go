@@ -100,10 +100,11 @@ func (a *App) watchLoop(ctx context.Context) {
 			if err != nil {
 				continue
 			}
+			st.engineAnswered()
 			cl, last = cur, h.Seq
 			continue
 		}
-		last = a.watchOnce(ctx, cl, last)
+		last = a.watchOnce(ctx, st, cl, last)
 	}
 }
 
@@ -114,10 +115,15 @@ func healthOf(ctx context.Context, cl *client.Client) (*api.Health, error) {
 }
 
 // watchOnce reads the ops after last, sends the events, and returns the
-// new last seq.
-func (a *App) watchOnce(ctx context.Context, cl *client.Client, last uint64) uint64 {
+// new last seq. The engine answering its health check is told to the
+// outbox (state.engineAnswered).
+func (a *App) watchOnce(ctx context.Context, st *state, cl *client.Client, last uint64) uint64 {
 	h, err := healthOf(ctx, cl)
-	if err != nil || h.Seq == last {
+	if err != nil {
+		return last
+	}
+	st.engineAnswered()
+	if h.Seq == last {
 		return last
 	}
 	if h.Seq < last {
