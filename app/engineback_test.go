@@ -50,6 +50,10 @@ func TestEngineBack_CaptionMadeOfflineGoesAtOnce(t *testing.T) {
 	if st, err := a.Settings.Status(); err != nil || st.Reachable || st.Waiting != 1 {
 		t.Fatalf("Status offline = %+v, %v; want unreachable, 1 waiting", st, err)
 	}
+	// The Outbox says it waits for the family engine, as it does.
+	if ws, err := a.Outbox.Writes(); err != nil || len(ws) != 1 || ws[0].WaitsFor != WaitsFamily {
+		t.Fatalf("the Outbox's writes offline = %+v, %v; want the caption waiting for the family engine", ws, err)
+	}
 
 	link.set(false, false) // the engine is back
 	back := time.Now()

@@ -53,10 +53,9 @@ func (a *App) outboxStatus(st *state, q outbox.Status) OutboxStatus {
 	for i := range q.Photos {
 		out.Entries = append(out.Entries, a.entryView(&q.Photos[i]))
 	}
-	waitsFor := st.waitsFor()
 	owners := ownersOf(st)
 	for i := range q.Writes {
-		v := writeView(&q.Writes[i], waitsFor)
+		v := writeView(&q.Writes[i], st.waitsOf(&q.Writes[i]))
 		if q.Writes[i].LastCode == api.CodeForbidden && (v.State == WriteStateParked || v.State == WriteStateWaiting) {
 			v.Owner = owners.of(&q.Writes[i])
 		}

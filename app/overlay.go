@@ -18,9 +18,9 @@ import (
 
 // unsent is the outbox's writes that matter to a read.
 type unsent struct {
-	waitsFor string // what a write not sent yet waits for (state.waitsFor)
-	writes   []outbox.Write
-	careful  map[string]string // moment id -> job id of its latest careful reading asked
+	st      *state // the state read: what a write not sent yet waits for (state.waitsOf)
+	writes  []outbox.Write
+	careful map[string]string // moment id -> job id of its latest careful reading asked
 	// captures is the state of each capture in the outbox, by moment id:
 	// what becomes of a full photo the engine does not have (fullPhoto).
 	captures map[string]outbox.State
@@ -44,7 +44,7 @@ func (a *App) unsentWrites(ctx context.Context, s *state) (unsent, bool) {
 	}
 	// Writes delivered that the replica may not hold yet still show, first.
 	ws = append(a.heldWrites(ctx, s), ws...)
-	u := unsent{waitsFor: s.waitsFor(), writes: ws, careful: map[string]string{}}
+	u := unsent{st: s, writes: ws, careful: map[string]string{}}
 	for _, c := range cs {
 		u.careful[c.MomentID] = c.ID
 	}
@@ -152,10 +152,8 @@ func (u *unsent) waits(w *outbox.Write) string {
 	switch w.State {
 	case outbox.Done: // delivered; the replica has not got it yet
 		return ""
-	case outbox.Parked:
-		return WaitsParked
 	}
-	return u.waitsFor
+	return u.st.waitsOf(w)
 }
 
 // addNotes puts the waiting notes the page does not hold before it,

@@ -114,12 +114,39 @@ func (s *state) corpus() (corpus, error) {
 	return engineCorpus{cl: s.cl}, nil
 }
 
-// waitsFor is what a write not sent yet waits for: the engine chosen.
-func (s *state) waitsFor() string {
-	if s.remote() {
-		return WaitsFamily
+// waitsFor is what a write not sent yet, of which nothing more is known,
+// waits for: the engine chosen.
+func (s *state) waitsFor() string { return s.waitsOf(nil) }
+
+// waitsOf is what w, not sent yet, waits for: Dad, when parked; the
+// family engine to be back, while w waits because it did not answer
+// (outbox Write.AwaitsEngine) or Spark last found it away (the sync
+// line's offline); else nothing but its turn: it is being sent now, and
+// the window says so rather than "when the family engine is back" beside
+// an engine that answers. With the engine on this computer, in a moment.
+// nil is a write of which nothing is known yet: the engine chosen.
+func (s *state) waitsOf(w *outbox.Write) string {
+	switch {
+	case w != nil && w.State == outbox.Parked:
+		return WaitsParked
+	case !s.remote():
+		return WaitsLocal
+	case w != nil && !w.AwaitsEngine && !s.engineAway():
+		return WaitsSending
 	}
-	return WaitsLocal
+	return WaitsFamily
+}
+
+// engineAway reports whether Spark last found the family engine away:
+// the sync line says offline (a sync, or the window's check, could not
+// reach it).
+func (s *state) engineAway() bool {
+	if s.sync == nil {
+		return false
+	}
+	s.sync.mu.Lock()
+	defer s.sync.mu.Unlock()
+	return s.sync.offline != ""
 }
 
 // engineAnswered tells the outbox that the engine chosen answered just

@@ -25,9 +25,10 @@ var writeWait = 1500 * time.Millisecond
 // Recall, Careful and Write): codes, worded for Dad by
 // frontend/src/words.ts waitingWords (codes.ts's waitsFor).
 const (
-	WaitsFamily = "family" // the family engine, to be back
-	WaitsLocal  = "local"  // the engine on this computer, in a moment
-	WaitsParked = "parked" // Dad: the engine refused it, and it waits in the Outbox
+	WaitsFamily  = "family"  // the family engine, to be back
+	WaitsSending = "sending" // nothing: the family engine answers, and Spark is sending it now
+	WaitsLocal   = "local"   // the engine on this computer, in a moment
+	WaitsParked  = "parked"  // Dad: the engine refused it, and it waits in the Outbox
 )
 
 // send stores w in the outbox and waits up to writeWait for the engine to

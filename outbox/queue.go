@@ -53,12 +53,13 @@ type row struct {
 	Result                                   string
 	SendingStep                              string // sending.go
 	SendingHeld, SendingSize                 int64
+	Unreachable                              bool // the last failure: the engine did not answer (Verdict.Unreachable)
 }
 
 const rowColumns = `seq, id, kind, moment_id, phrase_id, request_id, turn_request_id, text, rev,
 	copy_id, original_id, source, name, format, content_type, size, sha256, copy_size, copy_sha256, copy_width, copy_height,
 	taken_at, made_at, state, steps, target, turn_id, attempts, next_try, last_code, last_error, done_at, result,
-	sending_step, sending_held, sending_size`
+	sending_step, sending_held, sending_size, unreachable`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -69,7 +70,7 @@ func scanRow(s scanner) (*row, error) {
 	err := s.Scan(&r.Seq, &r.ID, &r.Kind, &r.MomentID, &r.PhraseID, &r.RequestID, &r.TurnReqID, &r.Text, &r.Rev,
 		&r.CopyID, &r.OriginalID, &r.Source, &r.Name, &r.Format, &r.ContentType, &r.Size, &r.SHA256, &r.CopySize, &r.CopySHA256,
 		&r.CopyWidth, &r.CopyHeight, &takenAt, &madeAt, &r.State, &r.Steps, &r.Target, &r.TurnID, &r.Attempts, &r.NextTry,
-		&r.LastCode, &r.LastError, &doneAt, &r.Result, &r.SendingStep, &r.SendingHeld, &r.SendingSize)
+		&r.LastCode, &r.LastError, &doneAt, &r.Result, &r.SendingStep, &r.SendingHeld, &r.SendingSize, &r.Unreachable)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +89,11 @@ func (r *row) nextTry() *time.Time {
 	t := time.UnixMilli(r.NextTry)
 	return &t
 }
+
+// awaitsEngine reports whether the entry waits for the engine to answer
+// again: it waits after trouble of that kind, and no one saw the engine
+// answer since (EngineAnswered makes it due at once).
+func (r *row) awaitsEngine() bool { return r.Unreachable && r.nextTry() != nil }
 
 // stepsOf are the steps of an entry of kind k, in order: a photo's four, a
 // note's two (its create, then its practical turn), and one, named by its

@@ -53,7 +53,12 @@ type Write struct {
 	LastCode  string     `json:"last_code,omitempty"`
 	LastError string     `json:"last_error,omitempty"`
 	NextTry   *time.Time `json:"next_try,omitempty"`
-	SentAt    *time.Time `json:"sent_at,omitempty"`
+	// AwaitsEngine is true while the write waits because the engine did
+	// not answer, and no one has seen it answer since: it goes when the
+	// engine is back (EngineAnswered), not before. A write waiting
+	// otherwise (its turn, a wait the engine asked for) has it false.
+	AwaitsEngine bool       `json:"awaits_engine,omitempty"`
+	SentAt       *time.Time `json:"sent_at,omitempty"`
 	// Result is the engine's answer to the last step, once sent (a
 	// moment, a turn, a job's turns, a recall, a phrase, or a bool).
 	Result json.RawMessage `json:"result,omitempty"`
@@ -127,7 +132,7 @@ func mergeable(k WriteKind) bool { return k == WriteCaption || k == WriteTakenAt
 func (r *row) write() *Write {
 	w := Write{Seq: r.Seq, ID: r.ID, Kind: r.Kind, MomentID: r.MomentID, PhraseID: r.PhraseID, RequestID: r.RequestID,
 		TurnRequestID: r.TurnReqID, Text: r.Text, MadeAt: r.MadeAt, State: r.State, StepsDone: r.Steps, Target: r.Target,
-		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), SentAt: r.DoneAt}
+		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), AwaitsEngine: r.awaitsEngine(), SentAt: r.DoneAt}
 	if r.Result != "" {
 		w.Result = json.RawMessage(r.Result)
 	}

@@ -138,6 +138,7 @@ export const waitsFor = {
   family: 'family',
   local: 'local',
   parked: 'parked',
+  sending: 'sending',
 } as const;
 export type WaitsForCode = (typeof waitsFor)[keyof typeof waitsFor];
 
