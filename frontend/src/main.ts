@@ -5,7 +5,7 @@ import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWor
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
-import { OutboxScreen, onOutboxStatus, outboxStatus } from './outbox';
+import { OutboxScreen, engineAnswers, onOutboxStatus, outboxStatus } from './outbox';
 import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
 import { SearchScreen } from './search';
@@ -121,6 +121,11 @@ class App {
     // A note or change made, sent, parked or discarded changes what the
     // status bar counts: at once, not at the next poll.
     backend.onWrite(() => this.soon());
+    // A sync that got through while the bar says the engine is away: the
+    // bar asks again now, not at its next poll.
+    backend.onSync((s) => {
+      if (s.state === 'uptodate' && this.status && !this.status.reachable) this.soon();
+    });
     // Another engine: the status bar says where moments are kept at once
     // (each screen reads its own again, backend.onEngine).
     backend.onEngine(() => void this.refreshStatus());
@@ -231,6 +236,8 @@ class App {
       return;
     }
     this.status = st;
+    // The Outbox words what waits from the same answer as the bar.
+    engineAnswers(st.ready && st.reachable);
     this.renderStatus(st);
     // The sync line is read after the status (which tells the Go side
     // whether the engine answers), so the bar's two halves agree.
@@ -257,8 +264,11 @@ class App {
     const ob = outboxStatus();
     const waiting = ob ? total(ob.waiting) : 0;
     const parked = ob ? total(ob.parked) : 0;
-    const said = ob ? outboxLine(ob.waiting, ob.parked) : { banner: '', waiting: '', parked: '' };
+    const answers = st.ready && st.reachable;
+    const said = ob ? outboxLine(ob.waiting, ob.parked, answers) : { banner: '', waiting: '', parked: '' };
     const offline = st.ready && !st.reachable;
+    // The sync line, the bar's other half, says nothing against this one.
+    this.syncLine.agree(answers, waiting);
     this.banner.hidden = !offline;
     this.banner.classList.toggle('refused', st.refused);
     if (offline) {

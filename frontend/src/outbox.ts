@@ -3,6 +3,7 @@ import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
 import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
+import { waitsFor } from './codes';
 
 // The outbox's one status. Everything the window says of the outbox (the
 // status bar's items and badge, the offline banner, the Outbox screen's
@@ -38,6 +39,30 @@ export function onOutboxStatus(fn: StatusListener): () => void {
   }
   if (latest) fn(latest);
   return () => statusListeners.delete(fn);
+}
+
+// Whether the engine answered the status bar's last check (main.ts), null
+// before the first: what waits for the family engine is worded from it
+// (waitsNow), so the Outbox never says "when the family engine is back"
+// beside a bar that says it answers, nor "sending it now" beside one that
+// says it can't be reached.
+let answers: boolean | null = null;
+
+/** engineAnswers is told by the status bar, each time it checks, whether
+ * the engine answers; when that changes, everything drawn from the
+ * outbox's status is drawn again, in the same turn as the bar. */
+export function engineAnswers(ok: boolean): void {
+  if (ok === answers) return;
+  answers = ok;
+  if (latest) for (const fn of statusListeners) fn(latest);
+}
+
+/** waitsNow is what a write waiting for the family engine waits for as
+ * the bar last found the engine: being sent while it answers, the engine
+ * to be back while it does not. Other codes are as they are. */
+export function waitsNow(code: string): string {
+  if (answers === null || (code !== waitsFor.family && code !== waitsFor.sending)) return code;
+  return answers ? waitsFor.sending : waitsFor.family;
 }
 
 /** refreshOutbox reads the status and shows it everywhere; an answer older
@@ -170,7 +195,7 @@ export class OutboxScreen implements Screen {
       // What it waits for, in the words the moment and the toasts say.
       // Turned down as another family member's: whose, not "when the
       // engine is back".
-      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, w.owner ? writeTurnedDown(w.kind, w.owner) : waitingWords(w.waits_for));
+      why = h('p', { class: 'muted', 'data-testid': 'write-waiting' }, w.owner ? writeTurnedDown(w.kind, w.owner) : waitingWords(waitsNow(w.waits_for)));
     }
     return h(
       'li',

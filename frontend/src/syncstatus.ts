@@ -12,15 +12,18 @@ import { toastError } from './feedback';
 export type SyncState = 'local' | 'starting' | 'uptodate' | 'offline' | 'problem';
 
 /** syncWords is the status bar's line for a status, "" when there is
- * nothing to say (the engine on this computer). */
-export function syncWords(s: SyncStatus): string {
+ * nothing to say (the engine on this computer). sending is how many
+ * things Dad made wait in the outbox to be sent (the bar's other item
+ * says so): while any does, this computer is not "Up to date" with the
+ * family engine, and the line says nothing rather than that beside them. */
+export function syncWords(s: SyncStatus, sending = 0): string {
   switch (s.state as SyncState) {
     case 'local':
       return '';
     case 'starting':
       return s.asOf ? `Checking the family engine for news (this computer has everything as of ${when(s.asOf)})` : 'Bringing your moments from the family engine to this computer…';
     case 'uptodate':
-      return 'Up to date';
+      return sending ? '' : 'Up to date';
     case 'offline':
       return s.asOf
         ? `Offline: showing what this computer has, as of ${when(s.asOf)}`
@@ -37,6 +40,11 @@ export class SyncLine {
   readonly el: HTMLElement;
   private text = h('span', { 'data-testid': 'sync-status' });
   private link: HTMLButtonElement;
+
+  private last: SyncStatus | null = null;
+  /** What the status bar's other half knows (App.renderStatus): whether
+   * the engine answers, and how many things wait in the outbox. */
+  private bar = { answers: false, waiting: 0 };
 
   constructor(openSettings: () => void) {
     this.link = h('button', { type: 'button', class: 'link warn', hidden: true, onclick: openSettings }, 'What to do');
@@ -55,12 +63,29 @@ export class SyncLine {
     }
   }
 
+  /** agree is called by the status bar each time it draws its other
+   * half, so that the two halves say one thing: nothing "Up to date"
+   * beside something waiting to be sent, nothing "Offline" beside an
+   * engine that answers. */
+  agree(answers: boolean, waiting: number): void {
+    if (answers === this.bar.answers && waiting === this.bar.waiting) return;
+    this.bar = { answers, waiting };
+    if (this.last) this.render(this.last);
+  }
+
   private render(s: SyncStatus): void {
-    const words = syncWords(s).replace(' (see Settings)', '');
+    this.last = s;
+    // The engine answered the window's check just now; the sync it set
+    // off has not ended yet: the copy is being brought up to date.
+    const shown: SyncStatus = this.bar.answers && s.state === 'offline' ? { ...s, state: 'starting' } : s;
+    // A sync got through while the bar last found the engine away: the
+    // bar is asked again (App, on the same event); until it says so,
+    // nothing "Up to date" beside "can't be reached".
+    const words = shown.state === 'uptodate' && !this.bar.answers ? '' : syncWords(shown, this.bar.waiting).replace(' (see Settings)', '');
     this.el.hidden = words === '';
     this.text.textContent = words;
-    this.text.dataset.state = s.state;
-    this.text.classList.toggle('warn', s.state === 'problem' || s.state === 'offline');
+    this.text.dataset.state = shown.state;
+    this.text.classList.toggle('warn', shown.state === 'problem' || shown.state === 'offline');
     this.text.title = syncProblemWords(s);
     this.link.hidden = s.state !== 'problem';
   }

@@ -455,6 +455,8 @@ export function waitingWords(code: string): string {
       return '';
     case waitsFor.family:
       return 'Saved on this computer; Spark will send it when the family engine is back.';
+    case waitsFor.sending:
+      return 'Saved on this computer; the family engine answers, and Spark is sending it now.';
     case waitsFor.local:
       return 'Saved on this computer; Spark will send it to its engine in a moment.';
     case waitsFor.parked:
@@ -683,15 +685,18 @@ export interface OutboxLine {
 
 /** outboxLine words what waits (not parked) and what is parked (waits
  * for Dad), from one OutboxStatus's tallies. "Everything sent" is said
- * only when nothing waits and nothing is parked. */
-export function outboxLine(waiting: Tally, parked: Tally): OutboxLine {
+ * only when nothing waits and nothing is parked. While the engine answers
+ * (answers), what waits is being sent: the bar says "Sending …", never
+ * "waiting" beside an engine that answers (issue 36). */
+export function outboxLine(waiting: Tally, parked: Tally, answers = false): OutboxLine {
   const n = total(waiting);
   const p = total(parked);
+  const what = tallyWords(waiting);
   return {
     banner: n
-      ? `${tallyWords(waiting)} ${n === 1 ? 'is' : 'are'} waiting safely on this computer and will be sent on ${n === 1 ? 'its' : 'their'} own when it is back.`
+      ? `${what} ${n === 1 ? 'is' : 'are'} waiting safely on this computer and will be sent on ${n === 1 ? 'its' : 'their'} own when it is back.`
       : 'Anything you add waits safely on this computer and is sent on its own when it is back.',
-    waiting: n ? `${tallyWords(waiting)} waiting to be sent` : p ? '' : 'Everything sent',
+    waiting: n ? (answers ? `Sending ${what}…` : `${what} waiting to be sent`) : p ? '' : 'Everything sent',
     parked: p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you` : '',
   };
 }

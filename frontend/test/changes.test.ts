@@ -18,6 +18,8 @@ test('a change not sent yet says where it is and what it waits for, one sentence
   // The words the browser tests and Dad read (they were app/writes.go's).
   assert.equal(waitingWords(waitsFor.family), 'Saved on this computer; Spark will send it when the family engine is back.');
   assert.equal(waitingWords(waitsFor.local), 'Saved on this computer; Spark will send it to its engine in a moment.');
+  assert.equal(waitingWords(waitsFor.sending), 'Saved on this computer; the family engine answers, and Spark is sending it now.');
+  assert.doesNotMatch(waitingWords(waitsFor.sending), /is back/, 'not “when it is back” while it answers');
   // Refused: the Outbox's own words for what he can do there.
   assert.equal(waitingWords(waitsFor.parked), 'This change was turned down where your moments are kept. Open the Outbox to send it again or remove it.');
   assert.equal(waitingWords(''), '', 'nothing waits: nothing said');

@@ -100,6 +100,16 @@ test('the banner, the status bar and its “needs you” say what waits, never a
   for (const l of [outboxLine(t(0, 2, 3), t(0, 1, 1))]) assert.doesNotMatch(`${l.banner} ${l.waiting} ${l.parked}`, /photo/);
 });
 
+test('while the engine answers, what waits is being sent: never “waiting” beside an engine that is up (issue 36)', () => {
+  const none = t(0, 0, 0);
+  assert.equal(outboxLine(t(0, 0, 1), none, true).waiting, 'Sending 1 change…');
+  assert.equal(outboxLine(t(1, 1, 0), none, true).waiting, 'Sending 1 photo and 1 note…');
+  assert.equal(outboxLine(t(0, 0, 1), none, false).waiting, '1 change waiting to be sent');
+  assert.equal(outboxLine(none, none, true).waiting, 'Everything sent');
+  assert.equal(outboxLine(none, t(0, 0, 1), true).parked, '1 change needs you');
+  assert.doesNotMatch(outboxLine(t(2, 0, 3), none, true).waiting, /waiting/);
+});
+
 test('sizes: the same words as the spark command (outbox.FormatSize), from one table', () => {
   const table = JSON.parse(readFileSync(new URL('../../../test/testdata/sizes.json', import.meta.url), 'utf8')) as [number, string][];
   assert.ok(table.length >= 10);
