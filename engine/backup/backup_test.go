@@ -85,6 +85,16 @@ func capture(tb testing.TB, e *engine.Engine, seed, n int) {
 	}
 }
 
+// corpus is a closed engine folder holding n moments written by capture.
+func corpus(tb testing.TB, n int) string {
+	tb.Helper()
+	src := tb.TempDir()
+	e := openEngine(tb, src)
+	capture(tb, e, 0, n)
+	e.Close()
+	return src
+}
+
 // counting is a Target that counts the bodies put, and fails every Put
 // after failAfter of them (never, when it is negative).
 type counting struct {

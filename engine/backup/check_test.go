@@ -52,10 +52,7 @@ func copyBytes(tb testing.TB, t Target) int64 {
 // the one given, says how many moments and bytes it holds, and leaves
 // nothing behind.
 func TestCheck(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 12)
-	e.Close()
+	src := corpus(t, 12)
 	tgt := mustFolder(t, t.TempDir())
 	ship(t, src, tgt, 1<<10)
 	tmp := t.TempDir()
@@ -76,10 +73,7 @@ func TestCheck(t *testing.T) {
 // a shipped photo or segment fails the drill, as damaged, naming the
 // object; in a folder and in a versitygw bucket.
 func TestCheck_Damaged(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 8)
-	e.Close()
+	src := corpus(t, 8)
 	targets := map[string]func(t *testing.T) (Target, string){
 		"folder": func(t *testing.T) (Target, string) {
 			root := t.TempDir()
@@ -202,10 +196,7 @@ func (h hiding) List(ctx context.Context, prefix string, fn func(string, int64) 
 // meets a photo its listing did not have (shipped since, before its
 // segment): it asks the copy for it rather than call it missing.
 func TestCheck_ShippedMeanwhile(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 8)
-	e.Close()
+	src := corpus(t, 8)
 	root := t.TempDir()
 	tgt := mustFolder(t, root)
 	ship(t, src, tgt, 1<<10)

@@ -109,10 +109,7 @@ func checkSealed(tb testing.TB, t Target, src, files string) {
 // restores it: the copy is encrypted, reads back only with its key, and
 // the restored folder keeps the key.
 func TestShipRestore_Encrypted(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 12)
-	e.Close()
+	src := corpus(t, 12)
 	want, last := logPrefixBytes(t, src, 0)
 	for _, tc := range []struct {
 		name string
@@ -166,10 +163,7 @@ func TestShipRestore_Encrypted(t *testing.T) {
 // TestShip_Keys: a Shipper with no key makes no copy, and one with
 // another key does not ship to an encrypted copy.
 func TestShip_Keys(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 3)
-	e.Close()
+	src := corpus(t, 3)
 	root := t.TempDir()
 	tgt := mustFolder(t, root)
 	_, err := (&Shipper{Dir: src, Target: tgt, Logger: quiet}).Ship(context.Background())
@@ -205,10 +199,7 @@ func (s statMiss) Stat(ctx context.Context, name string) (int64, error) {
 // encryption of the same photo (age's output differs each time): the Put
 // that meets it is success. One that holds another photo is a conflict.
 func TestShip_ConflictRetry(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 6)
-	e.Close()
+	src := corpus(t, 6)
 	want, _ := logPrefixBytes(t, src, 0)
 	first := mustFolder(t, t.TempDir())
 	ship(t, src, first, 0)

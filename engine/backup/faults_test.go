@@ -35,10 +35,7 @@ func objects(tb testing.TB, root string) map[string][]byte {
 // runs it again: the copy converges, no body is put twice, and nothing
 // already there is changed.
 func TestShip_Crash(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 16)
-	e.Close()
+	src := corpus(t, 16)
 	want, last := logPrefixBytes(t, src, 0)
 
 	full := &counting{Target: mustFolder(t, t.TempDir()), failAfter: -1}
@@ -91,10 +88,7 @@ func mustFolder(tb testing.TB, root string) *Folder {
 // TestRestore_Damaged flips a byte of a photo and of a segment in the
 // copy: the restore fails and names the object.
 func TestRestore_Damaged(t *testing.T) {
-	src := t.TempDir()
-	e := openEngine(t, src)
-	capture(t, e, 0, 8)
-	e.Close()
+	src := corpus(t, 8)
 	for _, prefix := range []string{"media/", "log/"} {
 		t.Run(strings.TrimSuffix(prefix, "/"), func(t *testing.T) {
 			root := t.TempDir()
