@@ -39,7 +39,9 @@ go build -o "$tmp/fakepippa" ./e2e/cmd/windowpippa || { echo "FAIL: build the fa
 "$tmp/fakepippa" -url-file "$tmp/pippa.url" >"$tmp/pippa.log" 2>&1 &
 pippa_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/pippa.url" ] && break; sleep 0.1; done
-go run ./e2e/cmd/seedfolder -data "$SPARK_DATA" -pippa "$(cat "$tmp/pippa.url")" || { echo "FAIL: set the fake Pippa"; exit 1; }
+# And the off-site copy goes to a folder (an external disk's, in life), so
+# that Settings shows it kept.
+go run ./e2e/cmd/seedfolder -data "$SPARK_DATA" -pippa "$(cat "$tmp/pippa.url")" -offsite "$tmp/usb-disk/Spark copy" || { echo "FAIL: set the fake Pippa and the off-site copy"; exit 1; }
 # With the test photos at hand, a few are captured first (as "Choose
 # photos…" would), so the window opens on Moments, as for a returning user.
 photos=../shared/photos

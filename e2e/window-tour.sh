@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Takes a picture of every screen of the real Spark window under Xvfb, in
 # one colour scheme: Moments, a moment with Pippa's reading, the photo
-# viewer, Add photos, Phrases, Outbox, Settings and search results. Called
+# viewer, Add photos, Phrases, Outbox, Settings (its top, and its Off-site
+# copy section) and search results. Called
 # by e2e/window-test.sh (which starts Xvfb, seeds DATA with photos read by a
 # fake Pippa, and runs this once in light and once in dark); it needs
 # xdotool, and drives the window with the keys a person would use (Alt+1 to
@@ -71,6 +72,11 @@ key alt+4
 shot outbox
 key alt+5
 shot settings
+# The Off-site copy section, lower in Settings: the wheel, as a person
+# would scroll to it.
+xdotool mousemove $((X + 950)) $((Y + 420)) click --repeat 6 --delay 60 5
+sleep 1
+shot settings-offsite
 key ctrl+f
 xdotool type --delay 40 "letter"
 key Return

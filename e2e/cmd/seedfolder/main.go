@@ -3,13 +3,14 @@
 // would (the README's screenshot), or many small moments written straight
 // into the engine (the memory figure with 10,000 moments).
 //
-// With -pippa URL it also sets the app's Pippa (DATA/settings.json) to
+// With -offsite FOLDER it keeps the off-site copy of the app's own
+// engine in FOLDER. With -pippa URL it also sets the app's Pippa (DATA/settings.json) to
 // that chat-completions server, a fake one for the window's pictures.
 //
 // With -copy-size WxH the small copies of those moments are W by H
 // pixels (320x320 by default; 1600x1200 is a camera photo's).
 //
-// Usage: go run ./e2e/cmd/seedfolder -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [PHOTO...]
+// Usage: go run ./e2e/cmd/seedfolder -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [-offsite FOLDER] [PHOTO...]
 package main
 
 import (
@@ -34,6 +35,7 @@ func main() {
 	data := flag.String("data", "", "the Spark data folder")
 	moments := flag.Int("moments", 0, "write this many small photo moments into the engine")
 	pippa := flag.String("pippa", "", "set the app's Pippa to this OpenAI-compatible base URL (model fake-pippa)")
+	offsite := flag.String("offsite", "", "keep the off-site copy of the app's own engine in this folder (made if missing)")
 	copySize := flag.String("copy-size", fmt.Sprintf("%dx%d", seed.ThumbEdge, seed.ThumbEdge), "the size of those moments' small copies, WxH")
 	flag.Parse()
 	var w, h int
@@ -41,13 +43,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "seed: -copy-size %q: want WIDTHxHEIGHT in pixels, such as 1600x1200\n", *copySize)
 		os.Exit(2)
 	}
-	if *data == "" || (flag.NArg() == 0 && *moments == 0 && *pippa == "") {
-		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [PHOTO...]")
+	if *data == "" || (flag.NArg() == 0 && *moments == 0 && *pippa == "" && *offsite == "") {
+		fmt.Fprintln(os.Stderr, "usage: seed -data DIR [-moments N [-copy-size WxH]] [-pippa URL] [-offsite FOLDER] [PHOTO...]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
 	if *pippa != "" {
-		if err := setPippa(*data, *pippa); err != nil {
+		if err := setPref(*data, "pippa", map[string]string{"url": *pippa, "model": "fake-pippa"}); err != nil {
+			fmt.Fprintln(os.Stderr, "seed:", err)
+			os.Exit(1)
+		}
+	}
+	if *offsite != "" {
+		if err := os.MkdirAll(*offsite, 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, "seed:", err)
+			os.Exit(1)
+		}
+		if err := setPref(*data, "offsite", map[string]string{"kind": "folder", "folder": *offsite}); err != nil {
 			fmt.Fprintln(os.Stderr, "seed:", err)
 			os.Exit(1)
 		}
@@ -105,9 +117,9 @@ func one(ctx context.Context, eng *engine.Engine, jpg []byte) error {
 	return err
 }
 
-// setPippa writes the Pippa of DATA/settings.json, keeping what else the
+// setPref writes one choice of DATA/settings.json, keeping what else the
 // file holds.
-func setPippa(data, url string) error {
+func setPref(data, name string, v any) error {
 	p := filepath.Join(data, "settings.json")
 	prefs := map[string]any{}
 	if b, err := os.ReadFile(p); err == nil {
@@ -115,7 +127,7 @@ func setPippa(data, url string) error {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	prefs["pippa"] = map[string]string{"url": url, "model": "fake-pippa"}
+	prefs[name] = v
 	if _, ok := prefs["engine"]; !ok {
 		prefs["engine"] = "local"
 	}
