@@ -18,6 +18,7 @@ import (
 	"github.com/sparkfamily/spark/engine/media"
 	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/engine/vfs"
 	"github.com/sparkfamily/spark/internal/atomicfile"
 )
 
@@ -91,7 +92,9 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 		}
 		seal = newSealer(opts.Key)
 	}
-	store, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{Logger: opts.Logger})
+	// The photos' folders are synced once each, at the end (deferredDirs).
+	dirs := &deferredDirs{FS: vfs.OS}
+	store, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{Logger: opts.Logger, FS: dirs})
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
@@ -112,6 +115,9 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("backup: write %s: %w", logPath, err)
 	}
+	if err := dirs.syncAll(); err != nil {
+		return nil, fmt.Errorf("backup: make the photos' folders durable: %w", err)
+	}
 	if err := lf.Sync(); err != nil {
 		return nil, fmt.Errorf("backup: sync %s: %w", logPath, err)
 	}
@@ -129,7 +135,9 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if err := engine.Rebuild(ctx, dir, opts.Logger); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	var fo engine.FsckOptions
+	// Every photo fetched was hashed as it was written, against the
+	// SHA-256 the log gives: fsck checks it is there at its size.
+	fo := engine.FsckOptions{Hashed: r.wasFetched}
 	if opts.SampleMedia != nil {
 		fo.Absent = func(sha string) bool { ok, err := store.Has(sha); return err == nil && !ok }
 	}
@@ -169,8 +177,10 @@ type restorer struct {
 	store *media.Store
 	w     io.Writer
 	opts  RestoreOptions
-	mu    sync.Mutex // guards res's counts of media, which transfers add to
-	res   *Restored
+	mu    sync.Mutex // guards res's counts of media and fetched, which transfers add to
+	// fetched holds the photos this restore wrote, each hashed as it was
+	fetched map[string]bool
+	res     *Restored
 	// the group being read: its bytes and photos, kept once whole and
 	// wanted
 	group []byte
@@ -341,6 +351,14 @@ func (r *restorer) flush(ctx context.Context) error {
 	return nil
 }
 
+// wasFetched reports whether this restore wrote the photo sha, checking
+// its SHA-256 as it did.
+func (r *restorer) wasFetched(sha string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fetched[sha]
+}
+
 // fetch puts the photo m names in the store, checking its SHA-256 and size.
 func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	if ok, err := r.store.Has(m.SHA256); err != nil || ok {
@@ -373,6 +391,10 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	r.mu.Lock()
 	r.res.Media++
 	r.res.MediaBytes += st.Size
+	if r.fetched == nil {
+		r.fetched = map[string]bool{}
+	}
+	r.fetched[m.SHA256] = true
 	r.mu.Unlock()
 	return nil
 }
