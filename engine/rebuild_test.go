@@ -249,6 +249,37 @@ func TestFsck(t *testing.T) {
 			t.Errorf("fsck with a flipped media byte: ok=%v, want false naming %s\n%s", ok, md.ID, out)
 		}
 	})
+	t.Run("Hashed", func(t *testing.T) {
+		// A blob the caller hashed as it wrote it is checked for its
+		// size only: a flipped byte goes unread, a cut one is found.
+		dir, md := setup(t)
+		e := openEngine(t, dir)
+		path := blobPath(t, e, md.SHA256)
+		e.Close()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, 0o600)
+		hashed := func(sha string) bool { return sha == md.SHA256 }
+		run := func(body []byte) (bool, string) {
+			if err := os.WriteFile(path, body, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			ok, err := FsckWith(ctxT(t), dir, &out, FsckOptions{Hashed: hashed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok, out.String()
+		}
+		if ok, out := run(b); !ok || !strings.Contains(out, "1 blobs hashed as they were written") {
+			t.Errorf("fsck with the blob hashed by its writer: ok=%v\n%s", ok, out)
+		}
+		if ok, out := run(b[:len(b)-1]); ok || !strings.Contains(out, md.ID) {
+			t.Errorf("fsck with that blob cut by a byte: ok=%v, want false naming %s\n%s", ok, md.ID, out)
+		}
+	})
 	t.Run("MirrorDisagrees", func(t *testing.T) {
 		dir, _ := setup(t)
 		sqlExec(t, filepath.Join(dir, MirrorFile), "UPDATE moments SET caption = 'tampered' WHERE id = (SELECT min(id) FROM moments)")
