@@ -101,6 +101,43 @@ func TestServe_BackupTo(t *testing.T) {
 	}
 	t.Logf("the copy caught up in %s: %+v", time.Since(t0).Round(time.Millisecond), *h.Backup)
 
+	// The disk unplugged: health says so within a pass, and its reason,
+	// which names the folder, only to a holder of a token.
+	if err := os.Rename(copyDir, copyDir+"-away"); err != nil {
+		t.Fatal(err)
+	}
+	capture(100)
+	health := func(withToken bool) api.Health {
+		req, _ := http.NewRequest("GET", base+"/v1/health", nil)
+		if withToken {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h api.Health
+		decodeJSON(t, resp, &h)
+		return h
+	}
+	for t0 = time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if b := health(false).Backup; b != nil && b.State == api.BackupFailing {
+			if b.Problem != api.BackupUnreachable || b.Reason != "" {
+				t.Errorf("health with no token, the disk away: %+v; want unreachable and no reason", *b)
+			}
+			break
+		}
+		if time.Since(t0) > 15*time.Second {
+			t.Fatalf("15 s after the disk went, health says %+v; log:\n%s", health(false).Backup, logText())
+		}
+	}
+	if b := health(true).Backup; b == nil || !strings.Contains(b.Reason, copyDir) {
+		t.Errorf("health with a token, the disk away: %+v; want the reason, naming %s", b, copyDir)
+	}
+	if err := os.Rename(copyDir+"-away", copyDir); err != nil {
+		t.Fatal(err)
+	}
+
 	capture(3) // just before the signal: the last pass ships it
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -129,8 +166,10 @@ func TestServe_BackupTo(t *testing.T) {
 	if err != nil || !bytes.Equal(got, log) {
 		t.Fatalf("the copy restores %d bytes of log, the engine's is %d (%v); log:\n%s", len(got), len(log), err, logText())
 	}
-	if n := strings.Count(logText(), "the off-site copy has a problem"); n != 0 {
-		t.Errorf("serve logged %d problems of a copy that had none:\n%s", n, logText())
+	// The unplugged disk, said once when it began (not at every pass),
+	// and once when it cleared.
+	if n := strings.Count(logText(), "the off-site copy has a problem"); n != 1 {
+		t.Errorf("serve logged %d problems of a copy that had one:\n%s", n, logText())
 	}
 }
 

@@ -5,14 +5,15 @@ import "time"
 // BackupHealth [extension] is the state of an engine's off-site copy
 // (engine/backup), in Health.Backup when the engine ships one: a family
 // engine run with `serve --backup-to`, or the app's own engine set up in
-// Settings. It names no target and holds no secret, since health needs
-// no token; the engine's log names the target.
+// Settings. It holds no secret, and names no target but in Reason, which
+// the engine sends only to a request with one of its tokens (health
+// needs none); the engine's log names the target too.
 type BackupHealth struct {
 	// State is one of the BackupState constants.
 	State string `json:"state"`
 	// Problem, in state BackupFailing or BackupCheckFailed, is one of the
 	// BackupProblem constants; Reason is the failure in words for the
-	// engine's operator.
+	// engine's operator, to a request with a token only.
 	Problem string `json:"problem,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	// ShippedSeq is the last op in the copy; Seq, the engine's last.

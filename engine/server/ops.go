@@ -35,6 +35,11 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.Backup != nil {
 		h.Backup = s.opts.Backup.Health()
+		// The reason may name the target (a bucket, a host, a folder):
+		// it goes only to a holder of a token of this engine.
+		if _, ok := s.authenticate(r); !ok && h.Backup != nil {
+			h.Backup.Reason = ""
+		}
 	}
 	writeJSON(w, http.StatusOK, h)
 }
