@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,7 +25,10 @@ import (
 
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/backup"
+	"github.com/sparkfamily/spark/engine/client"
+	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/internal/benchkit"
 	"github.com/sparkfamily/spark/internal/versitygw"
 )
@@ -34,11 +38,12 @@ var (
 	backupPhotos  = flag.Int("backup-photos", 300, "of them, photos with an original")
 	backupKB      = flag.Int("backup-original-kb", 1000, "KB of each original")
 	backupRounds  = flag.Int("backup-rounds", 3, "rounds of the backup benchmark; medians are quoted")
+	backupBeside  = flag.Int("backup-captures", 60, "captures timed with and without a copy being shipped beside them")
 )
 
 func init() {
 	register("backup", bench{
-		help: "ship a corpus to a real S3 server (versitygw on loopback) and restore it, each beside its floor (the same objects PUT and GET by the same SDK, plus rebuild); goals: shipping >= 80% of its floor, restore >= 70% of its floor and under 2 min",
+		help: "ship a corpus to a real S3 server (versitygw on loopback) and restore it, each beside its floor (the same objects PUT and GET by the same SDK, plus rebuild), and time captures with and without a copy shipping beside them; goals: shipping >= 80% of its floor, restore >= 70% of its floor and under 2 min",
 		run:  benchBackup,
 	})
 }
@@ -146,7 +151,99 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 		sh, mb/sh, shf, mb/shf, 100*shf/sh, verdict(shf/sh >= 0.8))
 	fmt.Fprintf(out, "  restore (all, checked): %6.2f s, %6.1f MB/s   floor (same objects, SDK GETs + rebuild): %6.2f s   %3.0f%% of floor (goal >= 70%%: %s); under 2 min: %s\n",
 		re, mb/re, ref, 100*ref/re, verdict(ref/re >= 0.7), verdict(re < 120))
+	// Captures beside shipping: the same originals uploaded to an engine
+	// that keeps no copy, and to one whose Keeper ships each as it comes.
+	var alone, beside []float64
+	for round := range *backupRounds {
+		for _, ship := range []bool{false, true} {
+			bucket := ""
+			if ship {
+				bucket = fmt.Sprintf("beside-%d", round)
+				if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+					return fmt.Errorf("make the bucket %s: %w", bucket, err)
+				}
+			}
+			ms, err := capturesBeside(ctx, filepath.Join(dir, fmt.Sprintf("captures-%d-%v", round, ship)), bucket, opts, round)
+			if err != nil {
+				return err
+			}
+			if ship {
+				beside = append(beside, ms)
+			} else {
+				alone = append(alone, ms)
+			}
+		}
+	}
+	ca, cb := benchkit.Median(alone), benchkit.Median(beside)
+	fmt.Fprintf(out, "  a capture (a %d KB original, over HTTP), median of %d x %d: %6.1f ms while the copy ships   alone: %6.1f ms   %+.0f%%; load %s\n",
+		*backupKB, *backupRounds, *backupBeside, cb, ca, 100*(cb-ca)/ca, benchkit.LoadAverage())
 	return nil
+}
+
+// capturesBeside starts an engine in dir, with a Keeper shipping it to
+// bucket when bucket is set, uploads --backup-captures originals one after
+// another as a computer's outbox does, and returns the median time of one
+// (moment created, original put), in milliseconds.
+func capturesBeside(ctx context.Context, dir, bucket string, opts backup.Options, round int) (float64, error) {
+	var slot atomic.Pointer[backup.Keeper]
+	se, err := host.Start(ctx, host.Config{
+		Engine: engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler),
+			OnBatch: func(int, time.Duration) {
+				if k := slot.Load(); k != nil {
+					k.Kick()
+				}
+			}},
+		Addr: "127.0.0.1:0",
+	})
+	if err != nil {
+		return 0, err
+	}
+	defer se.Close()
+	if bucket != "" {
+		tgt, err := backup.Open(ctx, "s3://"+bucket+"/family", opts)
+		if err != nil {
+			return 0, err
+		}
+		key, _, err := backup.LoadOrCreateKey(dir)
+		if err != nil {
+			return 0, err
+		}
+		k := &backup.Keeper{Shipper: &backup.Shipper{Dir: dir, Target: tgt, Key: key, Logger: slog.New(slog.DiscardHandler)}, LogSeq: se.Engine.LastSeq}
+		kctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); k.Run(kctx) }()
+		defer func() { cancel(); <-done }()
+		slot.Store(k)
+	}
+	token, err := se.Engine.Tokens().Add("bench", auth.ScopeAdmin)
+	if err != nil {
+		return 0, err
+	}
+	cl := client.New(se.URL, token, nil)
+	photos, _ := originalBytes()
+	size := *backupKB * 1000
+	var took []float64
+	for i := range *backupBeside {
+		body := make([]byte, size)
+		if photos != nil {
+			p := photos[i%len(photos)]
+			copy(body, p[(i*7919)%max(1, len(p)-size):])
+			copy(body[size-16:], fmt.Sprintf("%08d%08d", round, i))
+		} else {
+			rand.Read(body)
+		}
+		start := time.Now()
+		mo, _, err := cl.CreateMoment(ctx, api.CreateMomentRequest{ID: ulid.Make().String(), Kind: api.KindPhoto, Caption: fmt.Sprintf("capture %d", i)})
+		if err != nil {
+			return 0, err
+		}
+		if _, _, err := cl.PutMedia(ctx, client.PutMedia{ID: ulid.Make().String(), MomentID: mo.ID, Role: api.RoleOriginal,
+			ContentType: "image/jpeg", Body: bytes.NewReader(body), Size: int64(size)}); err != nil {
+			return 0, err
+		}
+		took = append(took, float64(time.Since(start).Microseconds())/1000)
+	}
+	return benchkit.Median(took), nil
 }
 
 // getTo GETs the object key of bucket into the file path, synced.
