@@ -82,6 +82,7 @@ type App struct {
 	shown    shown    // the small copies pinned while the window shows them (onscreen.go)
 	paint    firstPaint
 	failing  failingSpell // since when the off-site copy fails (Status)
+	moving   move         // bringing moments along to another engine (move.go)
 }
 
 // lifetime is what Startup starts and Shutdown stops, under App.switchMu.

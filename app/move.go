@@ -69,28 +69,13 @@ type MoveView struct {
 	Problem *UIError `json:"problem"`
 }
 
-// move is a running or finished bring-along of one App. The registry lives
-// here, beside its only user, so the App itself needs no field for it.
+// move is a running or finished bring-along of one App (App.moving).
 type move struct {
 	mu   sync.Mutex
 	view MoveView
 }
 
-var moves = struct {
-	sync.Mutex
-	m map[*App]*move
-}{m: map[*App]*move{}}
-
-func (a *App) move() *move {
-	moves.Lock()
-	defer moves.Unlock()
-	mv := moves.m[a]
-	if mv == nil {
-		mv = &move{}
-		moves.m[a] = mv
-	}
-	return mv
-}
+func (a *App) move() *move { return &a.moving }
 
 func (m *move) get() MoveView {
 	m.mu.Lock()
