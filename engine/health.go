@@ -87,6 +87,8 @@ func (e *Engine) Health(ctx context.Context) api.Health {
 	_ = e.awaitFold(ctx) // its failure is told below
 	h := api.Health{OK: true, Version: version.Version, Seq: e.opLog().LastSeq()}
 	h.EngineID, _ = e.ID() // [extension]; "" if the folder cannot hold it
+	// [extension] Whether the readings asked for will be read.
+	h.Pippa = &api.PippaHealth{Seated: e.run.seated()}
 	if f := e.currentFailure(); f != nil {
 		h.OK, h.Reason = false, f.message()
 		e.kickProbe()

@@ -155,6 +155,14 @@ func (r *runner) setSeats(cfgs, fileSeats []pippa.Config) {
 	r.mu.Unlock()
 }
 
+// seated tells whether there is a seat to ask; without one, the queued
+// turns wait for setSeats.
+func (r *runner) seated() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.seats) > 0
+}
+
 // overlay shows a queued turn that a worker holds as running, with its seat.
 func (r *runner) overlay(t *api.Turn) {
 	if t.Status != api.TurnQueued {

@@ -281,4 +281,17 @@ type Health struct {
 	// Backup [extension] is the state of the engine's off-site copy,
 	// absent when it ships none.
 	Backup *BackupHealth `json:"backup,omitempty"`
+	// Pippa [extension] says whether the engine has Pippa to ask. Older
+	// engines send none: a client then does not know.
+	Pippa *PippaHealth `json:"pippa,omitempty"`
+}
+
+// PippaHealth [extension] is whether an engine can have its photos read,
+// in Health.Pippa. It names no seat and holds no secret: health needs no
+// token.
+type PippaHealth struct {
+	// Seated is true when the engine has at least one seat (a Pippa it
+	// asks). While it is false, the readings asked for wait, queued, and
+	// are read as soon as a seat is set; none fails for the want of one.
+	Seated bool `json:"seated"`
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/engine/pippa"
 	"github.com/sparkfamily/spark/engine/server"
 	"github.com/sparkfamily/spark/internal/syncbuf"
 )
@@ -26,6 +28,34 @@ func TestHealth(t *testing.T) {
 	call(t, e, "GET", "/v1/health", nil, "Authorization", "").want(t, http.StatusOK, &h)
 	if !h.OK || h.Version == "" || h.Seq != 1 {
 		t.Fatalf("health %+v, want ok, a version and seq 1", h)
+	}
+}
+
+// TestHealthPippa: health tells whether the engine has a Pippa to ask
+// (issue 36), so that a window never promises a reading nobody will make:
+// none without a seat, one as soon as a seat is set, without a restart.
+func TestHealthPippa(t *testing.T) {
+	seated := enginetest.Start(t)
+	var h api.Health
+	call(t, seated, "GET", "/v1/health", nil, "Authorization", "").want(t, http.StatusOK, &h)
+	if h.Pippa == nil || !h.Pippa.Seated {
+		t.Fatalf("health of an engine with a seat: pippa %+v, want seated", h.Pippa)
+	}
+
+	e := enginetest.Start(t, enginetest.WithoutSeat())
+	h = api.Health{}
+	call(t, e, "GET", "/v1/health", nil, "Authorization", "").want(t, http.StatusOK, &h)
+	if h.Pippa == nil || h.Pippa.Seated {
+		t.Fatalf("health of an engine with no seat: pippa %+v, want not seated", h.Pippa)
+	}
+	seat := seated.Engine.Seats()[0]
+	if err := e.Engine.SetSeats(context.Background(), []pippa.Config{seat}); err != nil {
+		t.Fatal(err)
+	}
+	h = api.Health{}
+	call(t, e, "GET", "/v1/health", nil, "Authorization", "").want(t, http.StatusOK, &h)
+	if h.Pippa == nil || !h.Pippa.Seated {
+		t.Fatalf("health once a seat is set: pippa %+v, want seated", h.Pippa)
 	}
 }
 
