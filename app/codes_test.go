@@ -59,6 +59,8 @@ func TestCodesTS(t *testing.T) {
 			goConstants(t, "../engine/api/backup.go", func(name, _ string) bool {
 				return strings.HasPrefix(name, "Backup") && !slices.Contains(backupStates, name)
 			})},
+		{"pippaState", "Whether the engine in use has a Pippa (Status.pippa; \"\" when not known): app/views.go's Pippa constants.",
+			goConstants(t, "views.go", has("Pippa"))},
 		{"imageSize", "The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants.",
 			goConstants(t, "tile.go", has("ImageSize"))},
 	}

@@ -257,6 +257,18 @@ func (s *Settings) reveal(sub string) error {
 	return nil
 }
 
+// pippaOf is Status.Pippa of an engine's health: "" from an engine older
+// than the word.
+func pippaOf(h *api.Health) string {
+	switch {
+	case h.Pippa == nil:
+		return ""
+	case h.Pippa.Seated:
+		return PippaSeated
+	}
+	return PippaNoSeat
+}
+
 // Status reports what the status bar shows: whether Spark started, whether
 // the engine answers, and how many captures wait or are parked.
 func (s *Settings) Status() (Status, error) {
@@ -276,6 +288,7 @@ func (s *Settings) Status() (Status, error) {
 	if h, err := cl.Health(ctx); err == nil {
 		st.Backup = h.Backup
 		st.BackupFailingSince = a.failing.seen(st.EngineURL, h.Backup)
+		st.Pippa = pippaOf(h)
 		// The engine answers: what waits in the outbox because it did
 		// not goes now, not at the end of its back-off.
 		cur.engineAnswered()

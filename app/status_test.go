@@ -5,7 +5,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/engine/pippa/pippatest"
 )
 
 // TestSettings_StatusCounts: Status counts what waits and what is parked
@@ -71,6 +73,70 @@ func TestSettings_StatusCounts(t *testing.T) {
 		})
 		if want := (Tally{Photos: 1, Changes: 1}); st.ParkedItems != want || st.Waiting != 0 || st.WaitingItems != (Tally{}) {
 			t.Errorf("Status() = waiting %d %+v, parked %d %+v; want none waiting, %+v parked", st.Waiting, st.WaitingItems, st.Parked, st.ParkedItems, want)
+		}
+	})
+}
+
+// TestSettings_StatusPippa: Status says whether the engine in use has a
+// Pippa, from its health (issue 36): the window then says "Pippa isn't set
+// up" rather than promise a reading. A photo added before Pippa is set up
+// waits, queued, and is read once she is, without anything sent again.
+func TestSettings_StatusPippa(t *testing.T) {
+	t.Run("Local", func(t *testing.T) {
+		a, _ := startApp(t, t.TempDir(), nil)
+		st, err := a.Settings.Status()
+		if err != nil || !st.Reachable || st.Pippa != PippaNoSeat {
+			t.Fatalf("Status() with no Pippa = %+v, %v; want reachable, pippa %q", st, err, PippaNoSeat)
+		}
+		res, err := a.Capture.Files("b", []string{writePhoto(t, t.TempDir(), 2)})
+		if err != nil || res[0].Error != nil {
+			t.Fatalf("Capture.Files() = %+v, %v", res, err)
+		}
+		waitFor(t, "delivery", delivered(a))
+		var m Moment
+		waitFor(t, "the reading queued", func() bool {
+			m, err = a.Moments.Get(res[0].MomentID)
+			return err == nil && len(m.Readings) == 1 && m.Readings[0].Status == api.TurnQueued
+		})
+		p := pippatest.New(t)
+		if _, err := a.Settings.SetPippa(Pippa{URL: p.URL(), Model: "test-model"}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := a.Settings.Status(); err != nil || st.Pippa != PippaSeated {
+			t.Fatalf("Status() once Pippa is set up = %+v, %v; want pippa %q", st, err, PippaSeated)
+		}
+		waitFor(t, "the reading once Pippa is set up", func() bool {
+			m, err = a.Moments.Get(res[0].MomentID)
+			return err == nil && len(m.Readings) == 1 && m.Readings[0].Status == api.TurnFinished
+		})
+	})
+	t.Run("Remote", func(t *testing.T) {
+		for _, seated := range []bool{false, true} {
+			var opts []enginetest.Option
+			want := PippaSeated
+			if !seated {
+				opts, want = append(opts, enginetest.WithoutSeat()), PippaNoSeat
+			}
+			remote := enginetest.Start(t, opts...)
+			a, _ := startApp(t, t.TempDir(), nil)
+			if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := a.Settings.Status(); err != nil || st.Engine != EngineRemote || st.Pippa != want {
+				t.Errorf("Status() on a family engine (seat: %v) = %+v, %v; want remote, pippa %q", seated, st, err, want)
+			}
+		}
+	})
+	t.Run("Away", func(t *testing.T) {
+		remote := enginetest.Start(t, enginetest.WithoutSeat())
+		remote.Close()
+		a, _ := startApp(t, t.TempDir(), nil)
+		if _, err := a.Settings.UseRemote(remote.URL, remote.Token); err != nil {
+			t.Fatal(err)
+		}
+		// An engine that does not answer tells nothing of its Pippa.
+		if st, err := a.Settings.Status(); err != nil || st.Reachable || st.Pippa != "" {
+			t.Errorf("Status() of an engine away = %+v, %v; want unreachable, pippa unknown", st, err)
 		}
 	})
 }

@@ -45,7 +45,22 @@ type Status struct {
 	// in the failing spell it is in now; "" when it is not failing. A
 	// disk unplugged for a minute is not worth a word on the bar.
 	BackupFailingSince string `json:"backupFailingSince"`
+	// Pippa is whether the engine in use has a Pippa to read the photos,
+	// from its health: PippaSeated or PippaNoSeat; "" when it is not
+	// known (the engine did not answer, or is older than the word). With
+	// PippaNoSeat the window says she is not set up, where a reading is
+	// waited for, instead of promising it (words.ts).
+	Pippa string `json:"pippa"`
 }
+
+// What Status.Pippa says of the engine's Pippa.
+const (
+	// PippaSeated: the engine has a Pippa; the readings asked for come.
+	PippaSeated = "seated"
+	// PippaNoSeat: the engine has none; the readings asked for wait,
+	// queued, until one is set up (on this computer, in Settings).
+	PippaNoSeat = "no_seat"
+)
 
 // Tally counts outbox entries and writes by what they are to Dad, in the
 // Outbox's words ("Notes and changes"): Photos are captures, Notes the

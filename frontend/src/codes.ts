@@ -205,6 +205,13 @@ export const backupProblem = {
 } as const;
 export type BackupProblemCode = (typeof backupProblem)[keyof typeof backupProblem];
 
+/** Whether the engine in use has a Pippa (Status.pippa; "" when not known): app/views.go's Pippa constants. */
+export const pippaState = {
+  noSeat: 'no_seat',
+  seated: 'seated',
+} as const;
+export type PippaStateCode = (typeof pippaState)[keyof typeof pippaState];
+
 /** The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants. */
 export const imageSize = {
   tile: 'tile',
