@@ -120,6 +120,11 @@ func (a *App) earlyLog() slog.Handler {
 	return slog.DiscardHandler
 }
 
+// LocalEngine is the engine on this computer while Spark uses it, nil
+// otherwise. The UI does not reach it (it is not bound); the e2e harness
+// does, to take its Pippa away as a fresh install has none.
+func (a *App) LocalEngine() *LocalEngine { return a.state().local }
+
 // Bind lists the structs whose methods the UI calls.
 func (a *App) Bind() []any {
 	return []any{a.Capture, a.Moments, a.Phrases, a.Outbox, a.Settings, a.Sync}

@@ -57,6 +57,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("POST /test/seed", t.seed)
 	mux.HandleFunc("POST /test/pippa", t.setPippa)
+	mux.HandleFunc("POST /test/pippa/seat", t.seatPippa)
 	mux.HandleFunc("POST /test/moment", t.moment)
 	mux.HandleFunc("POST /test/remote/member", t.memberToken)
 	mux.HandleFunc("POST /test/leftover", t.leftover)
@@ -175,6 +176,7 @@ func (t *testAPI) remoteDir() string { return filepath.Join(t.dir, "family-engin
 func (t *testAPI) startRemote(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		MaxMediaSize int64 `json:"maxMediaSize"`
+		NoPippa      bool  `json:"noPippa"` // a family engine nobody set Pippa up on
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -187,10 +189,18 @@ func (t *testAPI) startRemote(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "prepare the family engine first", http.StatusConflict)
 		return
 	}
+	seat := app.Pippa{URL: t.pippa, Model: "fake-pippa"}
+	if in.NoPippa {
+		seat = app.Pippa{}
+	}
 	le, err := app.StartLocalEngine(context.Background(), app.LocalConfig{
 		Dir: t.remoteDir(), Addr: t.addr, Token: t.token, MaxMediaSize: in.MaxMediaSize,
-		Pippa: app.Pippa{URL: t.pippa, Model: "fake-pippa"}, Logger: t.logger,
+		Pippa: seat, Logger: t.logger,
 	})
+	if err == nil && in.NoPippa {
+		// A seat kept in its folder from an earlier start goes too.
+		err = le.Engine.SetSeats(context.Background(), nil)
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -289,6 +299,42 @@ func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
 	t.fake.SetDelay(time.Duration(in.DelayMs) * time.Millisecond)
 	t.fake.SetRefuse(in.Refuse)
 	reply(w, map[string]bool{"ok": true})
+}
+
+// seatPippa takes the fake Pippa from the app's own engine and its
+// settings ({"seated": false}), as on a computer where nobody set Pippa up,
+// or gives her back ({"seated": true}).
+func (t *testAPI) seatPippa(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Seated bool `json:"seated"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if in.Seated {
+		if _, err := t.app.Settings.SetPippa(app.Pippa{URL: t.pippa, Model: "fake-pippa"}); err != nil {
+			fail(w, err)
+			return
+		}
+		reply(w, map[string]bool{"seated": true})
+		return
+	}
+	le := t.app.LocalEngine()
+	if le == nil {
+		http.Error(w, "the app is not on its own engine", http.StatusConflict)
+		return
+	}
+	if _, err := t.app.Settings.SetPippa(app.Pippa{}); err != nil {
+		fail(w, err)
+		return
+	}
+	if err := le.Engine.SetSeats(r.Context(), nil); err != nil {
+		fail(w, err)
+		return
+	}
+	// The address of the fake Pippa, for Dad to type in Settings.
+	reply(w, map[string]any{"seated": false, "url": t.pippa, "model": "fake-pippa"})
 }
 
 // ownEngine is a client of the app's own engine, from the address and

@@ -38,7 +38,8 @@ function said(s) {
     bar: { waiting: m(s.waiting, /^(.+) waiting to be sent$/), parked: m(s.parked, /^(.+) needs? you$/) },
     banner: s.banner === null ? null : m(s.banner, /(\d[^.]*?) (?:is|are) waiting safely/),
     summary: { waiting: m(s.summary, /^(.*?) (?:is|are) on the way/), parked: m(s.summary, /(?:^|\. )([^.]*?) needs? you to decide/) },
-    everythingSent: s.waiting === 'Everything sent' || /Everything is sent/.test(s.summary),
+    // Where everything is, as the bar and the Outbox say it when nothing waits.
+    everythingSent: s.waiting === 'Everything sent' || /Everything is (sent|kept)/.test(s.summary),
   };
 }
 

@@ -5,7 +5,8 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords } from './words';
+import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, pippaSetUp, type Preview } from './words';
+import { place, onPlace, openPippaSettings } from './place';
 import type { Screen } from './screen';
 import { appError } from './codes';
 
@@ -19,6 +20,9 @@ interface Card {
   said: HTMLElement;
   thumb: HTMLElement;
   extra: HTMLElement;
+  /** setup holds "Set her up" while no Pippa can read the photo: a link
+   * of its own, after the card's button (never inside it). */
+  setup: HTMLElement;
   momentID: string;
   /** read: the reading line shows Pippa's words (not a state any more). */
   read: boolean;
@@ -74,17 +78,32 @@ export class CaptureScreen implements Screen {
         card.said.textContent = '';
         card.open.disabled = true;
       } else if (e.moment) {
-        const p = preview(e.moment);
+        const p = preview(e.moment, place());
         if (p.state === 'none') return;
-        card.said.textContent = firstLines(p.text, 200);
-        card.said.dataset.state = p.state;
+        this.say(card, p);
         card.read = p.state === 'reading';
+      }
+    });
+    // Pippa set up, or the engine changed: a card that waits for her says
+    // so anew.
+    onPlace(() => {
+      for (const c of this.byMoment.values()) {
+        if (!c.read && (c.said.dataset.state === 'waiting' || c.said.dataset.state === 'no-pippa')) this.say(c, cardQueued(place()));
       }
     });
     document.addEventListener('paste', (e) => void this.paste(e));
   }
 
   show(): void {}
+
+  /** say puts a preview on a card's reading line, with "Set her up" when
+   * the photo waits for a Pippa Dad can set up here. */
+  private say(c: Card, p: Preview): void {
+    c.said.textContent = firstLines(p.text, 200);
+    c.said.dataset.state = p.state;
+    const link = p.state === 'no-pippa' ? pippaSetUp(place()) : '';
+    clear(c.setup, link ? h('button', { type: 'button', class: 'link', 'data-testid': 'card-setup', onclick: () => openPippaSettings() }, link) : null);
+  }
 
   /** run starts a batch and reports errors; cards come from the events. */
   private async run(start: (batch: string) => Promise<CaptureResult[]>): Promise<void> {
@@ -129,7 +148,7 @@ export class CaptureScreen implements Screen {
     const thumb = h('div', { class: 'thumb loading', 'aria-hidden': 'true' });
     const state = h('p', { class: 'state' }, 'Saving on this computer…');
     const said = h('p', { class: 'card-reading', 'data-testid': 'card-reading' });
-    const card: Card = { name, el: h('li'), open: h('button'), state, said, thumb, extra: h('div', { class: 'card-extra' }), momentID: '', read: false };
+    const card: Card = { name, el: h('li'), open: h('button'), state, said, thumb, extra: h('div', { class: 'card-extra' }), setup: h('div', { class: 'card-setup' }), momentID: '', read: false };
     // The whole card opens its moment, once there is one.
     card.open = h(
       'button',
@@ -140,7 +159,7 @@ export class CaptureScreen implements Screen {
       said,
     );
     // card.extra (a refused photo's reason and action) comes first.
-    card.el = h('li', { class: 'card', 'data-testid': 'card' }, card.extra, card.open);
+    card.el = h('li', { class: 'card', 'data-testid': 'card' }, card.extra, card.open, card.setup);
     this.cards.prepend(card.el);
     return card;
   }
@@ -178,10 +197,7 @@ export class CaptureScreen implements Screen {
     clear(c.extra);
     switch (e.kind) {
       case 'step_done':
-        if (e.step === 'turn' && !c.read) {
-          c.said.textContent = 'Waiting for Pippa…';
-          c.said.dataset.state = 'waiting';
-        }
+        if (e.step === 'turn' && !c.read) this.say(c, cardQueued(place()));
         break;
       case 'progress':
         break;
@@ -201,7 +217,7 @@ export class CaptureScreen implements Screen {
         break;
       case 'done':
         c.el.dataset.state = 'sent';
-        c.state.textContent = 'Sent ✓';
+        c.state.textContent = keptWords(place());
         break;
       case 'retried':
       case 'reset':

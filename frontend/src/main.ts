@@ -10,6 +10,7 @@ import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
 import { SearchScreen } from './search';
 import { SyncLine } from './syncstatus';
+import { placeSeen, setPippaOpener } from './place';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
   moments: 'Moments',
@@ -20,6 +21,7 @@ const labels: Record<Tab, string> = {
 
 class App {
   private screens: Record<Tab, Screen>;
+  private settings: SettingsScreen;
   private tabs = new Map<Tab, HTMLButtonElement>();
   private banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true });
   private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
@@ -53,12 +55,13 @@ class App {
    * the window opens on the timeline at once. */
   constructor(root: HTMLElement, moments: boolean) {
     const go = (t: Tab) => this.go(t);
+    this.settings = new SettingsScreen(() => void this.refreshStatus());
     this.screens = {
       capture: new CaptureScreen(go),
       moments: new MomentsScreen(),
       phrases: new PhrasesScreen(),
       outbox: new OutboxScreen(go),
-      settings: new SettingsScreen(() => void this.refreshStatus()),
+      settings: this.settings,
     };
     const nav = this.nav;
     for (const t of Object.keys(labels) as Tab[]) {
@@ -154,6 +157,16 @@ class App {
     });
     void this.refreshStatus();
     setInterval(() => void this.refreshStatus(), 4000);
+    // "Set her up" (a card, a moment) opens Settings at Pippa's section.
+    setPippaOpener(() => this.openPippa());
+  }
+
+  /** openPippa opens Settings at Pippa's section (SettingsScreen.showPippa). */
+  private openPippa(): void {
+    this.acted = true;
+    this.searchBox.value = '';
+    this.settings.showPippa();
+    this.go('settings');
   }
 
   /** fold closes the menu of a narrow window. */
@@ -236,6 +249,8 @@ class App {
       return;
     }
     this.status = st;
+    // Where moments are kept and whether Pippa is there (place.ts).
+    placeSeen(st);
     // The Outbox words what waits from the same answer as the bar.
     engineAnswers(st.ready && st.reachable);
     this.renderStatus(st);
@@ -265,7 +280,7 @@ class App {
     const waiting = ob ? total(ob.waiting) : 0;
     const parked = ob ? total(ob.parked) : 0;
     const answers = st.ready && st.reachable;
-    const said = ob ? outboxLine(ob.waiting, ob.parked, answers) : { banner: '', waiting: '', parked: '' };
+    const said = ob ? outboxLine(ob.waiting, ob.parked, answers, st.engine) : { banner: '', waiting: '', parked: '' };
     const offline = st.ready && !st.reachable;
     // The sync line, the bar's other half, says nothing against this one.
     this.syncLine.agree(answers, waiting);

@@ -4,7 +4,8 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp } from './words';
+import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 import { showing } from './onscreen';
@@ -105,6 +106,10 @@ export class MomentDialog {
         return;
       }
       if (e.moment) this.update(e.moment);
+    });
+    // Pippa set up (or the engine changed): a reading that waits says so anew.
+    onPlace(() => {
+      if (this.dlg.open && this.m) this.render();
     });
   }
 
@@ -276,10 +281,30 @@ export class MomentDialog {
       h('div', { class: 'row between' }, h('strong', {}, modeWords[r.mode] ?? 'Reading'), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
       // Focusable, so words can be chosen and kept from the keyboard (phrasebar.ts).
       r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text', tabindex: 0, 'aria-describedby': 'keep-hint' }, r.text) : null,
-      r.status === 'queued' || r.status === 'running' ? h('p', { class: 'muted' }, r.status === 'running' ? 'Pippa is looking at it now. The reading shows here when it is ready.' : 'Pippa will look at it soon.') : null,
+      r.status === 'running' ? h('p', { class: 'muted' }, 'Pippa is looking at it now. The reading shows here when it is ready.') : null,
+      r.status === 'queued' ? this.queued() : null,
       r.status === 'waiting' ? h('p', { class: 'muted' }, 'Saved on this computer. Pippa is asked as soon as it is sent.') : null,
       failed ? sentence({ sentence: readingError(r.errorCode), detail: r.error }) : null,
       failed && first && this.m && !this.m.pending ? this.againAction(this.m.id, r) : null,
+    );
+  }
+
+  /** queued is the line under a reading that waits its turn: "soon"
+   * only when the engine has a Pippa; else that she is not set up, with
+   * "Set her up" where Dad can (issue 36). */
+  private queued(): HTMLElement {
+    const w = place();
+    const missing = pippaMissing(w);
+    if (!missing) return h('p', { class: 'muted' }, queuedWords(w));
+    const link = pippaSetUp(w);
+    return h(
+      'p',
+      { class: 'warn-text pippa-setup', 'data-testid': 'moment-no-pippa' },
+      missing,
+      link ? ' ' : null,
+      link
+        ? h('button', { type: 'button', class: 'link', 'data-testid': 'moment-setup', onclick: () => { this.close(); openPippaSettings(); } }, link)
+        : null,
     );
   }
 

@@ -3,6 +3,7 @@ import { h, clear } from './dom';
 import { toastError } from './feedback';
 import { openMoment } from './moment';
 import { onMoment } from './store';
+import { place } from './place';
 import { showing } from './onscreen';
 import { preview, firstLines, kindWord, titleOf, fullPhotoWords } from './words';
 import { tileDate, type Order } from './timeline';
@@ -440,7 +441,7 @@ class Tile {
     b.dataset.kind = m.kind;
     b.dataset.pending = m.pending ? 'true' : 'false';
     this.setActive(active);
-    const p = preview(m);
+    const p = preview(m, place());
     const kind = kindWord(m);
     const name = titleOf(m);
     // The name is what the tile shows (its title, date and reading), so

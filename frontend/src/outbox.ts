@@ -4,6 +4,7 @@ import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
 import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
 import { waitsFor } from './codes';
+import { place } from './place';
 
 // The outbox's one status. Everything the window says of the outbox (the
 // status bar's items and badge, the offline banner, the Outbox screen's
@@ -163,7 +164,7 @@ export class OutboxScreen implements Screen {
   private render(s: OutboxStatus): void {
     const keep = keepPlace(this.el);
     this.retryAll.hidden = s.entries.every((e) => e.state !== 'parked') && s.writes.every((w) => w.state !== 'parked');
-    this.summary.textContent = outboxSummary(s.waiting, s.parked);
+    this.summary.textContent = outboxSummary(s.waiting, s.parked, place().engine);
     this.summary.dataset.waiting = String(s.entries.length + s.writes.length);
     clear(this.list, ...s.entries.map((e) => this.item(e)));
     this.writesHead.hidden = s.writes.length === 0;

@@ -23,6 +23,9 @@ export class SettingsScreen implements Screen {
    * copy of an earlier showing that comes last never covers a fresher
    * one. */
   private asked = 0;
+  /** atPippa: the screen was opened by "Set her up": each drawing until
+   * the fresh copy's puts Pippa's section in view, with the keyboard. */
+  private atPippa = false;
 
   constructor(private readonly changed: () => void) {
     this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
@@ -44,6 +47,12 @@ export class SettingsScreen implements Screen {
     void this.load();
   }
 
+  /** showPippa is show() at Pippa's section (a card's or a moment's
+   * "Set her up"); main.ts opens the tab. */
+  showPippa(): void {
+    this.atPippa = true;
+  }
+
   private async load(): Promise<void> {
     const n = ++this.asked;
     try {
@@ -51,7 +60,17 @@ export class SettingsScreen implements Screen {
       if (!this.touched && n === this.asked) this.render(s);
     } catch (e) {
       if (!this.touched && n === this.asked) clear(this.body, errorBlock(e));
+    } finally {
+      if (n === this.asked) this.atPippa = false;
     }
+  }
+
+  /** toPippa puts Pippa's section in view with the keyboard on it. */
+  private toPippa(): void {
+    const s = this.body.querySelector<HTMLElement>('[data-testid=pippa-section]');
+    if (!s) return;
+    s.scrollIntoView({ block: 'start' });
+    s.focus();
   }
 
   private render(s: SettingsView): void {
@@ -143,7 +162,7 @@ export class SettingsScreen implements Screen {
       ),
       h(
         'fieldset',
-        { disabled: s.engine === 'remote' },
+        { disabled: s.engine === 'remote', id: 'pippa', tabindex: -1, 'data-testid': 'pippa-section' },
         h('legend', {}, 'Pippa, who reads your photos'),
         h('p', {}, s.engine === 'remote'
           ? 'The family engine has its own Pippa; whoever looks after it sets her up.'
@@ -188,6 +207,7 @@ export class SettingsScreen implements Screen {
     );
     // This computer's copy of the family engine: what stopped it, and its rebuild.
     this.body.firstElementChild?.after(syncBlock());
+    if (this.atPippa) this.toPippa();
   }
 
   /** safeToSend asks Dad before his token goes to an address that would
@@ -265,7 +285,9 @@ export class SettingsScreen implements Screen {
   private async savePippa(url: string, model: string, key: string): Promise<void> {
     try {
       this.render(await backend.settings.setPippa({ url, model, key }));
-      toast('Saved. Pippa reads the next photos with these settings.');
+      toast('Saved. Pippa reads the photos waiting for her, and the next ones, with these settings.');
+      // The cards and moments that said she is not set up hear it now.
+      this.changed();
     } catch (e) {
       toastError(e);
     }

@@ -3,7 +3,7 @@
 // sends codes, names and numbers (codes.ts); every sentence is made here,
 // and none from the engine's own words. Pure functions (no DOM), so the
 // unit tests run them in Node.
-import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem } from './codes.js';
+import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState } from './codes.js';
 
 /** The fields of a reading (app.Reading) these functions look at. */
 export interface ReadingLike {
@@ -186,25 +186,79 @@ export function busy(m: MomentLike): boolean {
   return (m.readings ?? []).some((r) => r.status === readingStatus.queued || r.status === readingStatus.running);
 }
 
+/** Where is where Dad's moments are kept ('local' or 'remote') and
+ * whether that engine has Pippa (Status.pippa: codes.ts pippaState, ''
+ * while not known): place.ts's Place. */
+export interface Where {
+  engine: string;
+  pippa: string;
+}
+
+/** pippaMissing says, where a reading is waited for, that none comes until
+ * someone sets Pippa up (issue 36): on this computer, Dad can (pippaSetUp
+ * is the link); the family engine's Pippa is for whoever looks after it.
+ * '' when the engine has her, or when that is not known. */
+export function pippaMissing(w: Where): string {
+  if (w.pippa !== pippaState.noSeat) return '';
+  return w.engine === 'remote' ? 'The family engine has no Pippa yet; ask whoever looks after it.' : 'Pippa isn’t set up on this computer yet, so she can’t read this.';
+}
+
+/** pippaSetUp is the link to Settings' Pippa section beside pippaMissing,
+ * '' where Dad cannot set her up (the family engine's) or need not. */
+export function pippaSetUp(w: Where): string {
+  return w.pippa === pippaState.noSeat && w.engine !== 'remote' ? 'Set her up' : '';
+}
+
+/** queuedShort is what a card or tile says while a reading waits
+ * its turn: never that Pippa is coming when there is none. */
+function queuedShort(w: Where): string {
+  return pippaMissing(w) || 'Waiting for Pippa…';
+}
+
+/** queuedWords is the moment's line under a reading that waits its turn:
+ * "soon" only when the engine has a Pippa to read it. */
+export function queuedWords(w: Where): string {
+  if (pippaMissing(w)) return pippaMissing(w);
+  return w.pippa === pippaState.seated ? 'Pippa will look at it soon.' : 'Pippa has not looked at it yet.';
+}
+
+/** keptWords is a card's word once its photo is in the engine in use:
+ * sent only when it went somewhere (issue 36). */
+export function keptWords(w: Where): string {
+  if (w.engine === 'remote') return 'Sent to the family engine';
+  if (w.engine === 'local') return 'Kept on this computer';
+  return 'Saved';
+}
+
 /** Preview is what a card or tile says under its picture. */
 export interface Preview {
-  /** state: 'reading' when text holds Pippa's words. */
-  state: 'reading' | 'working' | 'waiting' | 'failed' | 'none' | 'pending';
+  /** state: 'reading' when text holds Pippa's words; 'no-pippa' when
+   * there is no Pippa to read it (pippaMissing). */
+  state: 'reading' | 'working' | 'waiting' | 'no-pippa' | 'failed' | 'none' | 'pending';
   text: string;
 }
 
-/** preview says what a card or tile shows of a moment's readings. */
-export function preview(m: MomentLike): Preview {
-  if (m.pending) return { state: 'pending', text: 'On this computer. Pippa will read it once it is sent.' };
+/** preview says what a card or tile shows of a moment's readings, where
+ * w is where it is kept (place.ts). */
+export function preview(m: MomentLike, w: Where): Preview {
+  const missing = pippaMissing(w);
+  if (m.pending) return missing ? { state: 'no-pippa', text: missing } : { state: 'pending', text: 'On this computer. Pippa will read it once it is sent.' };
   const r = latest(m.readings);
   if (r && r.status === readingStatus.finished && r.text) return { state: 'reading', text: r.text };
   if (busy(m)) {
     const running = (m.readings ?? []).some((x) => x.status === readingStatus.running);
-    return running ? { state: 'working', text: 'Pippa is reading it…' } : { state: 'waiting', text: 'Waiting for Pippa…' };
+    if (running) return { state: 'working', text: 'Pippa is reading it…' };
+    return { state: missing ? 'no-pippa' : 'waiting', text: queuedShort(w) };
   }
   if (r && r.status === readingStatus.failed) return { state: 'failed', text: 'Pippa could not read it. Open it to try again.' };
   if (m.kind === 'note') return { state: 'none', text: '' };
   return { state: 'none', text: 'No reading yet.' };
+}
+
+/** cardQueued is the card's reading line once its reading is asked for
+ * (before the moment's own news): as preview says of a queued reading. */
+export function cardQueued(w: Where): Preview {
+  return { state: pippaMissing(w) ? 'no-pippa' : 'waiting', text: queuedShort(w) };
 }
 
 /** Explained is an error in a sentence, with the raw detail kept apart. */
@@ -685,10 +739,11 @@ export interface OutboxLine {
 
 /** outboxLine words what waits (not parked) and what is parked (waits
  * for Dad), from one OutboxStatus's tallies. "Everything sent" is said
- * only when nothing waits and nothing is parked. While the engine answers
+ * only when nothing waits and nothing is parked, and only of the family
+ * engine (allThere). While the engine answers
  * (answers), what waits is being sent: the bar says "Sending …", never
  * "waiting" beside an engine that answers (issue 36). */
-export function outboxLine(waiting: Tally, parked: Tally, answers = false): OutboxLine {
+export function outboxLine(waiting: Tally, parked: Tally, answers: boolean, engine: string): OutboxLine {
   const n = total(waiting);
   const p = total(parked);
   const what = tallyWords(waiting);
@@ -696,17 +751,25 @@ export function outboxLine(waiting: Tally, parked: Tally, answers = false): Outb
     banner: n
       ? `${what} ${n === 1 ? 'is' : 'are'} waiting safely on this computer and will be sent on ${n === 1 ? 'its' : 'their'} own when it is back.`
       : 'Anything you add waits safely on this computer and is sent on its own when it is back.',
-    waiting: n ? (answers ? `Sending ${what}…` : `${what} waiting to be sent`) : p ? '' : 'Everything sent',
+    waiting: n ? (answers ? `Sending ${what}…` : `${what} waiting to be sent`) : p ? '' : allThere(engine),
     parked: p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you` : '',
   };
 }
 
+/** allThere is the status bar's word when nothing waits and nothing
+ * needs Dad: "sent" only to the family engine, beside the bar's "Kept on
+ * the family engine"; on this computer nothing is sent, and the bar's
+ * "Kept on this computer" says it all (issue 36). */
+function allThere(engine: string): string {
+  return engine === 'remote' ? 'Everything sent' : '';
+}
+
 /** outboxSummary is the Outbox screen's first line, from the same tallies
  * as outboxLine. */
-export function outboxSummary(waiting: Tally, parked: Tally): string {
+export function outboxSummary(waiting: Tally, parked: Tally, engine: string): string {
   const n = total(waiting);
   const p = total(parked);
-  if (n + p === 0) return 'Everything is sent. Nothing is waiting.';
+  if (n + p === 0) return engine === 'remote' ? 'Everything is sent to the family engine. Nothing is waiting.' : 'Everything is kept on this computer. Nothing is waiting.';
   return [
     n ? `${tallyWords(waiting)} ${n === 1 ? 'is' : 'are'} on the way, safe on this computer until then.` : '',
     p ? `${tallyWords(parked)} ${p === 1 ? 'needs' : 'need'} you to decide what to do.` : '',

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when } from '../src/words.js';
-import { readFail } from '../src/codes.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when, pippaMissing, pippaSetUp, queuedWords, keptWords, cardQueued } from '../src/words.js';
+import { readFail, pippaState } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
 const snap = (from: string, to: string) => {
@@ -27,14 +27,44 @@ test('a selection snaps to whole words', () => {
 
 const r = (status: string, text = '', mode = 'practical', error = '') => ({ status, text, mode, error });
 
+const seated = { engine: 'local', pippa: pippaState.seated };
+const t0 = { photos: 0, notes: 0, changes: 0 };
+
 test('a card says the latest reading, or what Pippa is doing', () => {
-  assert.deepEqual(preview({ kind: 'photo', pending: true, readings: [] }).state, 'pending');
-  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('queued')] }).state, 'waiting');
-  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('running')] }).state, 'working');
-  assert.deepEqual(preview({ kind: 'photo', pending: false, readings: [r('finished', 'One'), r('running', '', 'careful')] }), { state: 'reading', text: 'One' });
-  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('failed', '', 'practical', 'x')] }).state, 'failed');
+  assert.deepEqual(preview({ kind: 'photo', pending: true, readings: [] }, seated).state, 'pending');
+  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('queued')] }, seated).state, 'waiting');
+  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('running')] }, seated).state, 'working');
+  assert.deepEqual(preview({ kind: 'photo', pending: false, readings: [r('finished', 'One'), r('running', '', 'careful')] }, seated), { state: 'reading', text: 'One' });
+  assert.equal(preview({ kind: 'photo', pending: false, readings: [r('failed', '', 'practical', 'x')] }, seated).state, 'failed');
   assert.equal(latest([r('finished', 'old'), r('finished', 'new', 'careful'), r('failed')])?.text, 'new');
 });
+
+test('with no Pippa, a photo waiting for her says so and never that she comes soon; sent only to the family engine (issue 36)', () => {
+  const here = { engine: 'local', pippa: pippaState.noSeat };
+  const family = { engine: 'remote', pippa: pippaState.noSeat };
+  const queued = { kind: 'photo', pending: false, readings: [r('queued')] };
+  assert.deepEqual(preview(queued, here), { state: 'no-pippa', text: 'Pippa isn’t set up on this computer yet, so she can’t read this.' });
+  assert.deepEqual(preview(queued, family), { state: 'no-pippa', text: 'The family engine has no Pippa yet; ask whoever looks after it.' });
+  assert.equal(preview({ kind: 'photo', pending: true, readings: [] }, here).state, 'no-pippa', 'not “Pippa will read it once it is sent”');
+  assert.deepEqual(cardQueued(here), preview(queued, here));
+  assert.deepEqual(cardQueued(seated), { state: 'waiting', text: 'Waiting for Pippa…' });
+  assert.equal(pippaSetUp(here), 'Set her up');
+  assert.equal(pippaSetUp(family), '', 'Dad cannot set up the family engine’s Pippa');
+  assert.equal(pippaSetUp(seated), '');
+  for (const w of [here, family]) assert.doesNotMatch(`${queuedWords(w)} ${preview(queued, w).text}`, /soon|Waiting for Pippa/);
+  assert.equal(queuedWords(seated), 'Pippa will look at it soon.');
+  // An engine that does not say (an older one): no promise, no alarm.
+  const unknown = { engine: 'remote', pippa: '' };
+  assert.equal(pippaMissing(unknown), '');
+  assert.equal(queuedWords(unknown), 'Pippa has not looked at it yet.');
+  assert.equal(keptWords({ engine: 'local', pippa: '' }), 'Kept on this computer');
+  assert.equal(keptWords({ engine: 'remote', pippa: '' }), 'Sent to the family engine');
+  assert.equal(outboxLine(t0, t0, true, 'local').waiting, '', 'on this computer nothing is sent: the bar says “Kept on this computer” already');
+  assert.equal(outboxLine(t0, t0, true, 'remote').waiting, 'Everything sent');
+  assert.equal(outboxSummary(t0, t0, 'local'), 'Everything is kept on this computer. Nothing is waiting.');
+  assert.equal(outboxSummary(t0, t0, 'remote'), 'Everything is sent to the family engine. Nothing is waiting.');
+});
+
 
 test('a failed reading is a sentence without addresses, from its code; the raw error is only ever the detail', () => {
   const e = readingError(readFail.pippaUnreachable);
@@ -84,30 +114,30 @@ test('what waits is named for what it is: photos, notes, changes', () => {
 
 test('the banner, the status bar and its “needs you” say what waits, never a photo that is not there', () => {
   const none = t(0, 0, 0);
-  assert.deepEqual(outboxLine(none, none), {
+  assert.deepEqual(outboxLine(none, none, false, 'remote'), {
     banner: 'Anything you add waits safely on this computer and is sent on its own when it is back.',
     waiting: 'Everything sent',
     parked: '',
   });
-  const change = outboxLine(t(0, 0, 1), none);
+  const change = outboxLine(t(0, 0, 1), none, false, 'remote');
   assert.equal(change.banner, '1 change is waiting safely on this computer and will be sent on its own when it is back.');
   assert.equal(change.waiting, '1 change waiting to be sent');
-  assert.equal(outboxLine(t(2, 0, 0), none).banner, '2 photos are waiting safely on this computer and will be sent on their own when it is back.');
-  assert.equal(outboxLine(t(2, 0, 1), none).banner, '2 photos and 1 change are waiting safely on this computer and will be sent on their own when it is back.');
-  assert.equal(outboxLine(t(1, 1, 0), none).waiting, '1 photo and 1 note waiting to be sent');
-  assert.equal(outboxLine(none, t(0, 0, 1)).parked, '1 change needs you');
-  assert.equal(outboxLine(none, t(1, 0, 1)).parked, '1 photo and 1 change need you');
-  for (const l of [outboxLine(t(0, 2, 3), t(0, 1, 1))]) assert.doesNotMatch(`${l.banner} ${l.waiting} ${l.parked}`, /photo/);
+  assert.equal(outboxLine(t(2, 0, 0), none, false, 'remote').banner, '2 photos are waiting safely on this computer and will be sent on their own when it is back.');
+  assert.equal(outboxLine(t(2, 0, 1), none, false, 'remote').banner, '2 photos and 1 change are waiting safely on this computer and will be sent on their own when it is back.');
+  assert.equal(outboxLine(t(1, 1, 0), none, false, 'remote').waiting, '1 photo and 1 note waiting to be sent');
+  assert.equal(outboxLine(none, t(0, 0, 1), false, 'remote').parked, '1 change needs you');
+  assert.equal(outboxLine(none, t(1, 0, 1), false, 'remote').parked, '1 photo and 1 change need you');
+  for (const l of [outboxLine(t(0, 2, 3), t(0, 1, 1), false, 'remote')]) assert.doesNotMatch(`${l.banner} ${l.waiting} ${l.parked}`, /photo/);
 });
 
 test('while the engine answers, what waits is being sent: never “waiting” beside an engine that is up (issue 36)', () => {
   const none = t(0, 0, 0);
-  assert.equal(outboxLine(t(0, 0, 1), none, true).waiting, 'Sending 1 change…');
-  assert.equal(outboxLine(t(1, 1, 0), none, true).waiting, 'Sending 1 photo and 1 note…');
-  assert.equal(outboxLine(t(0, 0, 1), none, false).waiting, '1 change waiting to be sent');
-  assert.equal(outboxLine(none, none, true).waiting, 'Everything sent');
-  assert.equal(outboxLine(none, t(0, 0, 1), true).parked, '1 change needs you');
-  assert.doesNotMatch(outboxLine(t(2, 0, 3), none, true).waiting, /waiting/);
+  assert.equal(outboxLine(t(0, 0, 1), none, true, 'remote').waiting, 'Sending 1 change…');
+  assert.equal(outboxLine(t(1, 1, 0), none, true, 'remote').waiting, 'Sending 1 photo and 1 note…');
+  assert.equal(outboxLine(t(0, 0, 1), none, false, 'remote').waiting, '1 change waiting to be sent');
+  assert.equal(outboxLine(none, none, true, 'remote').waiting, 'Everything sent');
+  assert.equal(outboxLine(none, t(0, 0, 1), true, 'remote').parked, '1 change needs you');
+  assert.doesNotMatch(outboxLine(t(2, 0, 3), none, true, 'remote').waiting, /waiting/);
 });
 
 test('sizes: the same words as the spark command (outbox.FormatSize), from one table', () => {
@@ -124,11 +154,11 @@ test('an original on its way says how much of it the engine holds, in the sizes�
 test('the Outbox summary and the status bar are worded from the same tallies; “Everything sent” only when nothing needs Dad either', () => {
   const t = (photos: number, notes: number, changes: number) => ({ photos, notes, changes });
   const none = t(0, 0, 0);
-  assert.equal(outboxSummary(none, none), 'Everything is sent. Nothing is waiting.');
-  assert.equal(outboxLine(none, none).waiting, 'Everything sent');
-  assert.equal(outboxLine(none, t(1, 0, 0)).waiting, '', 'a parked photo: not “Everything sent”');
-  assert.equal(outboxSummary(none, t(1, 0, 0)), '1 photo needs you to decide what to do.');
-  assert.equal(outboxSummary(t(1, 0, 1), none), '1 photo and 1 change are on the way, safe on this computer until then.');
+  assert.equal(outboxSummary(none, none, 'remote'), 'Everything is sent to the family engine. Nothing is waiting.');
+  assert.equal(outboxLine(none, none, false, 'remote').waiting, 'Everything sent');
+  assert.equal(outboxLine(none, t(1, 0, 0), false, 'remote').waiting, '', 'a parked photo: not “Everything sent”');
+  assert.equal(outboxSummary(none, t(1, 0, 0), 'remote'), '1 photo needs you to decide what to do.');
+  assert.equal(outboxSummary(t(1, 0, 1), none, 'remote'), '1 photo and 1 change are on the way, safe on this computer until then.');
 });
 
 test('leftovers: the same sentences as the spark command (cmd/spark/words.go), from the outbox’s numbers', () => {
