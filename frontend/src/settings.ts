@@ -3,7 +3,7 @@ import { MoveBlock } from './move';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, detailsOf, confirmDialog, sentence } from './dom';
 import type { Screen } from './screen';
-import { leftoversWords } from './words';
+import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
 import { offsiteBlock } from './offsite';
 import { connectionTestWords, warningWords } from './words';
@@ -285,7 +285,7 @@ export class SettingsScreen implements Screen {
   private async savePippa(url: string, model: string, key: string): Promise<void> {
     try {
       this.render(await backend.settings.setPippa({ url, model, key }));
-      toast('Saved. Pippa reads the photos waiting for her, and the next ones, with these settings.');
+      toast(pippaSaved);
       // The cards and moments that said she is not set up hear it now.
       this.changed();
     } catch (e) {

@@ -222,6 +222,10 @@ export function queuedWords(w: Where): string {
   return w.pippa === pippaState.seated ? 'Pippa will look at it soon.' : 'Pippa has not looked at it yet.';
 }
 
+/** pippaSaved is the toast once Pippa's settings are saved: the photos
+ * that waited for her are read too, not only the next ones. */
+export const pippaSaved = 'Saved. Pippa reads the photos waiting for her, and the next ones, with these settings.';
+
 /** keptWords is a card's word once its photo is in the engine in use:
  * sent only when it went somewhere (issue 36). */
 export function keptWords(w: Where): string {
