@@ -61,6 +61,12 @@ test('no Pippa on this computer: the card and the moment say so, with the way to
   const fake = await harness('/test/pippa/seat', { seated: false });
   await page.reload();
   await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+  // Every word the cards say, as they say it: nothing is "sent" from
+  // this computer to itself, not even for a moment.
+  await page.getByTestId('cards').evaluate((el) => {
+    window.cardWords = [];
+    new MutationObserver(() => el.querySelectorAll('.state').forEach((s) => window.cardWords.push(s.textContent))).observe(el, { subtree: true, childList: true, characterData: true });
+  });
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
   const card = page.getByTestId('card').first();
@@ -69,6 +75,9 @@ test('no Pippa on this computer: the card and the moment say so, with the way to
   // The photo is on this computer's engine: kept here, not "sent".
   await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo in the engine');
   assert.equal(await card.locator('.state').innerText(), 'Kept on this computer');
+  const said = await page.evaluate(() => [...new Set(window.cardWords)]);
+  assert.ok(said.includes('Kept on this computer'), `the card's words: ${said.join(' | ')}`);
+  assert.deepEqual(said.filter((w) => /sen[dt]/i.test(w)), [], 'no card word says sending or sent');
   // The status bar: where the moments are, and nothing "sent".
   const bar = page.locator('footer.statusbar');
   await until(async () => (await page.locator('[data-testid=waiting][data-count="0"]').count()) === 1, 'nothing waiting');

@@ -5,7 +5,7 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, pippaSetUp, type Preview } from './words';
+import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, sendingWords, pippaSetUp, type Preview } from './words';
 import { place, onPlace, openPippaSettings } from './place';
 import type { Screen } from './screen';
 import { appError } from './codes';
@@ -184,7 +184,7 @@ export class CaptureScreen implements Screen {
     c.el.dataset.state = 'sending';
     c.el.dataset.entry = r.entryID;
     c.el.dataset.momentId = r.momentID;
-    c.state.textContent = 'Safe on this computer. Sending…';
+    c.state.textContent = sendingWords(place());
     c.momentID = r.momentID;
     c.open.disabled = false;
     this.byEntry.set(r.entryID, c);
@@ -222,7 +222,7 @@ export class CaptureScreen implements Screen {
       case 'retried':
       case 'reset':
         c.el.dataset.state = 'sending';
-        c.state.textContent = 'Safe on this computer. Sending…';
+        c.state.textContent = sendingWords(place());
         break;
     }
   }

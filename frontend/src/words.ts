@@ -222,6 +222,12 @@ export function queuedWords(w: Where): string {
   return w.pippa === pippaState.seated ? 'Pippa will look at it soon.' : 'Pippa has not looked at it yet.';
 }
 
+/** sendingWords is a card's word while its photo goes from the outbox
+ * to the engine in use: "Sending…" only when it goes somewhere. */
+export function sendingWords(w: Where): string {
+  return w.engine === 'local' ? 'Safe on this computer.' : 'Safe on this computer. Sending…';
+}
+
 /** pippaSaved is the toast once Pippa's settings are saved: the photos
  * that waited for her are read too, not only the next ones. */
 export const pippaSaved = 'Saved. Pippa reads the photos waiting for her, and the next ones, with these settings.';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when, pippaMissing, pippaSetUp, queuedWords, keptWords, cardQueued } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when, pippaMissing, pippaSetUp, queuedWords, keptWords, sendingWords, cardQueued } from '../src/words.js';
 import { readFail, pippaState } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
@@ -59,6 +59,8 @@ test('with no Pippa, a photo waiting for her says so and never that she comes so
   assert.equal(queuedWords(unknown), 'Pippa has not looked at it yet.');
   assert.equal(keptWords({ engine: 'local', pippa: '' }), 'Kept on this computer');
   assert.equal(keptWords({ engine: 'remote', pippa: '' }), 'Sent to the family engine');
+  assert.doesNotMatch(sendingWords({ engine: 'local', pippa: '' }), /Send/, 'nothing is sent from this computer to itself');
+  assert.equal(sendingWords({ engine: 'remote', pippa: '' }), 'Safe on this computer. Sending…');
   assert.equal(outboxLine(t0, t0, true, 'local').waiting, '', 'on this computer nothing is sent: the bar says “Kept on this computer” already');
   assert.equal(outboxLine(t0, t0, true, 'remote').waiting, 'Everything sent');
   assert.equal(outboxSummary(t0, t0, 'local'), 'Everything is kept on this computer. Nothing is waiting.');
