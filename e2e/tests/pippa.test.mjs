@@ -10,7 +10,7 @@
 // light, dark and at 200%, into pippa-*.png; axe-core on each.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, rpc, choose, tab, shot, until, axe, useLocalEngine } from './lib.mjs';
+import { localWindow, harness, rpc, choose, tab, shot, until, axe, useLocalEngine, holdRpc } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -97,17 +97,29 @@ test('no Pippa on this computer: the card and the moment say so, with the way to
   await until(async () => !(await dialog.isVisible()), 'the moment closed');
   await pippaSection();
 
+  // The tile in Moments says the same.
+  const id = await card.getAttribute('data-moment-id');
+  await tab(page, 'Moments');
+  const tile = page.locator(`[data-testid=moment-tile][data-moment="${id}"]`);
+  await tile.getByTestId('tile-reading').filter({ hasText: notSetUp }).waitFor();
+
   // The card's link goes there too.
   await tab(page, 'Add photos');
   await card.getByRole('button', { name: 'Set her up' }).click();
   const section = await pippaSection();
   assert.match(await section.getByTestId('pippa-now').innerText(), /not set up/);
 
-  // Dad sets her up (another Pippa: the harness's fake one).
+  // Dad sets her up (another Pippa: the harness's fake one, slow, so
+  // that the words before her reading are seen).
+  await harness('/test/pippa', { delayMs: 3000 });
   await section.locator('summary').click();
   await section.getByLabel('Address').fill(fake.url);
   await section.getByLabel('Model').fill(fake.model);
   await section.getByRole('button', { name: 'Save Pippa' }).click();
+  // The tile stops saying she is not set up before her reading comes.
+  await tab(page, 'Moments');
+  await tile.getByTestId('tile-reading').filter({ hasText: /Waiting for Pippa|Pippa is reading/ }).waitFor({ timeout: 2500 });
+  await harness('/test/pippa', {});
   await tab(page, 'Add photos');
   // The reading asked for before she was set up comes now.
   await reading.filter({ hasText: 'red door' }).waitFor({ timeout: 30_000 });
@@ -119,6 +131,26 @@ test('no Pippa on this computer: the card and the moment say so, with the way to
   found.push(...(await pictures('pippa-moment-after', () => dialog.getByTestId('readings').scrollIntoViewIfNeeded())));
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   assert.deepEqual(found, [], JSON.stringify(found, null, 2));
+});
+
+test('the window opening on Moments with no Pippa: the tiles say so as soon as it has asked the engine', async () => {
+  await harness('/test/pippa/seat', { seated: false });
+  const { paths } = await harness('/test/generate', { n: 1 });
+  const [added] = await rpc('Capture/Files', 'pippa-tiles', paths);
+  // The window's first question about the engine is held back until
+  // the tile is drawn, as on a slow start.
+  const status = await holdRpc(page, 'Settings/Status');
+  await page.reload();
+  const tile = page.locator(`[data-testid=moment-tile][data-moment="${added.momentID}"]`);
+  await tile.getByTestId('tile-reading').filter({ hasText: 'Waiting for Pippa…' }).waitFor();
+  await status.release();
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+  await tile.getByTestId('tile-reading').filter({ hasText: notSetUp }).waitFor({ timeout: 6000 });
+  assert.ok(await page.getByTestId('cards').isHidden(), 'the window opened on Moments');
+  // Set up again (as the harness had her), the tile says she is on it,
+  // then shows her reading.
+  await harness('/test/pippa/seat', { seated: true });
+  await tile.getByTestId('tile-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 30_000 });
 });
 
 test('a family engine with no Pippa: ask whoever looks after it; a photo that reached it is sent to the family engine', async () => {

@@ -3,9 +3,9 @@ import { h, clear } from './dom';
 import { toastError } from './feedback';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { place } from './place';
+import { place, onPlace } from './place';
 import { showing } from './onscreen';
-import { preview, firstLines, kindWord, titleOf, fullPhotoWords } from './words';
+import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing } from './words';
 import { tileDate, type Order } from './timeline';
 import { MomentList, rowsOf, type Row } from './momentlist';
 import type { Screen } from './screen';
@@ -102,6 +102,14 @@ export class MomentsScreen implements Screen {
       if (e.kind === 'done') this.refreshSoon();
     });
     backend.onEngine(() => this.engineSwitched());
+    // Pippa set up (or found missing): the tiles that wait for her say so
+    // anew. Only then: an engine with its Pippa changes no tile's words.
+    let missing = pippaMissing(place());
+    onPlace((p) => {
+      if (pippaMissing(p) === missing) return;
+      missing = pippaMissing(p);
+      this.invalidate();
+    });
   }
 
   /** engineSwitched empties the timeline and reads it again from the
