@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,14 +117,14 @@ func TestCheck_Sampled(t *testing.T) {
 	t.Run("Whole", func(t *testing.T) {
 		tgt := mustFolder(t, t.TempDir())
 		ship(t, src, tgt, 1<<10)
-		var fetched int
+		var fetched atomic.Int64
 		ct := &getCounting{Target: tgt, gets: &fetched}
 		c, err := Check(context.Background(), ct, opts)
 		if err != nil || !c.OK || !c.Sampled || c.Moments != 20 {
 			t.Fatalf("sampled Check = %+v, %v; want ok, sampled, 20 moments", c, err)
 		}
-		if fetched != 3 {
-			t.Errorf("the drill fetched %d photos, want the sample of 3", fetched)
+		if n := fetched.Load(); n != 3 {
+			t.Errorf("the drill fetched %d photos, want the sample of 3", n)
 		}
 	})
 	t.Run("AllFlipped", func(t *testing.T) {
@@ -163,15 +164,15 @@ func TestCheck_Sampled(t *testing.T) {
 	})
 }
 
-// getCounting counts the photos fetched.
+// getCounting counts the photos fetched (Restore fetches several at once).
 type getCounting struct {
 	Target
-	gets *int
+	gets *atomic.Int64
 }
 
 func (g *getCounting) Get(ctx context.Context, name string) (io.ReadCloser, error) {
 	if strings.HasPrefix(name, mediaPrefix) {
-		*g.gets++
+		g.gets.Add(1)
 	}
 	return g.Target.Get(ctx, name)
 }
