@@ -226,3 +226,25 @@ export async function axe(p, where) {
   });
   return found.map((v) => ({ where, ...v }));
 }
+
+/** looks takes the window as it is in light, in dark and at 200% zoom
+ * (590×400 CSS pixels, as access.test.mjs), into NAME-light.png,
+ * NAME-dark.png and NAME-200.png, and runs axe-core on each; it returns
+ * the violations. again(), when given, draws the screen anew once the
+ * window is resized (a selection, say). After, the window is back at
+ * 1180×800 in light. */
+export async function looks(page, name, again = async () => {}) {
+  const found = [];
+  await shot(page, `${name}-light`);
+  found.push(...(await axe(page, `${name}, light`)));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, `${name}-dark`);
+  found.push(...(await axe(page, `${name}, dark`)));
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 590, height: 400 });
+  await again();
+  await shot(page, `${name}-200`);
+  found.push(...(await axe(page, `${name}, 200%`)));
+  await page.setViewportSize({ width: 1180, height: 800 });
+  return found;
+}

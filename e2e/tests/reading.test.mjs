@@ -5,7 +5,7 @@
 // reading says what to do, with the raw error behind Details, and Try again.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, choose, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, choose, tab, shot, until, aimAtWords, looks } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -126,5 +126,104 @@ test('a failed reading says what to do, keeps the raw error behind Details, and 
   await dialog.locator('[data-testid=reading][data-status=finished]').filter({ hasText: 'red door' }).waitFor({ timeout: 30_000 });
   await until(async () => (await t.count()) === 0, 'the toast ends once the new reading shows', 2000);
   await harness('/test/pippa', {});
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+});
+
+/** barPlace is where the "Keep this phrase" bar is against the selection
+ * it offers: whether it covers the selected lines or the line under them
+ * (across the reading's width), and whether it is inside the window. */
+function barPlace() {
+  return page.evaluate(() => {
+    const range = document.getSelection().getRangeAt(0);
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+    const text = range.startContainer.parentElement.closest('.reading-text');
+    const cs = getComputedStyle(text);
+    const line = Math.max(parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize), ...rects.map((r) => r.height));
+    const t = text.getBoundingClientRect();
+    const keep = { left: t.left, right: t.right, top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)) + line };
+    const b = document.querySelector('[data-testid=keep-bar]').getBoundingClientRect();
+    return {
+      covers: b.left < keep.right && b.right > keep.left && b.top < keep.bottom && b.bottom > keep.top,
+      inside: b.top >= 0 && b.left >= 0 && b.bottom <= innerHeight && b.right <= innerWidth,
+      bar: `${Math.round(b.top)}..${Math.round(b.bottom)}`,
+      kept: `${Math.round(keep.top)}..${Math.round(keep.bottom)}`,
+    };
+  });
+}
+
+test('the Keep this phrase bar covers neither the selected line nor the line under it, at 100% and 200%, by mouse and by keyboard', async () => {
+  // Issue 36, item 10. Seen before: the bar floated under the selection,
+  // over the line below, so Dad could neither read on nor widen the
+  // selection with the mouse.
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await choose(page, paths);
+  const card = page.getByTestId('card').first();
+  await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
+  await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
+  await card.locator('.card-open').click();
+  const dialog = page.getByTestId('moment-dialog');
+  const text = dialog.locator('[data-testid=reading-text]').first();
+  await text.waitFor();
+  const bar = page.getByTestId('keep-bar');
+  /** byMouse selects words as a hand does and waits for the bar. */
+  const byMouse = async (words) => {
+    await text.scrollIntoViewIfNeeded();
+    const [from, to] = await aimAtWords(text, words);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    await bar.waitFor();
+    await until(async () => (await page.evaluate(() => document.getSelection().toString())) === words, `“${words}” selected`, 5_000);
+  };
+  /** select selects words as a screen reader or the keys do (a selection
+   * made without the mouse, offered once it settles) and waits for the bar. */
+  const select = async (words) => {
+    await page.evaluate(() => document.getSelection().removeAllRanges());
+    await bar.waitFor({ state: 'hidden' });
+    await text.scrollIntoViewIfNeeded();
+    await text.evaluate((el, w) => {
+      const node = el.firstChild;
+      const at = node.textContent.indexOf(w);
+      const r = document.createRange();
+      r.setStart(node, at);
+      r.setEnd(node, at + w.length);
+      document.getSelection().addRange(r);
+    }, words);
+    await bar.waitFor();
+    assert.match(await bar.innerText(), new RegExp(`“${words}”`));
+  };
+  // The case seen: words with a line under them, chosen with the mouse.
+  await byMouse('red door');
+  const first = await barPlace();
+  console.log(`# by mouse, “red door”: the bar at ${first.bar}, the selected line and the one under it at ${first.kept}`);
+  assert.equal(first.covers, false, `the bar (${first.bar}) covers the selected line or the line under it (${first.kept})`);
+  for (const [w, hgt] of [[1180, 800], [590, 400]]) {
+    await page.setViewportSize({ width: w, height: hgt });
+    for (const words of ['bright afternoon', 'red door', 'blue cup', 'the step', 'garden: a path leads to a red door']) {
+      await select(words);
+      const p = await barPlace();
+      console.log(`# ${w}x${hgt}, “${words}”: the bar at ${p.bar}, the selected line and the one under it at ${p.kept}`);
+      assert.equal(p.covers, false, `at ${w}x${hgt} the bar (${p.bar}) covers the selected line or the line under it (${p.kept}) of “${words}”`);
+      assert.equal(p.inside, true, `at ${w}x${hgt} the bar (${p.bar}) is inside the window`);
+    }
+  }
+  await page.setViewportSize({ width: 1180, height: 800 });
+  await select('red door');
+  const found = await looks(page, 'keep-bar', () => select('red door'));
+  assert.deepEqual(found, [], JSON.stringify(found, null, 2));
+
+  // By keyboard: the reading takes the focus, the arrows choose words, the
+  // bar stays clear of them, and Enter keeps them.
+  await page.evaluate(() => document.getSelection().removeAllRanges());
+  await bar.waitFor({ state: 'hidden' });
+  await text.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Shift+ArrowRight');
+  await bar.waitFor();
+  const p = await barPlace();
+  assert.equal(p.covers, false, `by keyboard the bar (${p.bar}) covers the selected line or the line under it (${p.kept})`);
+  await page.keyboard.press('Enter');
+  await page.getByText('Kept “A bright”').waitFor();
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 });

@@ -1,10 +1,11 @@
 // "Keep this phrase": words selected in a reading of the open moment are
-// widened to whole words and offered in a small bar that floats under the
-// selection. It shows only once the mouse button is up (or the keys that
-// moved the selection are), and it floats over the dialog rather than
-// taking room in it, so nothing moves while the person selects. From the
-// keyboard, a reading takes the focus: the arrow keys choose a word, Shift
-// and an arrow more words, Enter keeps them and Escape lets go.
+// widened to whole words and offered in a small bar that floats above the
+// selection, never over it nor over the line under it. It shows only once
+// the mouse button is up (or the keys that moved the selection are), and
+// it floats over the dialog rather than taking room in it, so nothing
+// moves while the person selects. From the keyboard, a reading takes the
+// focus: the arrow keys choose a word, Shift and an arrow more words,
+// Enter keeps them and Escape lets go.
 import { backend } from './backend';
 import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
@@ -163,15 +164,38 @@ function offer(d: MomentDialog): void {
     h('button', { type: 'button', class: 'close', 'aria-label': 'Not now', onmousedown: (ev: Event) => ev.preventDefault(), onclick: () => { bar.hidden = true; sel.removeAllRanges(); } }, '✕'),
   );
   bar.hidden = false;
-  // Float under the selection, inside the window.
-  const r = snapped.getBoundingClientRect();
+  place(bar, snapped.getBoundingClientRect(), el);
+}
+
+/** place floats the bar clear of the words chosen (r) and of the line
+ * under them, so Dad can read on and widen the choice with the mouse:
+ * above them; where there is no room above, under the line that follows
+ * them; else beside the reading (text, its element); else at the top of
+ * the window. Always inside the window. */
+function place(bar: HTMLElement, r: DOMRect, text: HTMLElement): void {
+  const cs = getComputedStyle(text);
+  const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize) || 24;
   const bw = bar.offsetWidth;
   const bh = bar.offsetHeight;
-  const left = Math.max(8, Math.min(window.innerWidth - bw - 8, r.left + r.width / 2 - bw / 2));
-  let top = r.bottom + 8;
-  if (top + bh > window.innerHeight - 8) top = Math.max(8, r.top - bh - 8);
-  bar.style.left = `${left}px`;
-  bar.style.top = `${top}px`;
+  const W = window.innerWidth;
+  const H = window.innerHeight;
+  const gap = 8;
+  const t = text.getBoundingClientRect();
+  // The band the bar keeps off: the chosen lines and the one under them.
+  const band = { top: r.top, bottom: r.bottom + line };
+  const centred = Math.max(gap, Math.min(W - bw - gap, r.left + r.width / 2 - bw / 2));
+  const candidates: { left: number; top: number }[] = [
+    { left: centred, top: r.top - bh - gap },
+    { left: centred, top: band.bottom + gap },
+    { left: t.right + gap, top: Math.max(gap, Math.min(H - bh - gap, r.top)) },
+    { left: t.left - bw - gap, top: Math.max(gap, Math.min(H - bh - gap, r.top)) },
+  ];
+  const inside = (c: { left: number; top: number }) => c.left >= gap && c.top >= gap && c.left + bw <= W - gap && c.top + bh <= H - gap;
+  const off = (c: { left: number; top: number }) =>
+    c.top + bh <= band.top || c.top >= band.bottom || c.left >= t.right || c.left + bw <= t.left;
+  const at = candidates.find((c) => inside(c) && off(c)) ?? { left: centred, top: gap };
+  bar.style.left = `${at.left}px`;
+  bar.style.top = `${at.top}px`;
 }
 
 async function keep(d: MomentDialog, text: string, momentID: string): Promise<void> {
