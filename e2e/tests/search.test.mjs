@@ -5,7 +5,7 @@
 // after this one: printed, not asserted.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, useLocalEngine, rpc, choose, shot, until } from './lib.mjs';
+import { localWindow, harness, useLocalEngine, rpc, choose, shot, until, looks } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -59,6 +59,39 @@ test('one box finds a reading, a caption and a kept phrase, with the words marke
   assert.match(await page.getByTestId('search-status').innerText(), /Nothing found/);
   await page.getByTestId('search-box').press('Escape');
   await page.locator('main .screen.search').waitFor({ state: 'hidden' });
+});
+
+test('a moment with a careful reading: each reading once in its result, told apart', async () => {
+  // Issue 36, item 7. Seen before: two "PIPPA SAID" blocks alike, one for
+  // Pippa's reading and one for the careful reading Dad asked for. The
+  // fake Pippa says the same words both times, as a careful reading of a
+  // simple photo may.
+  const { paths } = await harness('/test/generate', { n: 1 });
+  await choose(page, paths);
+  const card = page.getByTestId('card').first();
+  await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
+  const id = await card.getAttribute('data-moment-id');
+  await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
+  await card.locator('.card-open').click();
+  const dialog = page.getByTestId('moment-dialog');
+  await dialog.getByTestId('ask-careful').click();
+  await until(async () => (await dialog.locator('[data-testid=reading][data-status=finished]').count()) === 2, 'the careful reading done', 60_000);
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  const m = (await rpc('Moments/Get', id));
+  assert.deepEqual(m.readings.filter((r) => r.status === 'finished').map((r) => r.mode).sort(), ['careful', 'practical']);
+
+  await search('blue cup');
+  const tile = page.locator(`[data-testid=search-result][data-moment="${id}"]`);
+  await tile.waitFor();
+  const matches = await tile.locator('.match').evaluateAll((els) => els.map((e) => ({ label: e.querySelector('.match-source')?.textContent ?? '', text: e.querySelector('.match-text')?.textContent ?? '' })));
+  console.log(`# the result says: ${matches.map((x) => `${x.label}: ${x.text}`).join(' | ')}`);
+  const blocks = matches.map((x) => `${x.label}: ${x.text}`);
+  assert.equal(new Set(blocks).size, blocks.length, `no two blocks alike: ${blocks.join(' | ')}`);
+  // The two say the same words: shown once, as the reading Dad asked for.
+  assert.deepEqual(matches.map((x) => x.label), ['Pippa’s careful reading'], blocks.join(' | '));
+  await tile.scrollIntoViewIfNeeded();
+  const found = await looks(page, 'search-careful', () => tile.scrollIntoViewIfNeeded());
+  assert.deepEqual(found, [], JSON.stringify(found, null, 2));
 });
 
 test('search over 10,000 moments: the time is printed', async () => {

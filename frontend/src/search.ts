@@ -7,15 +7,29 @@ import { h, clear, when } from './dom';
 import { explain } from './feedback';
 import { sentence } from './dom';
 import { openMoment } from './moment';
-import { kindWord, titleOf } from './words';
+import { kindWord, titleOf, searchSourceWords } from './words';
 import type { Screen } from './screen';
 import type { app } from '../wailsjs/go/models';
 
-const sourceWords: Record<string, string> = {
-  caption: 'Caption',
-  reading: 'Pippa said',
-  phrase: 'Kept phrase',
-};
+/** shownMatches is each matching text of a result once, labelled by where
+ * it was found: a reading by its kind (Pippa's reading, her careful one),
+ * read from the moment's own readings by the match's key (the reading's
+ * id). Two readings that say the same words show once, as the careful
+ * one when either is: the one Dad asked for. */
+function shownMatches(r: app.SearchResult): { label: string; parts: app.SearchPart[] }[] {
+  const modeOf = new Map(r.moment.readings.map((x) => [x.id, x.mode]));
+  const out: { label: string; parts: app.SearchPart[]; text: string; reading: boolean; careful: boolean }[] = [];
+  for (const x of r.matches) {
+    const reading = x.source === 'reading';
+    const mode = reading ? (modeOf.get(x.key) ?? '') : '';
+    const label = searchSourceWords(x.source, mode);
+    const text = x.parts.map((p) => p.text).join('');
+    const same = out.find((o) => o.text === text && (o.label === label || (reading && o.reading)));
+    if (!same) out.push({ label, parts: x.parts, text, reading, careful: mode === 'careful' });
+    else if (mode === 'careful' && !same.careful) Object.assign(same, { label, careful: true });
+  }
+  return out;
+}
 
 /** marked draws a match with its matching words in <mark>. */
 function marked(parts: app.SearchPart[]): HTMLElement {
@@ -90,7 +104,7 @@ export class SearchScreen implements Screen {
           { class: 'result-body' },
           h('span', { class: 'result-title' }, title),
           h('span', { class: 'muted result-date' }, when(m.takenAt || m.createdAt)),
-          ...r.matches.map((x) => h('span', { class: 'match' }, h('span', { class: 'match-source' }, sourceWords[x.source] ?? x.source), marked(x.parts))),
+          ...shownMatches(r).map((x) => h('span', { class: 'match', 'data-testid': 'search-match' }, h('span', { class: 'match-source' }, x.label), marked(x.parts))),
         ),
       ),
     );

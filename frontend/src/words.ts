@@ -493,6 +493,17 @@ export function warningWords(code: string): string {
   return 'This address may not be safe to send Spark’s key to. Ask whoever runs the family engine for an address that starts with https://.';
 }
 
+/** searchSourceWords names where a search match was found, so that two
+ * readings of one moment are told apart: the caption, Pippa's reading,
+ * her careful reading, or a kept phrase. */
+export function searchSourceWords(source: string, mode: string): string {
+  if (source === 'caption') return 'Caption';
+  if (source === 'phrase') return 'Kept phrase';
+  if (mode === 'careful') return 'Pippa’s careful reading';
+  if (mode === 'recall') return 'Quick recall';
+  return 'Pippa said';
+}
+
 /** dateTime is how the window writes a date and time: in the person's
  * locale, medium date, short time. */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
