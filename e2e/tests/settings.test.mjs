@@ -1,11 +1,21 @@
 // Settings: the outbox's files that could not be removed yet, said for Dad
 // under "Your data" with the folders behind Details; and a choice Dad
 // makes while Settings loads is not redrawn over by the copy it fetched.
-import { test } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, holdRpc, rpc, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, holdRpc, rpc, tab, shot, until, url } from './lib.mjs';
 
 let page;
+
+// These tests are about what Dad begins in the connection text. A family
+// engine Spark knows is gone back to in one click (switch.test.mjs): here
+// the one it knows, whatever a test file before used, does not answer, so
+// "Family engine" opens the connection text and stays on this computer.
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await rpc('Settings/Connect', 'http://127.0.0.1:9#spk_nobody', true);
+  await rpc('Settings/UseLocal');
+});
 localWindow((w) => ({ page } = w));
 
 /** holdSettingsGet holds back the window's next Settings.Get (holdRpc). */

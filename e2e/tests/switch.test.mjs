@@ -5,7 +5,7 @@
 // (app/state.go) and every screen reads itself again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBesideFamily, appMoments, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine } from './lib.mjs';
+import { openBesideFamily, appMoments, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine, looks } from './lib.mjs';
 
 let context;
 let page;
@@ -98,4 +98,84 @@ test('after a switch of engine, Moments shows the chosen engine’s moments at o
   await tab(page, 'Moments');
   const back = await appMoments();
   await shows(back.length, [...family].filter((id) => !back.some((m) => m.id === id)), 'Moments to show this computer’s moments again');
+});
+
+/** agree is what the Settings radio and the status bar say of where
+ * moments are kept, read together. */
+async function agree() {
+  return page.evaluate(() => {
+    // Family engine chosen but not connected says so under the radio.
+    const notYet = document.querySelector('[data-testid=engine-not-yet]');
+    const radio = document.querySelector('#engine-remote')?.checked
+      ? notYet && !notYet.hidden ? 'family, not connected yet: local' : 'family'
+      : document.querySelector('#engine-local')?.checked ? 'local' : '';
+    const st = document.querySelector('[data-testid=engine-state]')?.textContent ?? '';
+    const bar = /family engine/.test(st) ? 'family' : /this computer/.test(st) ? 'local' : '';
+    return { radio, bar };
+  });
+}
+
+/** quiet closes the toasts of the switches before, as Dad does, so that
+ * the pictures show Settings. */
+async function quiet() {
+  const close = page.locator('#toasts .toast-close');
+  while ((await close.count()) > 0) await close.first().click();
+}
+
+test('back to a family engine Spark knows: one click, no pasting, and the radio says what the status bar says', async () => {
+  // Issue 36, item 6. Seen before: "Family engine" clicked asked for the
+  // connection text again, though Spark keeps the address and the key;
+  // until it was pasted, the radio said Family engine and the status bar
+  // This computer.
+  await useLocalEngine();
+  const known = await rpc('Settings/Get');
+  if (known.remoteURL !== remote.url) {
+    // Connected to it once, as the test before does.
+    await rpc('Settings/Connect', `${remote.url}#${remote.token}`, false);
+    await rpc('Settings/UseLocal');
+  }
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  await tab(page, 'Moments');
+  await tab(page, 'Settings');
+  const family = page.getByLabel('Family engine');
+  await until(async () => (await agree()).radio === 'local', 'Settings as saved: this computer');
+
+  await family.click();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor({ timeout: 15_000 });
+  assert.equal((await rpc('Settings/Get')).engine, 'remote', 'Spark uses the family engine');
+  await page.getByTestId('connected-to').waitFor();
+  assert.equal(await page.getByLabel('Connection text').inputValue(), '', 'nothing was pasted');
+  assert.deepEqual(await agree(), { radio: 'family', bar: 'family' });
+  await quiet();
+  await page.locator('fieldset').first().scrollIntoViewIfNeeded();
+  let found = await looks(page, 'settings-family-again', () => page.locator('fieldset').first().scrollIntoViewIfNeeded());
+
+  // Shown anew, Settings says the same as the status bar.
+  await tab(page, 'Moments');
+  await tab(page, 'Settings');
+  await page.getByTestId('connected-to').waitFor();
+  assert.deepEqual(await agree(), { radio: 'family', bar: 'family' });
+
+  // The family engine stopped: one click back to it says why Spark could
+  // not go, and that it keeps the moments on this computer until then.
+  await page.getByLabel('This computer').check();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  await harness('/test/remote/stop');
+  try {
+    await until(async () => (await agree()).radio === 'local', 'the radio on this computer');
+    await family.click();
+    const said = page.getByTestId('test-result').filter({ hasText: 'could not go back' });
+    await said.waitFor({ timeout: 15_000 });
+    const words = await said.innerText();
+    console.log(`# Settings says: ${words}`);
+    assert.equal((await rpc('Settings/Get')).engine, 'local', 'Spark stays on this computer');
+    assert.equal(await page.getByTestId('engine-not-yet').innerText(), 'Not connected yet: until it connects, Spark keeps your moments on this computer.');
+    assert.deepEqual(await agree(), { radio: 'family, not connected yet: local', bar: 'local' });
+    await quiet();
+    found.push(...(await looks(page, 'settings-family-away', () => page.getByTestId('engine-not-yet').scrollIntoViewIfNeeded())));
+  } finally {
+    await harness('/test/remote/start', {});
+  }
+  await page.getByLabel('This computer').check();
+  assert.deepEqual(found, [], JSON.stringify(found, null, 2));
 });

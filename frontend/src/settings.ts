@@ -6,7 +6,7 @@ import type { Screen } from './screen';
 import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
 import { offsiteBlock } from './offsite';
-import { connectionTestWords, warningWords } from './words';
+import { connectionTestWords, warningWords, knownEngineWords } from './words';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -123,16 +123,31 @@ export class SettingsScreen implements Screen {
     );
     conn.setAttribute('aria-describedby', 'connection-help');
     // What was said of the text before is not said of the text now.
-    for (const f of [conn, url, token]) f.addEventListener('input', () => clear(result));
+    let typed = 0;
+    for (const f of [conn, url, token]) {
+      f.addEventListener('input', () => {
+        typed++;
+        clear(result);
+      });
+    }
+    // Family engine chosen but not connected: said under the radio (and
+    // read with it), so the radio never claims what the status bar denies.
+    const notYet = h('p', { class: 'hint choice-note', id: 'engine-not-yet', 'data-testid': 'engine-not-yet' }, knownEngineWords.notYet);
+    remote.setAttribute('aria-describedby', 'engine-not-yet');
     const sync = () => {
       remoteFields.hidden = !remote.checked;
+      notYet.hidden = !remote.checked || s.engine === 'remote';
     };
     sync();
     local.addEventListener('change', () => {
       sync();
       if (local.checked && s.engine === 'remote') void this.useLocal();
     });
-    remote.addEventListener('change', sync);
+    remote.addEventListener('change', () => {
+      sync();
+      // Back to the family engine Spark knows: one click, no pasting.
+      if (remote.checked && s.engine !== 'remote' && s.remoteURL && s.remoteToken) void this.goBack(s, result, () => typed);
+    });
 
     const pURL = h('input', { id: 'pippa-url', type: 'url', placeholder: s.ollamaURL, spellcheck: 'false' });
     const pModel = h('input', { id: 'pippa-model', type: 'text', placeholder: 'llava', spellcheck: 'false' });
@@ -149,6 +164,7 @@ export class SettingsScreen implements Screen {
         h('legend', {}, 'Where your moments are kept'),
         h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
         h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
+        notYet,
         remoteFields,
         MoveBlock.mount('settings'),
         detailsOf(
@@ -270,6 +286,35 @@ export class SettingsScreen implements Screen {
       false,
     );
     if (ok) await this.connect(text, out, true);
+  }
+
+  /** goBack connects again to the family engine Spark remembers (its
+   * address and key, s), after a test: Dad sent them there before, so
+   * nothing is asked. One that does not answer is not used: out says why
+   * and Spark stays on this computer, the connection text open for a new
+   * one. What Dad types meanwhile wins over what it says (typed counts). */
+  private async goBack(s: SettingsView, out: HTMLElement, typed: () => number): Promise<void> {
+    const before = typed();
+    clear(out, h('p', {}, knownEngineWords.connecting));
+    out.className = 'test-result';
+    let r;
+    try {
+      r = await backend.settings.connect(`${s.remoteURL}#${s.remoteToken}`, false);
+    } catch (e) {
+      if (typed() !== before) return;
+      clear(out, errorBlock(e));
+      out.classList.add('bad');
+      return;
+    }
+    if (r.connected) {
+      this.render(r.settings);
+      toast(knownEngineWords.connected);
+      this.changed();
+      return;
+    }
+    if (typed() !== before) return;
+    clear(out, h('p', {}, knownEngineWords.failed(r.test)));
+    out.className = 'test-result bad';
   }
 
   private async useLocal(): Promise<void> {

@@ -493,6 +493,19 @@ export function warningWords(code: string): string {
   return 'This address may not be safe to send Spark’s key to. Ask whoever runs the family engine for an address that starts with https://.';
 }
 
+/** knownEngineWords are Settings' sentences for going back, in one click,
+ * to the family engine Spark remembers (its address and key): while it
+ * connects, and when it could not (what the test said, r); and, under
+ * "Family engine" chosen but not connected, that the moments stay on this
+ * computer (as the status bar says) until it connects. */
+export const knownEngineWords = {
+  connecting: 'Connecting to the family engine you used before…',
+  connected: 'Connected. Spark now keeps your moments on the family engine; photos waiting here will go there.',
+  failed: (r: { code: string; version: string; address: string; detail?: string }): string =>
+    `Spark could not go back to the family engine you used before. ${connectionTestWords(r)}`,
+  notYet: 'Not connected yet: until it connects, Spark keeps your moments on this computer.',
+};
+
 /** searchSourceWords names where a search match was found, so that two
  * readings of one moment are told apart: the caption, Pippa's reading,
  * her careful reading, or a kept phrase. */
