@@ -285,12 +285,14 @@ func seedOne(ctx context.Context, cl *client.Client, thumb []byte, caption strin
 	return err
 }
 
-// setPippa makes the fake Pippa slow ({"delayMs": 4000}) or refuse
-// ({"refuse": true}); {} puts it back.
+// setPippa makes the fake Pippa slow ({"delayMs": 4000}), refuse
+// ({"refuse": true}) or say other words in a careful reading
+// ({"carefulReply": "..."}); {} puts it back.
 func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		DelayMs int64 `json:"delayMs"`
-		Refuse  bool  `json:"refuse"`
+		DelayMs      int64  `json:"delayMs"`
+		Refuse       bool   `json:"refuse"`
+		CarefulReply string `json:"carefulReply"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -298,6 +300,7 @@ func (t *testAPI) setPippa(w http.ResponseWriter, r *http.Request) {
 	}
 	t.fake.SetDelay(time.Duration(in.DelayMs) * time.Millisecond)
 	t.fake.SetRefuse(in.Refuse)
+	carefulReply.Store(in.CarefulReply)
 	reply(w, map[string]bool{"ok": true})
 }
 

@@ -94,6 +94,35 @@ test('a moment with a careful reading: each reading once in its result, told apa
   assert.deepEqual(found, [], JSON.stringify(found, null, 2));
 });
 
+test('a careful reading in other words than the first: both in the result, each named', async () => {
+  await harness('/test/pippa', { carefulReply: 'Looked at carefully: a blue cup with a chipped rim stands on the step by the red door.' });
+  try {
+    const { paths } = await harness('/test/generate', { n: 1 });
+    await choose(page, paths);
+    const card = page.getByTestId('card').first();
+    await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
+    const id = await card.getAttribute('data-moment-id');
+    await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
+    await card.locator('.card-open').click();
+    const dialog = page.getByTestId('moment-dialog');
+    await dialog.getByTestId('ask-careful').click();
+    await dialog.locator('[data-testid=reading][data-status=finished]').filter({ hasText: 'chipped rim' }).waitFor({ timeout: 60_000 });
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+    await search('blue cup');
+    const tile = page.locator(`[data-testid=search-result][data-moment="${id}"]`);
+    await tile.waitFor();
+    const matches = await tile.locator('.match').evaluateAll((els) => els.map((e) => ({ label: e.querySelector('.match-source')?.textContent ?? '', text: e.querySelector('.match-text')?.textContent ?? '' })));
+    console.log(`# the result says: ${matches.map((x) => `${x.label}: ${x.text}`).join(' | ')}`);
+    const by = Object.fromEntries(matches.map((x) => [x.label, x.text]));
+    assert.equal(matches.length, 2, JSON.stringify(matches));
+    assert.match(by['Pippa said'] ?? '', /A bright afternoon/);
+    assert.match(by['Pippa’s careful reading'] ?? '', /chipped rim/);
+  } finally {
+    await harness('/test/pippa', {});
+  }
+});
+
 test('search over 10,000 moments: the time is printed', async () => {
   const remote = await harness('/test/remote/prepare');
   await harness('/test/remote/start', {});
