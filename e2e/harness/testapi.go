@@ -104,11 +104,13 @@ func (t *testAPI) dialog(w http.ResponseWriter, r *http.Request) {
 }
 
 // generate writes n new JPEG photos (each different) and returns their
-// paths; big ones are noisy 12 MP files of several MB.
+// paths; big ones are noisy 12 MP files of several MB, portrait ones
+// taller than wide.
 func (t *testAPI) generate(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		N   int  `json:"n"`
-		Big bool `json:"big"`
+		N        int  `json:"n"`
+		Big      bool `json:"big"`
+		Portrait bool `json:"portrait"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.N < 1 || in.N > 1000 {
 		http.Error(w, "give n between 1 and 1000", http.StatusBadRequest)
@@ -129,6 +131,9 @@ func (t *testAPI) generate(w http.ResponseWriter, r *http.Request) {
 		wd, ht, q := 1600, 1200, 85
 		if in.Big {
 			wd, ht, q = 4000, 3000, 97
+		}
+		if in.Portrait {
+			wd, ht = ht, wd
 		}
 		if err := os.WriteFile(p, seed.Photo(n, wd, ht, q, in.Big), 0o644); err != nil {
 			fail(w, err)
