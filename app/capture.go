@@ -112,17 +112,30 @@ func (a *App) capture(batch string, paths []string, force bool) ([]CaptureResult
 		Force: force,
 		OnResult: func(r outbox.CaptureResult) {
 			done++
-			v := captureView(r)
+			v := duplicateView(ob, captureView(r))
 			a.emit("capture", CaptureEvent{Batch: batch, Kind: CaptureKindResult, Total: len(paths), Done: done, Result: &v})
 		},
 	})
 	out := make([]CaptureResult, len(res))
 	for i, r := range res {
-		out[i] = captureView(r)
+		out[i] = duplicateView(ob, captureView(r))
 	}
 	a.emit("capture", CaptureEvent{Batch: batch, Kind: CaptureKindDone, Total: len(paths), Done: len(paths)})
 	ob.Kick()
 	return out, nil
+}
+
+// duplicateView gives a photo already in Spark the moment and the small
+// copy of the photo it duplicates, so that its card shows that photo and
+// opens its moment (issue 36).
+func duplicateView(ob *outbox.Outbox, v CaptureResult) CaptureResult {
+	if !v.Duplicate || v.EntryID == "" || v.MomentID != "" {
+		return v
+	}
+	if id, err := ob.MomentOf(context.Background(), v.EntryID); err == nil {
+		v.MomentID, v.Thumb = id, outboxCopyURL(v.EntryID)
+	}
+	return v
 }
 
 // photoExts are the file names a folder import picks up.

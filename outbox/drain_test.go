@@ -180,6 +180,26 @@ func TestDrain_Delivers(t *testing.T) {
 	if !r.Duplicate || r.DuplicateOf != ents[0].ID && r.DuplicateOf == "" {
 		t.Errorf("re-import of a delivered photo = %+v, want a duplicate", r)
 	}
+	// The moment it duplicates (its card opens it), while the entry is
+	// in the queue and once it is discarded from there.
+	want := ""
+	for _, e := range ents {
+		if e.ID == r.DuplicateOf {
+			want = e.MomentID
+		}
+	}
+	if got, err := o.MomentOf(context.Background(), r.DuplicateOf); err != nil || got != want || want == "" {
+		t.Errorf("MomentOf(%s) = %q, %v; want %q", r.DuplicateOf, got, err, want)
+	}
+	if _, err := o.Discard(context.Background(), r.DuplicateOf, ""); err != nil {
+		t.Fatalf("discard the delivered entry: %v", err)
+	}
+	if got, err := o.MomentOf(context.Background(), r.DuplicateOf); err != nil || got != want {
+		t.Errorf("MomentOf(%s) once discarded = %q, %v; want %q", r.DuplicateOf, got, err, want)
+	}
+	if _, err := o.MomentOf(context.Background(), "no-such-entry"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MomentOf of no entry: %v, want ErrNotFound", err)
+	}
 }
 
 func TestDrain_StepOrderAndSkipOnRetry(t *testing.T) {

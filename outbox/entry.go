@@ -141,6 +141,22 @@ func (o *Outbox) Entry(ctx context.Context, id string) (*Entry, error) {
 	return r.entry(), nil
 }
 
+// MomentOf returns the moment of a photo entry, in the outbox or
+// delivered and discarded since (a capture's DuplicateOf names either), or
+// ErrNotFound.
+func (o *Outbox) MomentOf(ctx context.Context, entryID string) (string, error) {
+	var id string
+	err := o.db.QueryRowContext(ctx, `SELECT moment_id FROM queue WHERE id = ?1 AND kind = 'photo'
+		UNION ALL SELECT moment_id FROM delivered WHERE entry_id = ?1 LIMIT 1`, entryID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%w: %s", ErrNotFound, entryID)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the moment of entry %s: %w", entryID, err)
+	}
+	return id, nil
+}
+
 // Counts is how many entries are in each state.
 type Counts struct {
 	Pending int `json:"pending"`

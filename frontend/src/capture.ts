@@ -174,9 +174,16 @@ export class CaptureScreen implements Screen {
       return;
     }
     if (r.duplicate) {
+      // The photo it duplicates: shown, and opened with the card.
       c.el.dataset.state = 'duplicate';
       c.thumb.classList.remove('loading');
       c.state.textContent = 'Already in Spark, so it was not added twice.';
+      if (r.thumb) clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
+      if (r.momentID) {
+        c.el.dataset.momentId = r.momentID;
+        c.momentID = r.momentID;
+        c.open.disabled = false;
+      }
       return;
     }
     clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
