@@ -39,15 +39,22 @@ export function clear(el: Element, ...children: (Child | Child[])[]): void {
 
 /** toastHost is where toasts go: inside the topmost open modal dialog
  * when there is one (a modal dialog and its backdrop sit in the top layer,
- * above anything else in the page), else the page itself. */
+ * above anything else in the page), at its foot, else in the window's own
+ * band above the status bar. Either way they take their own room, in the
+ * flow: a toast never covers a control (issue 36). */
 function toastHost(): HTMLElement {
   let el = document.getElementById('toasts');
   if (!el) {
     el = h('div', { id: 'toasts', role: 'status', 'aria-live': 'polite', 'aria-relevant': 'additions' });
   }
   const open = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]')).filter((d) => d.matches(':modal'));
-  const host = open.at(-1) ?? document.body;
-  if (el.parentElement !== host) host.append(el);
+  const dlg = open.at(-1);
+  const bar = document.querySelector('#app > .statusbar');
+  if (dlg) {
+    if (el.parentElement !== dlg) dlg.append(el);
+  } else if (bar) {
+    if (el.nextElementSibling !== bar) bar.before(el);
+  } else if (el.parentElement !== document.body) document.body.append(el);
   return el;
 }
 
@@ -79,41 +86,63 @@ export function rehomeToasts(): void {
   if (el.childElementCount > 0) toastHost();
 }
 
-/** Toast is a shown toast: end takes it away (its news is done). */
+/** Toast is a shown toast: end takes it away (its news is done); shown
+ * tells whether it is still on screen. */
 export interface Toast {
   end(): void;
+  shown(): boolean;
 }
 
+/** MAX_TOASTS is how many toasts show at once: a newer one takes the place
+ * of the oldest (an error outlives news, which goes first). */
+const MAX_TOASTS = 2;
+
 /** toast shows a short message for a few seconds, announced to screen
- * readers, above any dialog. An error stays longer (20 s, or until closed)
- * and can carry its detail behind "Details". With opts.about (a dialog, a
- * screen) it ends as soon as that is no longer on screen; the caller ends
- * it with the handle when what it announced is done. */
+ * readers, above any dialog, in its own room (it covers no control); at
+ * most two show at once. An error stays longer (20 s, or until closed) and can carry its
+ * detail behind "Details". With opts.about (a dialog, a screen) it ends as
+ * soon as that is no longer on screen; the caller ends it with the handle
+ * when what it announced is done. */
 export function toast(message: string, kind: 'info' | 'error' = 'info', detail = '', action?: { label: string; run: () => void }, opts: { about?: Element } = {}): Toast {
   const host = toastHost();
-  const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: () => t.remove() }, '✕');
+  const remove = () => {
+    clearTimeout(timer);
+    if (!t.isConnected) return;
+    t.remove();
+  };
+  const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: remove }, '✕');
   const t = h(
     'div',
     { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : null },
     h('p', {}, message),
     detail ? detailsOf(detail) : null,
-    action ? h('button', { type: 'button', class: 'toast-action', onclick: () => { t.remove(); action.run(); } }, action.label) : null,
+    action ? h('button', { type: 'button', class: 'toast-action', onclick: () => { remove(); action.run(); } }, action.label) : null,
     close,
   );
+  // At most two: news makes way before an error does, the oldest first.
+  const shown = Array.from(host.children);
+  while (shown.length >= MAX_TOASTS) {
+    const at = Math.max(0, shown.findIndex((x) => !x.classList.contains('toast-error')));
+    shown.splice(at, 1)[0]?.remove();
+  }
   host.append(t);
   if (opts.about) about.set(t, opts.about);
-  {
-    // Errors stay long enough to read and open Details; neither goes while
-    // the pointer or the keyboard is on it.
-    let timer = window.setTimeout(() => t.remove(), kind === 'error' ? 20000 : action ? 8000 : 5000);
-    // Not while the person reads it or reaches for its button.
-    const hold = () => clearTimeout(timer);
-    const resume = () => (timer = window.setTimeout(() => t.remove(), 3000));
-    t.addEventListener('mouseenter', hold);
-    t.addEventListener('focusin', hold);
-    t.addEventListener('mouseleave', resume);
-  }
-  return { end: () => t.remove() };
+  // Errors stay long enough to read and open Details; neither goes while
+  // the pointer or the keyboard is on it, and goes a little after.
+  const life = kind === 'error' ? 20000 : action ? 8000 : 5000;
+  let timer = window.setTimeout(remove, life);
+  const hold = () => clearTimeout(timer);
+  const resume = () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(remove, 3000);
+  };
+  t.addEventListener('mouseenter', hold);
+  t.addEventListener('focusin', hold);
+  t.addEventListener('mouseleave', resume);
+  t.addEventListener('focusout', (e) => {
+    if (!t.contains(e.relatedTarget as Node | null)) resume();
+  });
+  return { end: remove, shown: () => t.isConnected };
 }
 
 /** detailsOf is a closed "Details" disclosure holding raw text (an

@@ -78,6 +78,9 @@ export class MomentDialog {
       this.keepBar,
     );
     this.body.append(this.readingSlot, this.pictureSlot, h('div', { class: 'moment-side' }, this.pendingSlot, this.captionBox, this.metaSlot, this.actionsSlot));
+    // The body scrolls, not the dialog (style.css): who watches the
+    // dialog's scroll (the keep bar) hears the body's.
+    this.body.addEventListener('scroll', () => this.dlg.dispatchEvent(new Event('scroll')), { passive: true });
     this.caption.addEventListener('input', () => this.typed());
     this.caption.addEventListener('blur', () => void this.flushCaption());
     this.dlg.addEventListener('close', () => {

@@ -1,7 +1,7 @@
 import { backend, canceled, tile, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
-import { outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
+import { total, outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
 import { waitsFor } from './codes';
 import { place } from './place';
@@ -22,6 +22,24 @@ let listening = false;
 /** outboxStatus is the latest status read, null before the first. */
 export function outboxStatus(): OutboxStatus | null {
   return latest;
+}
+
+/** sendingNews says something is being sent, in a toast that goes as soon
+ * as its news is old: once nothing waits (the Outbox says everything is
+ * sent), even while the pointer rests on it. */
+function sendingNews(message: string): void {
+  const t = toast(message);
+  let stop: (() => void) | null = null;
+  let over = false;
+  const check = (s: OutboxStatus) => {
+    if (over) return;
+    if (t.shown() && total(s.waiting) + total(s.parked) > 0) return;
+    over = true;
+    t.end();
+    stop?.();
+  };
+  stop = onOutboxStatus(check);
+  if (over) stop();
 }
 
 /** onOutboxStatus calls fn with every new status (at once with the latest,
@@ -208,7 +226,7 @@ export class OutboxScreen implements Screen {
   private async retryWrite(w: Write): Promise<void> {
     try {
       await backend.outbox.retry(w.id);
-      toast('Sending it again.');
+      sendingNews('Sending it again.');
       this.soon();
     } catch (err) {
       toastError(err);
@@ -285,7 +303,7 @@ export class OutboxScreen implements Screen {
   private async retry(e: Entry): Promise<void> {
     try {
       await backend.outbox.retry(e.id);
-      toast(`Sending ${e.name} again.`);
+      sendingNews(`Sending ${e.name} again.`);
       this.soon();
     } catch (err) {
       toastError(err);
@@ -295,7 +313,7 @@ export class OutboxScreen implements Screen {
   private async doRetryAll(): Promise<void> {
     try {
       const n = await backend.outbox.retryAll();
-      toast(n === 1 ? 'Sending it again.' : `Sending all ${n} again.`);
+      sendingNews(n === 1 ? 'Sending it again.' : `Sending all ${n} again.`);
       this.soon();
     } catch (err) {
       toastError(err);
@@ -305,7 +323,7 @@ export class OutboxScreen implements Screen {
   private async sendNow(): Promise<void> {
     try {
       await backend.outbox.sendNow();
-      toast('Trying to send now.');
+      sendingNews('Trying to send now.');
     } catch (err) {
       toastError(err);
     }
