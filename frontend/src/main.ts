@@ -1,7 +1,7 @@
 import './style.css';
 import { backend, markPaint, type Status } from './backend';
 import { h, clear, rehomeToasts, sentence } from './dom';
-import { outboxLine, total, engineBanner, engineStateWords, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
+import { outboxLine, total, engineBanner, engineStateWords, engineStateShort, bannerDetails, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
@@ -24,6 +24,8 @@ class App {
   private settings: SettingsScreen;
   private tabs = new Map<Tab, HTMLButtonElement>();
   private banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true });
+  /** bannerOpen: Details of the one-line banner (narrow window) is open. */
+  private bannerOpen = false;
   private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
   private problem = h('section', { class: 'problem', role: 'alert', hidden: true });
   private main = h('main', { id: 'main', tabindex: -1 });
@@ -136,6 +138,10 @@ class App {
     // What the bar and the banner say of the outbox is the outbox's one
     // status (outbox.ts), the Outbox screen's too.
     onOutboxStatus(() => {
+      if (this.status) this.renderStatus(this.status);
+    });
+    // Zoomed in or out past the fold: the bar's words change length.
+    narrowWindow.addEventListener('change', () => {
       if (this.status) this.renderStatus(this.status);
     });
     // Alt+1 to Alt+5 open the tabs; Ctrl+F (⌘F) goes to the search box.
@@ -288,12 +294,25 @@ class App {
     this.banner.classList.toggle('refused', st.refused);
     if (offline) {
       const why = engineBanner(st.engine, st.refused);
+      // In a narrow window (200% zoom) the banner is one line: why, then
+      // the rest behind Details (style.css shows the button there only).
+      const toggle = h('button', { type: 'button', class: 'link banner-toggle', 'aria-expanded': String(this.bannerOpen), 'aria-controls': 'banner-more', onclick: () => {
+        this.bannerOpen = !this.bannerOpen;
+        this.banner.classList.toggle('open', this.bannerOpen);
+        toggle.setAttribute('aria-expanded', String(this.bannerOpen));
+      } }, bannerDetails);
+      this.banner.classList.toggle('open', this.bannerOpen);
       clear(
         this.banner,
         h('strong', {}, `${why.why} `),
-        said.banner,
-        why.link ? ' ' : null,
-        why.link ? h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, why.link) : null,
+        toggle,
+        h(
+          'span',
+          { class: 'banner-more', id: 'banner-more' },
+          said.banner,
+          why.link ? ' ' : null,
+          why.link ? h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, why.link) : null,
+        ),
       );
     }
     this.outboxBadge.hidden = waiting + parked === 0;
@@ -305,6 +324,8 @@ class App {
     this.menuBadge.textContent = badge.menu;
     this.outboxBadge.setAttribute('aria-label', badge.label);
     const state: EngineState = !st.ready ? 'starting' : st.reachable ? 'connected' : st.refused ? 'refused' : 'offline';
+    // A narrow window (200% zoom) keeps the bar to one line: short words.
+    const short = narrowWindow.matches;
     // The items wrap among themselves (a narrow window, 200% zoom), with
     // a dot between two on a line (style.css). The version is in Settings,
     // under About Spark: on the bar it was a word for us, not for Dad.
@@ -316,9 +337,9 @@ class App {
         {},
         h('span', { class: `dot ${state === 'connected' ? 'ok' : 'off'}`, 'aria-hidden': 'true' }),
         ' ',
-        h('span', { 'data-testid': 'engine-state', 'data-state': state }, engineStateWords(state, st.engine)),
+        h('span', { 'data-testid': 'engine-state', 'data-state': state }, short ? engineStateShort(state, st.engine) : engineStateWords(state, st.engine)),
       ),
-      h('span', { 'data-testid': 'waiting', 'data-count': waiting, hidden: said.waiting === '' }, said.waiting),
+      h('span', { 'data-testid': 'waiting', 'data-count': waiting, hidden: said.waiting === '' }, short && waiting ? badge.menu.split(', ')[0] : said.waiting),
       parked > 0
         ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'parked', 'data-count': parked, onclick: () => this.go('outbox') }, said.parked)
         : h('span', { 'data-testid': 'parked', 'data-count': 0, hidden: true }),
@@ -347,6 +368,11 @@ class App {
     );
   }
 }
+
+/** narrowWindow is the window narrow enough (200% zoom) for the header's
+ * tabs to fold behind Menu (style.css, 56rem): the status bar says its
+ * short words there. */
+const narrowWindow = window.matchMedia('(max-width: 56rem)');
 
 /** firstWait bounds how long the window waits for the first page of
  * Moments before it draws anything: a slow start opens on Add photos, and

@@ -15,6 +15,11 @@ const PAGE = 200; // the engine's largest page
 const GAP = 12; // px between tiles
 const MIN_TILE = 168; // px: tiles are at least this wide
 const LABEL = 112; // px under the image: the caption or date, and the reading's first lines
+// A short window (200% zoom, the offline banner): the label keeps the
+// caption and the date only (on two lines if need be), and the tiles narrow, so that a whole row
+// still shows (issue 36).
+const LABEL_SHORT = 76;
+const MIN_TILE_SHORT = 64;
 const HEAD = 48; // px of a heading row (Today, This week, a month)
 const OVERSCAN = 600; // px rendered above and below the view
 
@@ -52,6 +57,7 @@ export class MomentsScreen implements Screen {
   private height = 0;
   private cols = 1;
   private tile = MIN_TILE;
+  private label = LABEL;
   private rendered = new Map<number, Tile>();
   private painted = false;
   private heads = new Map<string, HTMLElement>();
@@ -197,16 +203,26 @@ export class MomentsScreen implements Screen {
   private layout(): void {
     const w = this.scroller.clientWidth;
     if (w === 0) return;
-    const cols = Math.max(1, Math.floor(w / (MIN_TILE + GAP)));
+    let cols = Math.max(1, Math.floor(w / (MIN_TILE + GAP)));
+    const high = this.scroller.clientHeight;
+    const short = high > 0 && high < HEAD + 2 * GAP + MIN_TILE + LABEL;
+    const label = short ? LABEL_SHORT : LABEL;
+    if (short) {
+      // As many more columns as make a row (under its heading) fit.
+      const most = Math.max(MIN_TILE_SHORT, high - HEAD - 2 * GAP - label);
+      cols = Math.max(cols, Math.ceil((w - GAP) / (most + GAP)));
+    }
     const tile = Math.floor((w - GAP * (cols + 1)) / cols);
-    if (cols !== this.cols || tile !== this.tile) {
+    if (cols !== this.cols || tile !== this.tile || label !== this.label) {
       this.cols = cols;
       this.tile = tile;
+      this.label = label;
+      this.scroller.classList.toggle('short', short);
       this.release();
     }
     // Rows: each section's moments in rows of cols, a section that fits
     // whole in what is left of the last row joining it there.
-    const rowH = tile + LABEL + GAP;
+    const rowH = tile + label + GAP;
     const { rows, heading } = rowsOf(this.list.view, this.order, cols);
     let y = 0;
     for (const row of rows) {
@@ -374,7 +390,7 @@ export class MomentsScreen implements Screen {
     prev?.setActive(false);
     const row = this.rows.find((x) => i >= x.from && i <= x.to);
     if (row) {
-      const rowH = this.tile + LABEL + GAP;
+      const rowH = this.tile + this.label + GAP;
       const top = row.y + GAP;
       const sc = this.scroller;
       if (top < sc.scrollTop) sc.scrollTop = Math.max(0, top - HEAD);

@@ -839,6 +839,24 @@ export function engineStateWords(state: EngineState, engine: string): string {
   return where;
 }
 
+/** engineStateShort is the status bar's first item in a narrow window
+ * (200% zoom), where the bar keeps to one line and the banner says why. */
+export function engineStateShort(state: EngineState, engine: string): string {
+  const remote = engine === 'remote';
+  switch (state) {
+    case 'starting':
+      return startWords(true);
+    case 'refused':
+      return 'Key not accepted';
+    case 'offline':
+      return remote ? 'Can’t reach the family engine' : 'Engine not answering';
+  }
+  return remote ? 'On the family engine' : 'On this computer';
+}
+
+/** bannerDetails opens the rest of the one-line banner (narrow window). */
+export const bannerDetails = 'Details';
+
 /** startWords is the heading while Spark starts, or when it could not. */
 export function startWords(starting: boolean): string {
   return starting ? 'Spark is starting…' : 'Spark could not start';
