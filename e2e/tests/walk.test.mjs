@@ -373,6 +373,11 @@ test('a toast of something sent again goes once the Outbox says everything is se
     await tab(page, 'Outbox');
     await page.getByRole('button', { name: 'Send now' }).click();
     const news = page.locator('#toasts .toast').filter({ hasText: 'Trying to send now' });
+    await news.waitFor();
+    // The toast in its band above the status bar, over nothing.
+    const over = await toastsOver(page);
+    assert.deepEqual(over.covered, [], 'the toast covers no control of the Outbox');
+    assert.deepEqual(await shots(page, 'walk-toast-outbox'), []);
     await news.hover();
     await harness('/test/remote/start', {});
     await page.getByText('Everything is sent. Nothing is waiting.').waitFor({ timeout: 60_000 });
