@@ -53,6 +53,20 @@ export async function choose(page, paths) {
   await page.getByRole('button', { name: 'Choose photos…' }).click();
 }
 
+/** cardOf is the capture card of the photo at path, found by its file's
+ * name (the harness never names two photos alike), once it knows its
+ * moment: { card, id }. Not getByTestId('card').first(): that is whichever
+ * card is first when each call asks, and on a busy machine it is still an
+ * earlier test's card (read, sent, "blue cup" and all) until the new
+ * photo's card is added above it, so a test read one moment's id and
+ * opened another. */
+export async function cardOf(page, path) {
+  const name = path.split(/[\\/]/).pop();
+  const card = page.getByTestId('card').filter({ has: page.locator(`.name[title="${name}"]`) });
+  const id = await until(async () => (await card.count()) === 1 && (await card.getAttribute('data-moment-id')), `the card of ${name} with its moment`);
+  return { card, id };
+}
+
 /** tab opens a screen from the tabs; in a narrow window (200% zoom) they
  * are folded behind the menu button, which it opens first. */
 export async function tab(page, name) {

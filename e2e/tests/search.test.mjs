@@ -5,7 +5,7 @@
 // after this one: printed, not asserted.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, useLocalEngine, rpc, choose, shot, until, looks } from './lib.mjs';
+import { localWindow, harness, useLocalEngine, rpc, choose, cardOf, shot, until, looks } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -24,9 +24,8 @@ async function search(q) {
 test('one box finds a reading, a caption and a kept phrase, with the words marked', async () => {
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card, id } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
-  const id = await card.getAttribute('data-moment-id');
   await rpc('Moments/SetCaption', id, 'Postcard from Lisbon');
   await rpc('Phrases/Keep', 'afternoon in the garden', id);
 
@@ -68,9 +67,8 @@ test('a moment with a careful reading: each reading once in its result, told apa
   // simple photo may.
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card, id } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
-  const id = await card.getAttribute('data-moment-id');
   await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
   await card.locator('.card-open').click();
   const dialog = page.getByTestId('moment-dialog');
@@ -99,9 +97,8 @@ test('a careful reading in other words than the first: both in the result, each 
   try {
     const { paths } = await harness('/test/generate', { n: 1 });
     await choose(page, paths);
-    const card = page.getByTestId('card').first();
+    const { card, id } = await cardOf(page, paths[0]);
     await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
-    const id = await card.getAttribute('data-moment-id');
     await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
     await card.locator('.card-open').click();
     const dialog = page.getByTestId('moment-dialog');
