@@ -3,11 +3,13 @@ package backup
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkfamily/spark/engine"
 )
@@ -119,4 +121,36 @@ func TestCopyV1_ShipTo(t *testing.T) {
 	if err != nil || !bytes.Equal(b, want) || res.LastSeq != last {
 		t.Fatalf("the restore of the shipped-to copy holds %d bytes through seq %d, want %d through %d: %v", len(b), res.LastSeq, len(want), last, err)
 	}
+}
+
+// endless is a store that answers every Get of a photo with its bytes
+// and then zeros without end, as a hostile or broken store might.
+type endless struct{ Target }
+
+func (e endless) Get(ctx context.Context, name string) (io.ReadCloser, error) {
+	rc, err := e.Target.Get(ctx, name)
+	if err != nil || !strings.HasPrefix(name, mediaPrefix) {
+		return rc, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(rc, zeros{}), rc}, nil
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestRestore_EndlessObject: a store that sends more bytes for a photo
+// than the log says it holds is refused at once, not read to the end of
+// the disk: a plain (format-1) copy, where no decryption ends the stream.
+func TestRestore_EndlessObject(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Restore(ctx, endless{mustFolder(t, copyV1)}, filepath.Join(t.TempDir(), "r"), RestoreOptions{Logger: quiet})
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("Restore from a store sending endless bytes = %v (ctx %v); want it refused at once", err, ctx.Err())
+	}
+	t.Logf("refused: %v", err)
 }

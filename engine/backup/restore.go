@@ -377,7 +377,12 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	if err != nil {
 		return err
 	}
-	st, err := r.store.Stage(ctx, body, 0)
+	// No more than the log says the photo holds: a store that sends more
+	// is refused at once, not read until the disk is full.
+	st, err := r.store.Stage(ctx, body, max(m.Size, 1))
+	if errors.Is(err, media.ErrTooLarge) {
+		return fmt.Errorf("backup: %s in %s is damaged: it holds more than the %d bytes the log says: %w", name, r.t, m.Size, ErrDamaged)
+	}
 	if err != nil {
 		return fmt.Errorf("backup: fetch %s: %w", name, err)
 	}
