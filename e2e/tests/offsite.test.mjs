@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localWindow, harness, rpc, tab, shot, axe, until, openOnFamily, useLocalEngine } from './lib.mjs';
+import { localWindow, harness, rpc, tab, shot, axe, looks, until, openOnFamily, useLocalEngine } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -37,19 +37,8 @@ async function section() {
  * window back as it was. */
 async function shots(name) {
   const s = page.getByTestId('offsite');
-  const found = [];
   await s.scrollIntoViewIfNeeded();
-  await shot(page, `offsite-${name}-light`);
-  found.push(...(await axe(page, `${name}, light`)));
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await shot(page, `offsite-${name}-dark`);
-  found.push(...(await axe(page, `${name}, dark`)));
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 590, height: 400 });
-  await s.scrollIntoViewIfNeeded();
-  await shot(page, `offsite-${name}-200`);
-  found.push(...(await axe(page, `${name}, 200%`)));
-  await page.setViewportSize({ width: 1180, height: 800 });
+  const found = await looks(page, `offsite-${name}`, () => s.scrollIntoViewIfNeeded());
   assert.deepEqual(found, [], JSON.stringify(found, null, 2));
 }
 

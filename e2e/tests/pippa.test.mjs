@@ -10,7 +10,7 @@
 // light, dark and at 200%, into pippa-*.png; axe-core on each.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, rpc, choose, tab, shot, until, axe, useLocalEngine, holdRpc } from './lib.mjs';
+import { localWindow, harness, rpc, choose, tab, until, looks, useLocalEngine, holdRpc } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -23,24 +23,11 @@ after(async () => {
 const notSetUp = 'Pippa isn’t set up on this computer yet, so she can’t read this.';
 const noFamilyPippa = 'The family engine has no Pippa yet; ask whoever looks after it.';
 
-/** pictures takes the page in light, dark and at 200% zoom (half the CSS
- * pixels of the 1180×800 window) with what shows it in view, and returns
- * axe-core's findings on each. */
+/** pictures brings what inView shows into view and takes it in light,
+ * dark and at 200% with axe-core on each (lib.mjs looks). */
 async function pictures(name, inView) {
-  const found = [];
   await inView();
-  await shot(page, `${name}-light`);
-  found.push(...(await axe(page, `${name}, light`)));
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await shot(page, `${name}-dark`);
-  found.push(...(await axe(page, `${name}, dark`)));
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 590, height: 400 });
-  await inView();
-  await shot(page, `${name}-200`);
-  found.push(...(await axe(page, `${name}, 200%`)));
-  await page.setViewportSize({ width: 1180, height: 800 });
-  return found;
+  return looks(page, name, inView);
 }
 
 /** pippaSection waits for Settings to show its Pippa section in view,
