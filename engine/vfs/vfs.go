@@ -68,8 +68,16 @@ func Default(fsys FS) FS {
 
 type osFS struct{}
 
+// OpenFile opens read-only files with atomicfile.Open: on Windows with
+// delete sharing, as Spark's other readers of files that are replaced.
 func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
-	f, err := os.OpenFile(name, flag, perm)
+	var f *os.File
+	var err error
+	if flag == os.O_RDONLY {
+		f, err = atomicfile.Open(name)
+	} else {
+		f, err = os.OpenFile(name, flag, perm)
+	}
 	if err != nil {
 		return nil, err // *os.File is not a nil File
 	}
@@ -84,7 +92,10 @@ func (osFS) CreateTemp(dir, pattern string) (File, error) {
 	return f, nil
 }
 
-func (osFS) Rename(oldpath, newpath string) error      { return os.Rename(oldpath, newpath) }
+// Rename waits, on Windows, for a short, bounded time while a reader holds
+// newpath open (the sweep reads an upload's state while a PATCH replaces
+// it): Windows refuses the replace meanwhile with "access denied".
+func (osFS) Rename(oldpath, newpath string) error      { return atomicfile.Rename(oldpath, newpath) }
 func (osFS) Remove(name string) error                  { return os.Remove(name) }
 func (osFS) RemoveAll(name string) error               { return os.RemoveAll(name) }
 func (osFS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(name, perm) }

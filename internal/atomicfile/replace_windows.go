@@ -81,13 +81,19 @@ func replace(tmp, path string) error {
 	return nil
 }
 
-// ReadFile reads a file that WriteFile replaces. On Windows it opens the
-// file with FILE_SHARE_DELETE besides read and write sharing, which Go's
-// os.Open leaves out, so a concurrent WriteFile can replace the file while
-// it is read; the reader keeps the old contents. A sharing violation
-// (another program holding the file) is retried for a short, bounded time.
-// Errors are *fs.PathError, so errors.Is(err, fs.ErrNotExist) works.
-func ReadFile(path string) ([]byte, error) {
+// Rename moves oldpath to newpath, replacing newpath, as os.Rename does;
+// on Windows, where another process reading newpath makes the replace fail
+// with "access denied", it waits for a short, bounded time as WriteFile
+// does. It neither fsyncs the file nor its directory.
+func Rename(oldpath, newpath string) error { return replace(oldpath, newpath) }
+
+// Open opens a file for reading. On Windows it opens with FILE_SHARE_DELETE
+// besides read and write sharing, which Go's os.Open leaves out, so that a
+// concurrent WriteFile or Rename can replace the file while it is open; the
+// reader keeps the old contents. A sharing violation (another program
+// holding the file) is retried for a short, bounded time. Errors are
+// *fs.PathError, so errors.Is(err, fs.ErrNotExist) works.
+func Open(path string) (*os.File, error) {
 	name, err := syscall.UTF16PtrFromString(longPath(path))
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -97,13 +103,21 @@ func ReadFile(path string) ([]byte, error) {
 		var err error
 		h, err = syscall.CreateFile(name, syscall.GENERIC_READ,
 			syscall.FILE_SHARE_READ|syscall.FILE_SHARE_WRITE|syscall.FILE_SHARE_DELETE,
-			nil, syscall.OPEN_EXISTING, syscall.FILE_ATTRIBUTE_NORMAL, 0)
+			nil, syscall.OPEN_EXISTING, syscall.FILE_ATTRIBUTE_NORMAL|syscall.FILE_FLAG_BACKUP_SEMANTICS, 0)
 		return err
 	}, func(err error) bool { return errors.Is(err, errorSharingViolation) })
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	f := os.NewFile(uintptr(h), path)
+	return os.NewFile(uintptr(h), path), nil
+}
+
+// ReadFile reads a file that WriteFile replaces, opened with Open.
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
 	b, err := io.ReadAll(f)
 	if err != nil {

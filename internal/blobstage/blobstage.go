@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/sparkfamily/spark/internal/atomicfile"
@@ -199,5 +198,5 @@ var OS Dirs = osDirs{}
 
 type osDirs struct{}
 
-func (osDirs) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+func (osDirs) Rename(oldpath, newpath string) error { return atomicfile.Rename(oldpath, newpath) }
 func (osDirs) SyncDir(dir string) error             { return atomicfile.SyncDir(dir) }
