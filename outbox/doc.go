@@ -46,7 +46,10 @@
 // A photo and each of Dad's other writes are one kind of entry of one
 // table, the queue (queue.go): a Kind, ordered steps (a photo's four, a
 // note's two, one for the rest), a state (pending, parked, done) and the
-// ids minted when Dad acted. One step runner (deliver) runs an entry's
+// ids minted when Dad acted. A kind is a value in one table (kinds.go):
+// its steps, how each is sent, what it waits for and how two unsent ones
+// combine; the queue and the drain read the table, and the window keeps
+// its own table keyed by the same kinds (app's overlays). One step runner (deliver) runs an entry's
 // remaining steps, recording each in the transaction that records its
 // result; one fail makes it wait or parks it; one Retry, RetryAll and
 // Discard act on any entry; Status reads the counts by kind and state and

@@ -4,11 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sync"
-	"time"
 
-	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 )
 
@@ -112,9 +109,10 @@ func (o *Outbox) nextWrite(ctx context.Context) (*row, error) {
 			AND ((w.moment_id != '' AND p.moment_id = w.moment_id) OR (w.phrase_id != '' AND p.phrase_id = w.phrase_id)))
 		AND NOT EXISTS (SELECT 1 FROM queue e WHERE e.kind = 'photo' AND w.moment_id != '' AND e.moment_id = w.moment_id
 			AND e.state != 'done' AND e.steps = 0)
-		AND NOT (w.kind = ? AND EXISTS (SELECT 1 FROM queue p WHERE p.seq < w.seq AND p.state = 'pending'
-			AND p.kind IN (?, ?)))
-		ORDER BY seq LIMIT 1`, o.opts.Now().UnixMilli(), WriteRecall, WriteKeep, WriteUnkeep))
+		AND NOT (w.kind IN (`+kindsWhere(func(k kindSpec) bool { return k.afterPhrases })+`)
+			AND EXISTS (SELECT 1 FROM queue p WHERE p.seq < w.seq AND p.state = 'pending'
+			AND p.kind IN (`+kindsWhere(func(k kindSpec) bool { return k.phrase })+`)))
+		ORDER BY seq LIMIT 1`, o.opts.Now().UnixMilli()))
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
@@ -122,55 +120,6 @@ func (o *Outbox) nextWrite(ctx context.Context) (*row, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// sendWrite performs a write's next step at the engine and returns the
-// engine's answer.
-func (o *Outbox) sendWrite(ctx context.Context, c *client.Client, w *Write) (any, error) {
-	switch w.Kind {
-	case WriteNote:
-		if w.StepsDone == 0 {
-			return o.createNote(ctx, c, w)
-		}
-		t, _, err := c.StartTurn(ctx, w.MomentID, api.StartTurnRequest{ClientRequestID: w.TurnRequestID, Mode: api.ModePractical})
-		return t, err
-	case WriteCaption:
-		return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{Caption: &w.Text})
-	case WriteTakenAt:
-		t, err := time.Parse(time.RFC3339Nano, w.Text)
-		if err != nil {
-			return nil, Permanent("bad_entry", fmt.Errorf("the outbox holds a bad date %q; discard this change and make it again", w.Text))
-		}
-		return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{TakenAt: &t})
-	case WriteDelete:
-		return c.DeleteMoment(ctx, w.MomentID)
-	case WriteKeep:
-		p, _, err := c.KeepPhrase(ctx, api.KeepPhraseRequest{Text: w.Text, MomentID: w.MomentID})
-		return p, err
-	case WriteUnkeep:
-		return c.RemovePhrase(ctx, w.PhraseID)
-	case WriteCareful:
-		turns, _, err := c.StartJob(ctx, w.MomentID, w.ID)
-		return turns, err
-	case WriteAgain:
-		t, _, err := c.StartTurn(ctx, w.MomentID, api.StartTurnRequest{ClientRequestID: w.TurnRequestID, Mode: api.ModePractical})
-		return t, err
-	case WriteRecall:
-		m, t, _, err := c.StartRecall(ctx, w.ID)
-		return RecallResult{Moment: m, Turn: t}, err
-	}
-	return nil, Permanent("bad_entry", fmt.Errorf("unknown kind of write %q", w.Kind))
-}
-
-func (o *Outbox) createNote(ctx context.Context, c *client.Client, w *Write) (any, error) {
-	m, _, err := c.CreateMoment(ctx, api.CreateMomentRequest{ID: w.MomentID, ClientRequestID: w.RequestID, Kind: api.KindNote, Caption: w.Text})
-	if err != nil {
-		return nil, err
-	}
-	if m != nil && m.ID != w.MomentID {
-		return nil, Permanent("moment_mismatch", fmt.Errorf("the engine has request id %s as moment %s, not %s; discard this note and write it again", w.RequestID, m.ID, w.MomentID))
-	}
-	return m, nil
 }
 
 // clearTimers makes every waiting entry due at once (Kick).

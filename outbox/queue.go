@@ -95,19 +95,6 @@ func (r *row) nextTry() *time.Time {
 // answer since (EngineAnswered makes it due at once).
 func (r *row) awaitsEngine() bool { return r.Unreachable && r.nextTry() != nil }
 
-// stepsOf are the steps of an entry of kind k, in order: a photo's four, a
-// note's two (its create, then its practical turn), and one, named by its
-// kind, for any other write.
-func stepsOf(k Kind) []string {
-	switch k {
-	case KindPhoto:
-		return Steps
-	case WriteNote:
-		return []string{StepCreate, StepTurn}
-	}
-	return []string{string(k)}
-}
-
 // eventWrite is the Write an event of r carries: nil for a photo.
 func (r *row) eventWrite() *Write {
 	if r.Kind == KindPhoto {

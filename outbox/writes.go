@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -124,10 +123,6 @@ func NewAgain(momentID, requestID string) Write {
 // NewRecall starts a quick recall.
 func NewRecall(recallID string) Write { return Write{ID: recallID, Kind: WriteRecall} }
 
-// mergeable kinds replace an unsent write of the same kind to the same
-// moment: only the newest value matters.
-func mergeable(k WriteKind) bool { return k == WriteCaption || k == WriteTakenAt }
-
 // write is r as a Write.
 func (r *row) write() *Write {
 	w := Write{Seq: r.Seq, ID: r.ID, Kind: r.Kind, MomentID: r.MomentID, PhraseID: r.PhraseID, RequestID: r.RequestID,
@@ -148,13 +143,14 @@ func (r *row) write() *Write {
 // caption or a note longer than api.MaxCaptionBytes is refused with
 // api.CheckCaption's error, and nothing is stored.
 func (o *Outbox) AddWrite(ctx context.Context, w Write) (*Write, error) {
-	if w.Kind == "" || w.Kind == KindPhoto {
-		return nil, errors.New("outbox: a write needs a kind (a photo is captured)")
+	k, ok := kinds[w.Kind]
+	if !ok || w.Kind == KindPhoto {
+		return nil, fmt.Errorf("outbox: %q is not a kind of write (a photo is captured)", w.Kind)
 	}
-	if w.Kind == WriteCaption || w.Kind == WriteNote {
+	if k.check != nil {
 		// The engine would refuse it (400, for good): it is refused here,
 		// in the engine's words, before anything is stored.
-		if err := api.CheckCaption(w.Text); err != nil {
+		if err := k.check(w.Text); err != nil {
 			return nil, err
 		}
 	}
@@ -182,7 +178,7 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 		return "", err
 	}
 	defer tx.Rollback()
-	if mergeable(w.Kind) {
+	if kinds[w.Kind].merges {
 		var id string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM queue WHERE kind = ? AND moment_id = ? AND state = 'pending'
 			AND seq = (SELECT max(seq) FROM queue WHERE kind != 'photo' AND moment_id = ? AND state IN ('pending', 'parked'))`,
@@ -211,21 +207,25 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 	return w.ID, tx.Commit()
 }
 
-// sameUnsent finds the unsent write a keep, a removal or a delete repeats:
-// the same kind, for the same phrase (or moment), the latest unsent one
-// for it. Pressing Keep twice while the first waits is one write.
+// sameUnsent finds the unsent write a keep, a removal or a delete repeats
+// (its kind's repeats): the same kind, for the same phrase (or moment),
+// the latest unsent one for it. Pressing Keep twice while the first waits
+// is one write.
 func sameUnsent(ctx context.Context, tx *sql.Tx, w Write) (string, bool, error) {
-	col, key := "phrase_id", w.PhraseID
-	switch w.Kind {
-	case WriteKeep, WriteUnkeep:
-	case WriteDelete:
-		col, key = "moment_id", w.MomentID
-	default:
+	var key string
+	switch col := kinds[w.Kind].repeats; col {
+	case "phrase_id":
+		key = w.PhraseID
+	case "moment_id":
+		key = w.MomentID
+	case "":
 		return "", false, nil
+	default:
+		return "", false, fmt.Errorf("outbox: the kind %q repeats by %q, which is not a column it has", w.Kind, col)
 	}
 	var id string
 	var kind WriteKind
-	err := tx.QueryRowContext(ctx, `SELECT id, kind FROM queue WHERE kind != 'photo' AND `+col+` = ? AND state IN ('pending', 'parked')
+	err := tx.QueryRowContext(ctx, `SELECT id, kind FROM queue WHERE kind != 'photo' AND `+kinds[w.Kind].repeats+` = ? AND state IN ('pending', 'parked')
 		ORDER BY seq DESC LIMIT 1`, key).Scan(&id, &kind)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != w.Kind) {
 		return "", false, nil
@@ -345,17 +345,6 @@ func (o *Outbox) waitWriteEvent(ctx context.Context, ch <-chan Event, id string)
 			return false
 		}
 	}
-}
-
-// Describe words a write for a list: `caption "letter"`.
-func (w *Write) Describe() string {
-	switch w.Kind {
-	case WriteDelete, WriteCareful, WriteAgain, WriteRecall:
-		return string(w.Kind)
-	case WriteUnkeep:
-		return "unkeep " + strings.TrimPrefix(w.PhraseID, "keep:")
-	}
-	return fmt.Sprintf("%s %q", w.Kind, w.Text)
 }
 
 // KindWrites lists every write of one kind (sent ones too), in the order

@@ -1,0 +1,166 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/client"
+)
+
+// A kind of entry is a value in one table, kinds: its steps, what it is
+// of, what it waits for, how a second unsent one combines with the first,
+// and how each step is sent. The queue, the drain and Describe read the
+// table and nothing else, so a new thing Dad can do offline is one entry
+// here (and, in the window, one in app's overlay table and one in
+// words.ts, whose tests fail without them).
+type kindSpec struct {
+	// steps are the entry's steps, in order; nil is one step, named by
+	// the kind.
+	steps []string
+	// merges: a new one replaces the text of the newest unsent one of the
+	// same kind to the same moment, when nothing of that moment was
+	// written after it (only the newest caption matters).
+	merges bool
+	// repeats names the column (moment_id or phrase_id) by which a second
+	// one, while the newest unsent write of that moment or phrase is of
+	// the same kind, is the same write: Keep pressed twice keeps once.
+	repeats string
+	// phrase: it keeps or removes a phrase, which a quick recall, made of
+	// the phrases kept, waits for.
+	phrase bool
+	// afterPhrases: it waits for every earlier phrase kept or removed
+	// that is not sent yet.
+	afterPhrases bool
+	// check refuses its text before anything is stored, when the engine
+	// would refuse it for good.
+	check func(text string) error
+	// send performs the step the write is at and returns the engine's
+	// answer; nil for a photo, which the photo runner sends (photoStep).
+	send func(ctx context.Context, c *client.Client, w *Write) (any, error)
+	// bare: Describe words it by its kind alone; else `kind "text"`.
+	bare bool
+}
+
+// kinds is the table of every kind of entry.
+var kinds = map[Kind]kindSpec{
+	KindPhoto: {steps: Steps},
+	WriteNote: {steps: []string{StepCreate, StepTurn}, check: api.CheckCaption, send: sendNote},
+	WriteCaption: {merges: true, check: api.CheckCaption,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{Caption: &w.Text})
+		}},
+	WriteTakenAt: {merges: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			t, err := time.Parse(time.RFC3339Nano, w.Text)
+			if err != nil {
+				return nil, Permanent("bad_entry", fmt.Errorf("the outbox holds a bad date %q; discard this change and make it again", w.Text))
+			}
+			return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{TakenAt: &t})
+		}},
+	WriteDelete: {repeats: "moment_id", bare: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			return c.DeleteMoment(ctx, w.MomentID)
+		}},
+	WriteKeep: {repeats: "phrase_id", phrase: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			p, _, err := c.KeepPhrase(ctx, api.KeepPhraseRequest{Text: w.Text, MomentID: w.MomentID})
+			return p, err
+		}},
+	WriteUnkeep: {repeats: "phrase_id", phrase: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			return c.RemovePhrase(ctx, w.PhraseID)
+		}},
+	WriteCareful: {bare: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			turns, _, err := c.StartJob(ctx, w.MomentID, w.ID)
+			return turns, err
+		}},
+	WriteAgain: {bare: true, send: startPractical},
+	WriteRecall: {bare: true, afterPhrases: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			m, t, _, err := c.StartRecall(ctx, w.ID)
+			return RecallResult{Moment: m, Turn: t}, err
+		}},
+}
+
+// WriteKinds lists the kinds of write (every kind but a photo), sorted:
+// what the window must have an overlay and words for.
+func WriteKinds() []Kind {
+	var out []Kind
+	for k := range kinds {
+		if k != KindPhoto {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stepsOf are the steps of an entry of kind k, in order.
+func stepsOf(k Kind) []string {
+	if s := kinds[k].steps; s != nil {
+		return s
+	}
+	return []string{string(k)}
+}
+
+// kindsWhere lists, for SQL's IN, the kinds of which is true; never empty
+// (a kind no entry has stands in).
+func kindsWhere(is func(kindSpec) bool) string {
+	var q []string
+	for _, k := range WriteKinds() {
+		if is(kinds[k]) {
+			q = append(q, "'"+string(k)+"'")
+		}
+	}
+	if len(q) == 0 {
+		return "''"
+	}
+	return strings.Join(q, ", ")
+}
+
+// sendWrite performs a write's next step at the engine and returns the
+// engine's answer.
+func (o *Outbox) sendWrite(ctx context.Context, c *client.Client, w *Write) (any, error) {
+	k, ok := kinds[w.Kind]
+	if !ok || k.send == nil {
+		return nil, Permanent("bad_entry", fmt.Errorf("unknown kind of write %q", w.Kind))
+	}
+	return k.send(ctx, c, w)
+}
+
+// sendNote creates the note's moment, then starts its practical turn.
+func sendNote(ctx context.Context, c *client.Client, w *Write) (any, error) {
+	if w.StepsDone > 0 {
+		return startPractical(ctx, c, w)
+	}
+	m, _, err := c.CreateMoment(ctx, api.CreateMomentRequest{ID: w.MomentID, ClientRequestID: w.RequestID, Kind: api.KindNote, Caption: w.Text})
+	if err != nil {
+		return nil, err
+	}
+	if m != nil && m.ID != w.MomentID {
+		return nil, Permanent("moment_mismatch", fmt.Errorf("the engine has request id %s as moment %s, not %s; discard this note and write it again", w.RequestID, m.ID, w.MomentID))
+	}
+	return m, nil
+}
+
+// startPractical starts the write's practical turn, under its request id.
+func startPractical(ctx context.Context, c *client.Client, w *Write) (any, error) {
+	t, _, err := c.StartTurn(ctx, w.MomentID, api.StartTurnRequest{ClientRequestID: w.TurnRequestID, Mode: api.ModePractical})
+	return t, err
+}
+
+// Describe words a write for a list: `caption "letter"`.
+func (w *Write) Describe() string {
+	switch {
+	case kinds[w.Kind].bare:
+		return string(w.Kind)
+	case w.Kind == WriteUnkeep:
+		return "unkeep " + strings.TrimPrefix(w.PhraseID, "keep:")
+	}
+	return fmt.Sprintf("%s %q", w.Kind, w.Text)
+}
