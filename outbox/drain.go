@@ -138,13 +138,6 @@ func (o *Outbox) SetTarget(t Target) {
 	o.Kick()
 }
 
-// Target returns the engine the drain delivers to.
-func (o *Outbox) Target() Target {
-	o.drain.mu.Lock()
-	defer o.drain.mu.Unlock()
-	return o.drain.target
-}
-
 // Kick wakes the drain now and makes every pending entry due at once,
 // ignoring back-off timers (a manual "send now").
 func (o *Outbox) Kick() {

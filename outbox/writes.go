@@ -258,12 +258,6 @@ func (o *Outbox) SentWritesSince(ctx context.Context, t time.Time) ([]Write, err
 	return o.queryWrites(ctx, "AND state = 'done' AND done_at >= ? ORDER BY seq", formatTime(t.Add(-time.Second)))
 }
 
-// MomentWrites lists every write to one moment (sent ones too), in the
-// order Dad made them.
-func (o *Outbox) MomentWrites(ctx context.Context, momentID string) ([]Write, error) {
-	return o.queryWrites(ctx, "AND moment_id = ? ORDER BY seq", momentID)
-}
-
 // queryWrites lists the writes (not photos) of where, which begins with
 // "AND".
 func (o *Outbox) queryWrites(ctx context.Context, where string, args ...any) ([]Write, error) {
@@ -274,41 +268,6 @@ func (o *Outbox) queryWrites(ctx context.Context, where string, args ...any) ([]
 	var out []Write
 	for _, r := range rs {
 		out = append(out, *r.write())
-	}
-	return out, nil
-}
-
-// WriteCounts counts the writes waiting and parked.
-func (o *Outbox) WriteCounts(ctx context.Context) (Counts, error) {
-	var c Counts
-	err := o.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'parked'),
-		count(*) FILTER (WHERE state = 'done') FROM queue WHERE kind != 'photo'`).Scan(&c.Pending, &c.Parked, &c.Done)
-	if err != nil {
-		return c, fmt.Errorf("count outbox writes: %w", err)
-	}
-	return c, nil
-}
-
-// WriteCountsByKind counts the writes of each kind per state, as
-// WriteCounts counts them all; a kind with no write is absent.
-func (o *Outbox) WriteCountsByKind(ctx context.Context) (map[WriteKind]Counts, error) {
-	rows, err := o.db.QueryContext(ctx, `SELECT kind, count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'parked'),
-		count(*) FILTER (WHERE state = 'done') FROM queue WHERE kind != 'photo' GROUP BY kind`)
-	if err != nil {
-		return nil, fmt.Errorf("count outbox writes: %w", err)
-	}
-	defer rows.Close()
-	out := map[WriteKind]Counts{}
-	for rows.Next() {
-		var k WriteKind
-		var c Counts
-		if err := rows.Scan(&k, &c.Pending, &c.Parked, &c.Done); err != nil {
-			return nil, fmt.Errorf("count outbox writes: %w", err)
-		}
-		out[k] = c
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count outbox writes: %w", err)
 	}
 	return out, nil
 }

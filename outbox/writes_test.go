@@ -405,8 +405,8 @@ func TestWrites_AfterTheirMomentsCreate(t *testing.T) {
 	o.SetTarget(Target{URL: p.URL(), Token: eng.Token})
 	runDrain(t, o)
 	waitFor(t, 20*time.Second, "every write sent", func() bool {
-		c, err := o.WriteCounts(ctx)
-		return err == nil && c.Pending == 0 && c.Parked == 0
+		st, err := o.Status(ctx)
+		return err == nil && len(st.Writes) == 0
 	})
 	cl := client.New(eng.URL, eng.Token, eng.Client())
 	for id, want := range map[string]string{photo: "the red door", note: "second"} {
@@ -565,8 +565,8 @@ func TestAddWrite_CaptionTooLong(t *testing.T) {
 	}
 }
 
-// TestWrites_CountsByKind: the writes are counted per kind and state, as
-// WriteCounts counts them all.
+// TestWrites_CountsByKind: the writes are counted per kind and state (in
+// Status, beside the photos).
 func TestWrites_CountsByKind(t *testing.T) {
 	ctx := context.Background()
 	o := openTest(t, "", testOptions())
@@ -576,13 +576,14 @@ func TestWrites_CountsByKind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := o.WriteCountsByKind(ctx)
+	st, err := o.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[WriteKind]Counts{WriteNote: {Pending: 2}, WriteCaption: {Pending: 1}}
+	got := st.Counts
+	want := KindCounts{WriteNote: {Pending: 2}, WriteCaption: {Pending: 1}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("WriteCountsByKind() = %v, want %v", got, want)
+		t.Errorf("Status().Counts = %v, want %v", got, want)
 	}
 }
 
