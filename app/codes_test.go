@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // codesTS is frontend/src/codes.ts: the codes Go sends the window, as
@@ -41,10 +42,8 @@ func TestCodesTS(t *testing.T) {
 			goConstants(t, "move.go", has("MoveStop"))},
 		{"waitsFor", "What a change not sent yet waits for (waitsFor of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants.",
 			goConstants(t, "writes.go", has("Waits"))},
-		{"writeKind", "The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): app/views.go's Write constants but the WriteState ones.",
-			goConstants(t, "views.go", func(name, _ string) bool {
-				return strings.HasPrefix(name, "Write") && !strings.HasPrefix(name, "WriteState")
-			})},
+		{"writeKind", "The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): outbox.WriteKinds, the outbox's table of kinds.",
+			kindCodes()},
 		{"addressWarning", "Why an engine address needs a word before the token goes there (TestResult.warning, SettingsView.warning, Settings.AddressWarning): app/settingsapi.go's Warn constants.",
 			goConstants(t, "settingsapi.go", has("Warn"))},
 		{"offsiteTest", "How a test of an off-site copy's place went (OffsiteTestResult.code, and the code of a SetOffsite refused), besides a backupProblem code: app/offsite.go's OffsiteTest constants.",
@@ -112,4 +111,13 @@ func camel(code string) string {
 		}
 	}
 	return strings.Join(parts, "")
+}
+
+// kindCodes are the kinds of write of outbox's table, as codes.
+func kindCodes() []string {
+	var out []string
+	for _, k := range outbox.WriteKinds() {
+		out = append(out, string(k))
+	}
+	return out
 }

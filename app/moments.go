@@ -156,7 +156,9 @@ func (m *Moments) edit(w outbox.Write) (Moment, error) {
 	v, err := m.a.getMoment(st, got.MomentID)
 	if err != nil || v.ID == "" {
 		v = Moment{ID: got.MomentID, Readings: []Reading{}}
-		applyEdit(&v, got)
+		if show := overlays[got.Kind].moment; show != nil {
+			show(&v, got)
+		}
 	}
 	if v.WaitsFor == "" {
 		v.WaitsFor = st.waitsFor()

@@ -87,7 +87,7 @@ func (o *owners) of(w *outbox.Write) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if w.Kind == outbox.WriteUnkeep {
+	if overlays[w.Kind].phrase == dropPhrase {
 		if o.phrases == nil {
 			o.phrases = map[string]string{}
 			ps, _ := src.Phrases(ctx)
@@ -199,7 +199,7 @@ func tallies(byKind outbox.KindCounts) counts {
 		switch kind {
 		case outbox.KindPhoto:
 			waiting, parked, sent = &out.waiting.Photos, &out.parked.Photos, &out.sent.Photos
-		case outbox.WriteNote:
+		case outbox.WriteNote: // a note is a moment of its own (overlays's makes)
 			waiting, parked, sent = &out.waiting.Notes, &out.parked.Notes, &out.sent.Notes
 		}
 		*waiting += n.Pending

@@ -16,6 +16,70 @@ import (
 // the phrase, a waiting remove hides it; a moment with anything unsent
 // carries WaitsFor, and one with a careful reading asked CarefulAsked.
 
+// overlay is what the window shows of a write of one kind that the engine
+// does not have yet: the window's row of outbox's table of kinds.
+// TestOverlays_EveryKind fails when a kind of write has none, and words.ts
+// (writeWhat, a record keyed by the generated kinds) does not build
+// without its words.
+type overlay struct {
+	// moment shows it on its moment; nil when it changes nothing there.
+	moment func(m *Moment, w *outbox.Write)
+	// makes: it is a moment of its own until the engine has it (a note).
+	makes bool
+	// hides: it hides its moment (a delete), there and once sent.
+	hides bool
+	// phrase is what it does to the phrases kept: keep shows its phrase,
+	// drop hides it.
+	phrase phraseChange
+	// data sets what the Outbox words it with (words.ts writeWhat); nil
+	// when its kind says it all.
+	data func(v *Write, w *outbox.Write)
+}
+
+type phraseChange int
+
+const (
+	noPhrase phraseChange = iota
+	keepPhrase
+	dropPhrase
+)
+
+var overlays = map[outbox.Kind]overlay{
+	outbox.WriteNote: {makes: true, data: typed, moment: func(m *Moment, w *outbox.Write) {
+		if w.StepsDone < 2 { // its practical reading is not asked yet
+			m.Readings = append(m.Readings, waitingReading())
+		}
+	}},
+	outbox.WriteCaption: {data: typed, moment: func(m *Moment, w *outbox.Write) { m.Caption = w.Text }},
+	outbox.WriteTakenAt: {
+		moment: func(m *Moment, w *outbox.Write) {
+			if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
+				m.TakenAt = timeString(&t)
+			}
+		},
+		data: func(v *Write, w *outbox.Write) {
+			v.TakenAt = w.Text
+			if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
+				v.TakenAt = timeString(&t)
+			}
+		}},
+	outbox.WriteDelete: {hides: true},
+	outbox.WriteKeep:   {phrase: keepPhrase, data: typed},
+	outbox.WriteUnkeep: {phrase: dropPhrase, data: func(v *Write, w *outbox.Write) { v.Text = phraseText(w.PhraseID) }},
+	outbox.WriteCareful: {moment: func(m *Moment, w *outbox.Write) {
+		m.CarefulAsked, m.CarefulJobID = true, w.ID
+	}},
+	outbox.WriteAgain: {moment: func(m *Moment, w *outbox.Write) {
+		if w.State != outbox.Done { // sent: its reading comes with the sync
+			m.Readings = append(m.Readings, waitingReading())
+		}
+	}},
+	outbox.WriteRecall: {},
+}
+
+// typed: the Outbox words the write with the text Dad typed.
+func typed(v *Write, w *outbox.Write) { v.Text = w.Text }
+
 // unsent is the outbox's writes that matter to a read.
 type unsent struct {
 	st      *state // the state read: what a write not sent yet waits for (state.waitsOf)
@@ -92,7 +156,7 @@ func (a *App) overlayMoment(s *state, id string, mo *Moment, err *error) {
 	}
 	if *err != nil || mo.ID == "" {
 		for i := range u.writes {
-			if w := &u.writes[i]; w.Kind == outbox.WriteNote && w.MomentID == id {
+			if w := &u.writes[i]; overlays[w.Kind].makes && w.MomentID == id {
 				*mo, *err = noteView(w), nil
 			}
 		}
@@ -114,16 +178,16 @@ func (a *App) overlayPhrases(s *state, ps *[]Phrase, err *error) {
 	var keeps []Phrase
 	for i := range u.writes {
 		w := &u.writes[i]
-		switch w.Kind {
-		case outbox.WriteKeep:
-			*ps = dropPhrase(*ps, w.PhraseID)
-			keeps = dropPhrase(keeps, w.PhraseID)
+		switch overlays[w.Kind].phrase {
+		case keepPhrase:
+			*ps = withoutPhrase(*ps, w.PhraseID)
+			keeps = withoutPhrase(keeps, w.PhraseID)
 			v := keepView(w)
 			v.WaitsFor = u.waits(w)
 			keeps = append([]Phrase{v}, keeps...)
-		case outbox.WriteUnkeep:
-			*ps = dropPhrase(*ps, w.PhraseID)
-			keeps = dropPhrase(keeps, w.PhraseID)
+		case dropPhrase:
+			*ps = withoutPhrase(*ps, w.PhraseID)
+			keeps = withoutPhrase(keeps, w.PhraseID)
 		}
 	}
 	if len(keeps) == 0 {
@@ -136,7 +200,7 @@ func (a *App) overlayPhrases(s *state, ps *[]Phrase, err *error) {
 	*ps = append(keeps, *ps...)
 }
 
-func dropPhrase(ps []Phrase, id string) []Phrase {
+func withoutPhrase(ps []Phrase, id string) []Phrase {
 	out := ps[:0]
 	for _, p := range ps {
 		if p.ID != id {
@@ -165,7 +229,7 @@ func (u *unsent) addNotes(ms []Moment) []Moment {
 	}
 	var notes []Moment
 	for i := range u.writes {
-		if w := &u.writes[i]; w.Kind == outbox.WriteNote && !have[w.MomentID] {
+		if w := &u.writes[i]; overlays[w.Kind].makes && !have[w.MomentID] {
 			notes = append(notes, noteView(w))
 		}
 	}
@@ -186,11 +250,14 @@ func (u *unsent) apply(m *Moment) bool {
 	keep := true
 	for i := range u.writes {
 		w := &u.writes[i]
-		if w.MomentID != m.ID || w.Kind == outbox.WriteKeep {
+		sn := overlays[w.Kind]
+		if w.MomentID != m.ID || sn.phrase != noPhrase {
 			continue
 		}
-		applyEdit(m, w)
-		if w.Kind == outbox.WriteDelete {
+		if sn.moment != nil {
+			sn.moment(m, w)
+		}
+		if sn.hides {
 			keep = false
 		}
 		if m.WaitsFor == "" || w.State == outbox.Parked {
@@ -198,28 +265,6 @@ func (u *unsent) apply(m *Moment) bool {
 		}
 	}
 	return keep
-}
-
-// applyEdit shows one unsent edit on a moment.
-func applyEdit(m *Moment, w *outbox.Write) {
-	switch w.Kind {
-	case outbox.WriteCaption:
-		m.Caption = w.Text
-	case outbox.WriteTakenAt:
-		if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
-			m.TakenAt = timeString(&t)
-		}
-	case outbox.WriteCareful:
-		m.CarefulAsked, m.CarefulJobID = true, w.ID
-	case outbox.WriteAgain:
-		if w.State != outbox.Done { // sent: its reading comes with the sync
-			m.Readings = append(m.Readings, waitingReading())
-		}
-	case outbox.WriteNote:
-		if w.StepsDone < 2 { // its practical reading is not asked yet
-			m.Readings = append(m.Readings, waitingReading())
-		}
-	}
 }
 
 // waitingReading stands for a practical reading asked on this computer

@@ -14,6 +14,7 @@ import (
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // appAs starts an app that uses the family engine at url with token.
@@ -169,9 +170,9 @@ func TestViewer(t *testing.T) {
 			for _, w := range ws {
 				owners[w.Kind] = w.Owner
 			}
-			return len(ws) == 2 && owners[WriteUnkeep] != "" && owners[WriteCaption] != ""
+			return len(ws) == 2 && owners[string(outbox.WriteUnkeep)] != "" && owners[string(outbox.WriteCaption)] != ""
 		})
-		if want := map[string]string{WriteUnkeep: "mum", WriteCaption: "mum"}; !maps.Equal(owners, want) {
+		if want := map[string]string{string(outbox.WriteUnkeep): "mum", string(outbox.WriteCaption): "mum"}; !maps.Equal(owners, want) {
 			t.Errorf("the Outbox's refused writes name %v, want %v", owners, want)
 		}
 	})

@@ -237,19 +237,6 @@ type Careful struct {
 	WaitsFor string `json:"waits_for"`
 }
 
-// The kinds of Write.
-const (
-	WriteNote    = "note"
-	WriteCaption = "caption"
-	WriteTakenAt = "taken_at"
-	WriteDelete  = "delete"
-	WriteKeep    = "keep"
-	WriteUnkeep  = "unkeep"
-	WriteCareful = "careful"
-	WriteAgain   = "again"
-	WriteRecall  = "recall"
-)
-
 // The states of Write and WriteEvent.
 const (
 	WriteStateWaiting   = "waiting"
@@ -263,7 +250,7 @@ const (
 // writeWhat: Caption “letter from the council”).
 type Write struct {
 	ID   string `json:"id"`
-	Kind string `json:"kind"` // one of the Write* kinds
+	Kind string `json:"kind"` // an outbox.WriteKinds kind
 	// Text is what Dad typed of a note, a caption or a phrase kept, and
 	// the text of a phrase removed; "" for any other kind.
 	Text string `json:"text"`

@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // The window's words live in frontend/src/words.ts (issue 20, one
@@ -153,15 +154,15 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 		t.Errorf("Outbox.Status engine = %q; want %q", got, EngineRemote)
 	}
 	want := map[string][2]string{ // kind -> text, taken_at
-		WriteNote:    {noteText, ""},
-		WriteCaption: {caption, ""},
-		WriteTakenAt: {"", "2024-05-01T09:30:00Z"},
-		WriteKeep:    {phrase, ""},
-		WriteUnkeep:  {phrase, ""},
-		WriteCareful: {"", ""},
-		WriteAgain:   {"", ""},
-		WriteRecall:  {"", ""},
-		WriteDelete:  {"", ""},
+		string(outbox.WriteNote):    {noteText, ""},
+		string(outbox.WriteCaption): {caption, ""},
+		string(outbox.WriteTakenAt): {"", "2024-05-01T09:30:00Z"},
+		string(outbox.WriteKeep):    {phrase, ""},
+		string(outbox.WriteUnkeep):  {phrase, ""},
+		string(outbox.WriteCareful): {"", ""},
+		string(outbox.WriteAgain):   {"", ""},
+		string(outbox.WriteRecall):  {"", ""},
+		string(outbox.WriteDelete):  {"", ""},
 	}
 	writes := j.(map[string]any)["writes"].([]any)
 	if len(writes) != len(want) {

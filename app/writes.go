@@ -88,19 +88,10 @@ func checkMomentID(id string) (string, error) {
 }
 
 // writeData sets what the Outbox words a write with (words.ts
-// writeWhat): the text Dad typed of a note, a caption or a phrase kept,
-// the text of a phrase removed, the date taken as RFC 3339.
+// writeWhat), from its kind's row of overlays.
 func writeData(v *Write, w *outbox.Write) {
-	switch w.Kind {
-	case outbox.WriteNote, outbox.WriteCaption, outbox.WriteKeep:
-		v.Text = w.Text
-	case outbox.WriteUnkeep:
-		v.Text = phraseText(w.PhraseID)
-	case outbox.WriteTakenAt:
-		v.TakenAt = w.Text
-		if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
-			v.TakenAt = timeString(&t)
-		}
+	if d := overlays[w.Kind].data; d != nil {
+		d(v, w)
 	}
 }
 
@@ -153,11 +144,11 @@ func (a *App) writeEvent(ev outbox.Event) {
 	case outbox.EventAdded, outbox.EventWaiting, outbox.EventStepDone, outbox.EventReset:
 		return // nothing the moment shows changed yet
 	}
-	if w.Kind == outbox.WriteKeep || w.Kind == outbox.WriteUnkeep {
+	if overlays[w.Kind].phrase != noPhrase {
 		a.emit("phrases", struct{}{})
 	}
 	switch {
-	case w.Kind == outbox.WriteDelete && ev.Kind == outbox.EventDone:
+	case overlays[w.Kind].hides && ev.Kind == outbox.EventDone:
 		a.emit("moment", MomentEvent{Kind: MomentKindDeleted, ID: w.MomentID})
 	case w.MomentID != "":
 		go a.emitMoment(w.MomentID)

@@ -140,7 +140,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 	if err != nil || len(ws) != 5 {
 		t.Fatalf("Writes = %+v, %v; want the note, caption, keep, careful and again", ws, err)
 	}
-	if ws[1].Kind != WriteCaption || ws[1].Text != "call about the prescription" || ws[2].Kind != WriteKeep || ws[2].Text != "red door" || ws[0].State != "waiting" {
+	if ws[1].Kind != string(outbox.WriteCaption) || ws[1].Text != "call about the prescription" || ws[2].Kind != string(outbox.WriteKeep) || ws[2].Text != "red door" || ws[0].State != "waiting" {
 		t.Errorf("Writes = %+v", ws)
 	}
 

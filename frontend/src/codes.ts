@@ -142,7 +142,7 @@ export const waitsFor = {
 } as const;
 export type WaitsForCode = (typeof waitsFor)[keyof typeof waitsFor];
 
-/** The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): app/views.go's Write constants but the WriteState ones. */
+/** The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): outbox.WriteKinds, the outbox's table of kinds. */
 export const writeKind = {
   again: 'again',
   caption: 'caption',

@@ -2,6 +2,7 @@
 // structs. The kinds are unions of the Go constants; app/events_test.go
 // reads this file and fails when a Go constant is missing here.
 import type { CaptureResult, Moment } from './backend';
+import type { WriteKindCode } from './codes.js';
 
 /** CaptureKind: the Kind of app.CaptureEvent (app/capture.go). */
 export type CaptureKind = 'start' | 'result' | 'done';
@@ -60,8 +61,9 @@ export interface EngineSwitched {
  * engine, parked, sent, or (an event only) discarded unsent. */
 export type WriteState = 'waiting' | 'parked' | 'sent' | 'discarded';
 
-/** WriteKind: the Write* kinds of app.Write (app/views.go). */
-export type WriteKind = 'note' | 'caption' | 'taken_at' | 'delete' | 'keep' | 'unkeep' | 'careful' | 'again' | 'recall';
+/** WriteKind: the kinds of app.Write, generated from the outbox's table
+ * of kinds into codes.ts. */
+export type WriteKind = WriteKindCode;
 
 /** WriteEvent mirrors app.WriteEvent (sent on "write" whenever one of
  * Dad's writes is sent, parked, retried or discarded). */

@@ -4,6 +4,7 @@
 // and none from the engine's own words. Pure functions (no DOM), so the
 // unit tests run them in Node.
 import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState } from './codes.js';
+import type { WriteKindCode } from './codes.js';
 
 /** The fields of a reading (app.Reading) these functions look at. */
 export interface ReadingLike {
@@ -563,33 +564,30 @@ export interface WriteLike {
   taken_at: string;
 }
 
+/** writeWhats: the words for each kind of change, keyed by the kinds the
+ * outbox's table of kinds generates into codes.ts, so that a kind without
+ * words does not build. A date is written as the rest of the window writes
+ * dates. */
+const writeWhats: Record<WriteKindCode, (w: WriteLike) => string> = {
+  [writeKind.note]: (w) => `Note “${w.text}”`,
+  [writeKind.caption]: (w) => `Caption “${w.text}”`,
+  [writeKind.takenAt]: (w) => {
+    const d = when(w.taken_at);
+    return d ? `Date taken ${d}` : 'Change the date taken';
+  },
+  [writeKind.delete]: () => 'Delete a moment',
+  [writeKind.keep]: (w) => `Keep the phrase “${w.text}”`,
+  [writeKind.unkeep]: (w) => `Remove the phrase “${w.text}”`,
+  [writeKind.careful]: () => 'Ask for a careful reading',
+  [writeKind.again]: () => 'Ask Pippa again',
+  [writeKind.recall]: () => 'Quick recall',
+};
+
 /** writeWhat names one of Dad's changes on its way, from its kind and its
  * data (app.Write): the Outbox's line, and the question before it is
- * removed. A date is written as the rest of the window writes dates. */
+ * removed. */
 export function writeWhat(w: WriteLike): string {
-  switch (w.kind) {
-    case writeKind.note:
-      return `Note “${w.text}”`;
-    case writeKind.caption:
-      return `Caption “${w.text}”`;
-    case writeKind.takenAt: {
-      const d = when(w.taken_at);
-      return d ? `Date taken ${d}` : 'Change the date taken';
-    }
-    case writeKind.delete:
-      return 'Delete a moment';
-    case writeKind.keep:
-      return `Keep the phrase “${w.text}”`;
-    case writeKind.unkeep:
-      return `Remove the phrase “${w.text}”`;
-    case writeKind.careful:
-      return 'Ask for a careful reading';
-    case writeKind.again:
-      return 'Ask Pippa again';
-    case writeKind.recall:
-      return 'Quick recall';
-  }
-  return 'A change';
+  return Object.hasOwn(writeWhats, w.kind) ? writeWhats[w.kind as WriteKindCode](w) : 'A change';
 }
 
 /** writeRefused says, of a change the engine turned down (a parked
