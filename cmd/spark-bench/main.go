@@ -6,7 +6,9 @@
 //	spark-bench list                 name them
 //
 // Each benchmark lives in its own file and registers itself in init with
-// register; flags are shared and may come before or after the names.
+// register; flags are shared and may come before or after the names. A
+// benchmark that measures something in a process of its own runs this
+// program again as a child (child.go).
 package main
 
 import (
@@ -26,10 +28,7 @@ import (
 // and prints its table to out.
 type bench struct {
 	help string
-	// hidden benches are helpers run by another bench in a child process
-	// (such as a peak-memory measurement); "all" skips them.
-	hidden bool
-	run    func(ctx context.Context, out io.Writer) error
+	run  func(ctx context.Context, out io.Writer) error
 }
 
 // benches is filled by the init functions of this package's files.
@@ -54,6 +53,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
+	if isChild(args) {
+		return childMain(ctx, args, out)
+	}
 	var names []string
 	// Names may come first ("smallcopy --photos DIR") or after the flags.
 	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -78,12 +80,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return nil
 	}
 	if slices.Contains(names, "all") {
-		names = names[:0]
-		for _, n := range sortedNames() {
-			if !benches[n].hidden {
-				names = append(names, n)
-			}
-		}
+		names = sortedNames()
 	}
 	for _, n := range names {
 		if _, ok := benches[n]; !ok {
@@ -111,9 +108,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: spark-bench [flags] all | NAME...")
 	fmt.Fprintln(w, "\nbenchmarks:")
 	for _, n := range sortedNames() {
-		if b := benches[n]; !b.hidden {
-			fmt.Fprintf(w, "  %-12s %s\n", n, b.help)
-		}
+		fmt.Fprintf(w, "  %-12s %s\n", n, benches[n].help)
 	}
 	fmt.Fprintln(w, "\nflags:")
 	flag.CommandLine.SetOutput(w)

@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -39,7 +38,6 @@ var (
 	drainSmall    = flag.Int("drain-small", 1000, "small captures delivered by the drain benchmark")
 	drainBigMB    = flag.Int("drain-big-mb", 50, "size of each large original in the drain benchmark, in MB")
 	drainBigN     = flag.Int("drain-big", 4, "large originals delivered by the drain benchmark")
-	childOutbox   = flag.String("drain-child", "", "internal: outbox folder,source folder,engine URL,token for the _drain child")
 )
 
 func init() {
@@ -51,7 +49,7 @@ func init() {
 		help: "outbox drain over loopback to a local engine: captures/s (small) and MB/s with peak RSS (large)",
 		run:  benchDrain,
 	})
-	register("_drain", bench{hidden: true, run: childDrain})
+	registerChild("_drain", childDrain)
 }
 
 // workDir makes a folder for one benchmark run under --dir or the temp dir.
@@ -514,26 +512,11 @@ func benchDrain(ctx context.Context, out io.Writer) error {
 				return err
 			}
 		}
-		exe, err := os.Executable()
-		if err != nil {
+		var res drainResult
+		if err := runChild(ctx, "_drain", []string{filepath.Join(dir, fmt.Sprintf("outbox-big%d", mb)), big, url, token}, &res); err != nil {
 			return err
 		}
-		arg := strings.Join([]string{filepath.Join(dir, fmt.Sprintf("outbox-big%d", mb)), big, url, token}, ",")
-		res, err := exec.CommandContext(ctx, exe, "_drain", "--drain-child", arg).Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return fmt.Errorf("drain child: %v: %s", err, ee.Stderr)
-			}
-			return err
-		}
-		f := strings.Fields(string(res))
-		if len(f) != 3 {
-			return fmt.Errorf("drain child said %q", res)
-		}
-		capS, _ := strconv.ParseFloat(f[0], 64)
-		drainS, _ := strconv.ParseFloat(f[1], 64)
-		kb, _ := strconv.Atoi(f[2])
+		capS, drainS, kb := res.Capture.Seconds(), res.Drain.Seconds(), res.PeakKB
 		total := float64(*drainBigN*mb) * (1 << 20) / 1e6
 		verdict := "meets"
 		if kb > 150*1024 {
@@ -566,34 +549,40 @@ func writePadded(path string, i int, size int64) error {
 	return f.Close()
 }
 
-// childDrain captures a folder and drains it, then prints the capture and
-// drain seconds and its peak RSS in kB.
-func childDrain(ctx context.Context, out io.Writer) error {
-	parts := strings.Split(*childOutbox, ",")
-	if len(parts) != 4 {
-		return fmt.Errorf("bad --drain-child %q", *childOutbox)
+// drainResult is what the _drain child returns.
+type drainResult struct {
+	Capture time.Duration `json:"capture"`
+	Drain   time.Duration `json:"drain"`
+	PeakKB  int           `json:"peak_kb"`
+}
+
+// childDrain captures a folder into an outbox and drains it to an engine
+// (args: the outbox folder, the source folder, the engine's URL and a
+// token), then returns the capture's and the drain's times and its peak
+// RSS in kB.
+func childDrain(ctx context.Context, args []string) (any, error) {
+	if err := childArgs(args, "OUTBOX", "SOURCE", "URL", "TOKEN"); err != nil {
+		return nil, err
 	}
-	o, err := outbox.Open(ctx, parts[0], outbox.Options{Target: outbox.Target{URL: parts[2], Token: parts[3]}})
+	o, err := outbox.Open(ctx, args[0], outbox.Options{Target: outbox.Target{URL: args[2], Token: args[3]}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer o.Close()
 	start := time.Now()
-	for _, r := range o.Capture(ctx, []string{parts[1]}, outbox.CaptureOptions{}) {
+	for _, r := range o.Capture(ctx, []string{args[1]}, outbox.CaptureOptions{}) {
 		if r.Err != nil {
-			return r.Err
+			return nil, r.Err
 		}
 	}
 	capT := time.Since(start)
 	d, err := drainUntilEmpty(ctx, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	peak, err := benchkit.PeakRSS()
+	kb, err := peakKB()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	kb := peak >> 10
-	fmt.Fprintf(out, "%.3f %.3f %d\n", capT.Seconds(), d.Seconds(), kb)
-	return nil
+	return drainResult{Capture: capT, Drain: d, PeakKB: kb}, nil
 }

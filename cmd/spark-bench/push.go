@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/client"
@@ -25,7 +22,6 @@ var (
 	pushSmall  = flag.Int("push-small", 10000, "small moments drained, then pushed, by the push benchmark")
 	pushBigMB  = flag.Int("push-big-mb", 50, "MB of originals (one file) drained, then pushed, by the push benchmark")
 	pushRounds = flag.Int("push-rounds", 3, "rounds of the push benchmark; medians are quoted")
-	childPush  = flag.String("push-child", "", "internal: source folder,engine URL,token,moments expected for the _push child")
 )
 
 func init() {
@@ -33,7 +29,7 @@ func init() {
 		help: "spark-engine push beside the outbox drain, in the same run: moments/s (small) and MB/s (originals), with push's peak RSS; goal: push >= 80% of the drain",
 		run:  benchPush,
 	})
-	register("_push", bench{hidden: true, run: childPushRun})
+	registerChild("_push", childPushRun)
 }
 
 // benchPush drains captures into a local engine (the drain's figure), then
@@ -153,60 +149,46 @@ func drainThenPush(ctx context.Context, name string, n int, size int64) (drain, 
 	defer stopDst()
 	// The push in a child process, so its peak RSS is its own (the two
 	// engines run in this one).
-	exe, err := os.Executable()
-	if err != nil {
+	var res pushResult
+	if err := runChild(ctx, "_push", []string{srcDir, dstURL, dstToken, strconv.Itoa(n)}, &res); err != nil {
 		return 0, 0, 0, err
 	}
-	arg := strings.Join([]string{srcDir, dstURL, dstToken, strconv.Itoa(n)}, ",")
-	res, err := exec.CommandContext(ctx, exe, "_push", "--push-child", arg).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return 0, 0, 0, fmt.Errorf("push child: %v: %s", err, ee.Stderr)
-		}
-		return 0, 0, 0, err
-	}
-	f := strings.Fields(string(res))
-	if len(f) != 2 {
-		return 0, 0, 0, fmt.Errorf("push child said %q", res)
-	}
-	secs, err1 := strconv.ParseFloat(f[0], 64)
-	kb, err2 := strconv.Atoi(f[1])
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, 0, 0, fmt.Errorf("push child said %q: %w", res, err)
-	}
-	return drain, time.Duration(secs * float64(time.Second)), kb, nil
+	return drain, res.Push, res.PeakKB, nil
 }
 
-// childPushRun pushes an engine folder to an engine, then prints the
-// push's seconds and its peak RSS in kB.
-func childPushRun(ctx context.Context, out io.Writer) error {
-	parts := strings.Split(*childPush, ",")
-	if len(parts) != 4 {
-		return fmt.Errorf("bad --push-child %q", *childPush)
+// pushResult is what the _push child returns.
+type pushResult struct {
+	Push   time.Duration `json:"push"`
+	PeakKB int           `json:"peak_kb"`
+}
+
+// childPushRun pushes an engine folder to an engine (args: the folder, the
+// engine's URL, a token and the moments it must send), then returns the
+// push's time and its peak RSS in kB.
+func childPushRun(ctx context.Context, args []string) (any, error) {
+	if err := childArgs(args, "SOURCE", "URL", "TOKEN", "MOMENTS"); err != nil {
+		return nil, err
 	}
-	n, err := strconv.Atoi(parts[3])
+	n, err := strconv.Atoi(args[3])
 	if err != nil {
-		return fmt.Errorf("bad --push-child %q: %w", *childPush, err)
+		return nil, fmt.Errorf("bad moment count %q: %w", args[3], err)
 	}
 	start := time.Now()
-	st, err := push.Run(ctx, push.Options{Source: parts[0], Target: client.New(parts[1], parts[2], push.HTTPClient(0)),
+	st, err := push.Run(ctx, push.Options{Source: args[0], Target: client.New(args[1], args[2], push.HTTPClient(0)),
 		Logger: slog.New(slog.DiscardHandler)})
 	d := time.Since(start)
 	// The bench engines have no reader: the drained moments' readings stay
 	// queued on the source, and push asks them of the target again (where
 	// they wait queued too), as the drain asked them of the source.
 	if err != nil {
-		return fmt.Errorf("push: %w", err)
+		return nil, fmt.Errorf("push: %w", err)
 	}
 	if got := st.Kinds[push.KindMoment].Sent; got != n {
-		return fmt.Errorf("push sent %d moments of %d", got, n)
+		return nil, fmt.Errorf("push sent %d moments of %d", got, n)
 	}
-	peak, err := benchkit.PeakRSS()
+	kb, err := peakKB()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	kb := peak >> 10
-	fmt.Fprintf(out, "%.3f %d\n", d.Seconds(), kb)
-	return nil
+	return pushResult{Push: d, PeakKB: kb}, nil
 }

@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -27,8 +23,7 @@ import (
 )
 
 var (
-	replicaOps   = flag.Int("replica-ops", 100000, "ops in the log the replica benchmark pulls")
-	childReplica = flag.String("replica-child", "", "internal: replica folder,engine URL,token for the _replica child")
+	replicaOps = flag.Int("replica-ops", 100000, "ops in the log the replica benchmark pulls")
 )
 
 func init() {
@@ -36,7 +31,7 @@ func init() {
 		help: "replica catch-up: ops/s pulling and folding a large log over loopback, beside the engine's own rebuild, with peak RSS",
 		run:  benchReplica,
 	})
-	register("_replica", bench{hidden: true, run: childReplicaSync})
+	registerChild("_replica", childReplicaSync)
 }
 
 // writeLog writes n ops of a varied corpus (notes, edits, kept phrases)
@@ -124,26 +119,11 @@ func benchReplica(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer stop()
-	exe, err := os.Executable()
-	if err != nil {
+	var res replicaResult
+	if err := runChild(ctx, "_replica", []string{filepath.Join(dir, "replica"), url, token}, &res); err != nil {
 		return err
 	}
-	arg := strings.Join([]string{filepath.Join(dir, "replica"), url, token}, ",")
-	res, err := exec.CommandContext(ctx, exe, "_replica", "--replica-child", arg).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("replica child: %v: %s", err, ee.Stderr)
-		}
-		return err
-	}
-	f := strings.Fields(string(res))
-	if len(f) != 3 {
-		return fmt.Errorf("replica child said %q", res)
-	}
-	secs, _ := strconv.ParseFloat(f[0], 64)
-	ops, _ := strconv.Atoi(f[1])
-	kb, _ := strconv.Atoi(f[2])
+	secs, ops, kb := res.Sync.Seconds(), res.Ops, res.PeakKB
 	if ops != n {
 		return fmt.Errorf("the replica folded %d ops, want %d", ops, n)
 	}
@@ -160,29 +140,34 @@ func benchReplica(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-// childReplicaSync syncs a fresh replica from the engine, then prints the
-// seconds, the ops folded and its peak RSS in kB.
-func childReplicaSync(ctx context.Context, out io.Writer) error {
-	parts := strings.Split(*childReplica, ",")
-	if len(parts) != 3 {
-		return fmt.Errorf("bad --replica-child %q", *childReplica)
+// replicaResult is what the _replica child returns.
+type replicaResult struct {
+	Sync   time.Duration `json:"sync"`
+	Ops    int           `json:"ops"`
+	PeakKB int           `json:"peak_kb"`
+}
+
+// childReplicaSync syncs a fresh replica from an engine (args: the replica
+// folder, the engine's URL and a token), then returns the sync's time, the
+// ops folded and its peak RSS in kB.
+func childReplicaSync(ctx context.Context, args []string) (any, error) {
+	if err := childArgs(args, "REPLICA", "URL", "TOKEN"); err != nil {
+		return nil, err
 	}
-	r, err := replica.Open(ctx, parts[0], replica.Options{Logger: slog.New(slog.DiscardHandler)})
+	r, err := replica.Open(ctx, args[0], replica.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
 	start := time.Now()
-	res, err := r.Sync(ctx, client.New(parts[1], parts[2], nil))
+	res, err := r.Sync(ctx, client.New(args[1], args[2], nil))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := time.Since(start)
-	peak, err := benchkit.PeakRSS()
+	kb, err := peakKB()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	kb := peak >> 10
-	fmt.Fprintf(out, "%.3f %d %d\n", d.Seconds(), res.Ops, kb)
-	return nil
+	return replicaResult{Sync: d, Ops: res.Ops, PeakKB: kb}, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,8 +25,6 @@ import (
 var (
 	photosDir = flag.String("photos", "../shared/photos", "folder of test photos for smallcopy")
 	runs      = flag.Int("runs", 3, "timed runs per photo and method (the median is shown)")
-	rssMode   = flag.String("rss-mode", "", "internal: what the _rss child measures (ours, imaging, decode)")
-	rssFile   = flag.String("rss-file", "", "internal: the photo the _rss child reads")
 )
 
 // Goals from issue 10, against vipsthumbnail on one thread in the same
@@ -45,7 +42,7 @@ func init() {
 		help: "small copy per photo (1 and 2 workers) vs imaging, Go decode and vipsthumbnail; peak RSS; PSNR",
 		run:  benchSmallCopy,
 	})
-	register("_rss", bench{hidden: true, run: childRSS})
+	registerChild("_rss", childRSS)
 }
 
 func listPhotos(dir string) ([]string, error) {
@@ -438,43 +435,33 @@ func largestRotated(files []string) string {
 }
 
 func measureRSS(ctx context.Context, mode, file string) (int, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return 0, err
+	var kb int
+	if err := runChild(ctx, "_rss", []string{mode, file}, &kb); err != nil {
+		return 0, fmt.Errorf("peak RSS of %s: %w", mode, err)
 	}
-	out, err := exec.CommandContext(ctx, exe, "_rss", "--rss-mode", mode, "--rss-file", file).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return 0, fmt.Errorf("rss child %s: %v: %s", mode, err, ee.Stderr)
-		}
-		return 0, err
-	}
-	return strconv.Atoi(strings.TrimSpace(string(out)))
+	return kb, nil
 }
 
-// childRSS does one measured job and prints this process's peak resident
-// set size in kB.
-func childRSS(ctx context.Context, out io.Writer) error {
+// childRSS does one measured job (args: ours, imaging or decode, and the
+// photo) and returns this process's peak resident set size in kB.
+func childRSS(ctx context.Context, args []string) (any, error) {
+	if err := childArgs(args, "MODE", "PHOTO"); err != nil {
+		return nil, err
+	}
+	mode, file := args[0], args[1]
 	var err error
-	switch *rssMode {
+	switch mode {
 	case "ours":
-		_, err = photo.SmallCopy(ctx, *rssFile, io.Discard, photo.Options{})
+		_, err = photo.SmallCopy(ctx, file, io.Discard, photo.Options{})
 	case "imaging":
-		err = imagingFit(*rssFile)
+		err = imagingFit(file)
 	case "decode":
-		_, _, err = photo.Decode(ctx, *rssFile, photo.Options{})
+		_, _, err = photo.Decode(ctx, file, photo.Options{})
 	default:
-		err = fmt.Errorf("unknown --rss-mode %q", *rssMode)
+		err = fmt.Errorf("unknown mode %q", mode)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	peak, err := benchkit.PeakRSS()
-	if err != nil {
-		return err
-	}
-	kb := peak >> 10
-	fmt.Fprintln(out, kb)
-	return nil
+	return peakKB()
 }
