@@ -35,7 +35,6 @@ package: setup
 
 ## bench: the benchmark commands, figures side by side with their peers
 bench:
-	go run ./cmd/spark-engine bench
 	go run ./cmd/spark-bench all
 
 ## powercut: long power-cut runs of the engine and of its log, from a random seed (about an hour; CI runs a short fixed set; POWERCUT_RUNS and POWERCUTS set their length); a failure names its seed

@@ -30,7 +30,7 @@ import (
 )
 
 var (
-	benchDir      = flag.String("dir", "", "folder for the capture and drain benchmarks' outboxes and engines (default: a temp folder)")
+	benchDir      = flag.String("dir", "", "folder for the benchmarks' outboxes, engines and data, on the disk to measure (default: a temp folder)")
 	captureN      = flag.Int("capture-batch", 100, "photos in the capture batch")
 	captureSmallN = flag.Int("capture-small", 500, "tiny photos in the fsync-bound capture batch")
 	captureRuns   = flag.Int("capture-runs", 3, "runs of the capture batch and its peer (the median is shown)")

@@ -24,7 +24,7 @@ import (
 
 var (
 	photosDir = flag.String("photos", "../shared/photos", "folder of test photos for smallcopy")
-	runs      = flag.Int("runs", 3, "timed runs per photo and method (the median is shown)")
+	runs      = flag.Int("runs", 3, "timed runs per photo and method in smallcopy, of each short measurement in engine (the median is shown)")
 )
 
 // Goals from issue 10, against vipsthumbnail on one thread in the same

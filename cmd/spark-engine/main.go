@@ -5,7 +5,6 @@
 //	spark-engine token   add|list|revoke ...        manage bearer tokens
 //	spark-engine rebuild --data DIR                 rebuild the mirror from the log
 //	spark-engine fsck    --data DIR                 check log, mirror and media
-//	spark-engine bench   [--dir DIR]                measure it beside its peers
 //	spark-engine push    --data SRC --to URL        copy a corpus to another engine
 //	spark-engine --version
 //
@@ -46,7 +45,6 @@ Usage:
   spark-engine token revoke NAME [--data DIR] revoke NAME's token
   spark-engine rebuild [--data DIR]           rebuild the SQLite mirror from the op log
   spark-engine fsck    [--data DIR]           check the log, the mirror and every media file
-  spark-engine bench   [--dir DIR] [flags]    measure the engine beside its peers
   spark-engine push    --data SRC --to URL --token TOKEN [--json]
                                              copy every moment of SRC to another engine
   spark-engine backup  --data DIR --to file:///PATH|s3://BUCKET/PREFIX [--backup-endpoint URL]
@@ -134,16 +132,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return rebuildCmd(ctx, rest, stderr)
 	case "fsck":
 		return fsckCmd(ctx, rest, stdout, stderr)
-	case "bench":
-		return benchCmd(ctx, rest, stdout, stderr)
 	case "push":
 		return pushCmd(ctx, rest, stdout, stderr)
 	case "backup":
 		return backupCmd(ctx, rest, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, rest, stdout, stderr)
-	case benchPhaseCmd:
-		return runBenchPhase(ctx, rest, stdout)
 	default:
 		return usagef("unknown command %q", cmd)
 	}

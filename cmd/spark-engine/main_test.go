@@ -437,26 +437,6 @@ func TestRebuild(t *testing.T) {
 	}
 }
 
-func TestBench(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the bench runs child processes for a few seconds")
-	}
-	out, errOut, code := spark(t, "bench", "--dir", t.TempDir(), "--runs", "1", "--duration", "100ms", "--rebuild-ops", "1000", "--media-mb", "1")
-	if code != 0 {
-		t.Fatalf("bench: exit %d\n%s%s", code, out, errOut)
-	}
-	for _, want := range []string{
-		"raw write+fsync", "bare JSON handler, 16 clients", "bare JSON handler, 32 clients", "bare JSON + write+fsync, 1 client", "bare JSON + group fsync, 32 clients",
-		"creates over HTTP, 1 client", "creates over HTTP, 32 clients", "bare bulk insert, 1,000 ops",
-		"bare JSON + group fsync, least create, 32 clients", "creates over HTTP, least fold, 32 clients",
-		"rebuild, 1,000 ops", "bare hashing handler, 1 MB PUT", "raw write+fsync, 1 MB file", "media PUT, 1 MB", "peak RSS", "p99",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("bench output lacks %q:\n%s", want, out)
-		}
-	}
-}
-
 // TestToken_Member: --member makes tokens of one family member; without
 // it a token is the member of its own name; token list shows each
 // token's member; a bad member is a usage error.

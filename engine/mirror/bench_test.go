@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkApplyCreates folds moment.create ops like those of
-// `spark-engine bench` (a note with a caption and a client request id of
+// `spark-bench engine` (a note with a caption and a client request id of
 // one of 32 clients), in folds of 1 (a lone create, folded before its
 // answer) and of 160 (about what the folder takes at once behind 32
 // clients); one op is one iteration, so ns/op and allocs/op are per

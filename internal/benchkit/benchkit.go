@@ -1,5 +1,5 @@
-// Package benchkit holds what Spark's two bench commands (spark-bench and
-// spark-engine bench) both need to print a figure beside its peer: the
+// Package benchkit holds what Spark's bench tooling (spark-bench and its
+// child processes above all) needs to print a figure beside its peer: the
 // median of a few runs, the machine's load average, the process's peak
 // memory and its CPU time. It is for measuring only; nothing in the app
 // or the engine imports it.

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -31,6 +29,23 @@ const (
 	benchClientsHi  = 32
 )
 
+var (
+	engineDuration    = flag.Duration("duration", 1500*time.Millisecond, "the engine benchmark's length of each fsync, handler and create run")
+	engineRebuildOps  = flag.Int("rebuild-ops", 1_000_000, "ops in the log the engine benchmark's rebuild folds")
+	engineRebuildRuns = flag.Int("rebuild-runs", 1, "runs of the engine benchmark's rebuild and of its bulk-insert peer")
+	engineMediaMB     = flag.Int("media-mb", 50, "size of the engine benchmark's media upload in MB (MiB)")
+	engineKeep        = flag.Bool("keep", false, "keep the engine benchmark's data directory afterwards")
+	engineOnly        = flag.String("only", "", `"creates": the engine benchmark measures only the creates and their peers (fsync, bare JSON handler)`)
+)
+
+func init() {
+	register("engine", bench{
+		help: "the engine beside its peers: creates over HTTP (1 and 32 clients) beside raw fsync and a bare JSON handler, a rebuild beside a bare bulk insert, a media PUT beside a bare hashing handler",
+		run:  benchEngine,
+	})
+	registerChild(enginePhaseChild, childEnginePhase)
+}
+
 type benchOptions struct {
 	dir         string
 	runs        int
@@ -42,31 +57,20 @@ type benchOptions struct {
 	only        string
 }
 
-func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr, "bench [--dir DIR] [--runs N] [--duration D] [--rebuild-ops N] [--media-mb N] [--only creates]")
-	var o benchOptions
-	fs.StringVar(&o.dir, "dir", "", "where to put the bench's data, on the disk to measure (default: a new directory in the system temp dir)")
-	fs.IntVar(&o.runs, "runs", 3, "runs of each short measurement; the table shows medians")
-	fs.DurationVar(&o.duration, "duration", 1500*time.Millisecond, "length of each fsync, handler and create run")
-	fs.IntVar(&o.rebuildOps, "rebuild-ops", 1_000_000, "ops in the log the rebuild folds")
-	fs.IntVar(&o.rebuildRuns, "rebuild-runs", 1, "runs of the rebuild and of its bulk-insert peer")
-	fs.IntVar(&o.mediaMB, "media-mb", 50, "size of the media upload in MB (MiB)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the bench's data directory afterwards")
-	fs.StringVar(&o.only, "only", "", `"creates" measures only the creates and their peers (fsync, bare JSON handler)`)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("bench takes no arguments, got %q", pos)
-	}
+// benchEngine measures the engine on this machine and disk, each figure
+// beside its peer, every measurement in a child process of its own. It
+// was spark-engine bench: its flags and the lines it prints are the same.
+func benchEngine(ctx context.Context, stdout io.Writer) error {
+	o := benchOptions{dir: *benchDir, runs: *runs, duration: *engineDuration, rebuildOps: *engineRebuildOps,
+		rebuildRuns: *engineRebuildRuns, mediaMB: *engineMediaMB, keep: *engineKeep, only: *engineOnly}
 	if o.only != "" && o.only != "creates" {
-		return usagef("--only takes \"creates\" or nothing, got %q", o.only)
+		return fmt.Errorf("--only takes \"creates\" or nothing, got %q", o.only)
 	}
 	if o.runs < 1 || o.rebuildRuns < 1 || o.rebuildOps < 1 || o.mediaMB < 1 || o.duration <= 0 {
-		return usagef("--runs, --rebuild-runs, --rebuild-ops, --media-mb and --duration must be positive")
+		return fmt.Errorf("--runs, --rebuild-runs, --rebuild-ops, --media-mb and --duration must be positive")
 	}
 	root := o.dir
+	var err error
 	if root == "" {
 		if root, err = os.MkdirTemp("", "spark-bench-"); err != nil {
 			return fmt.Errorf("make the bench directory: %w", err)
@@ -82,12 +86,13 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !o.keep {
 		defer os.RemoveAll(root)
 	}
-	b := &bencher{opts: o, root: root, stderr: stderr}
+	b := &bencher{opts: o, root: root, stderr: os.Stderr}
 	loadBefore := benchkit.LoadAverage()
 	t, err := b.run(ctx)
 	if err != nil {
 		return err
 	}
+	// The heading keeps the words of spark-engine bench: scripts read it.
 	fmt.Fprintf(stdout, "spark-engine bench %s: %s, %s/%s, %d CPUs, data in %s\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), root)
 	if loadBefore != "" {
 		// Other work on the machine skews every figure; say how busy it was.
@@ -105,13 +110,9 @@ type bencher struct {
 	n      int
 }
 
-// phase runs one measurement in a child process (this same binary) and
-// returns what it printed.
+// phase runs one measurement in a child process (this same program) and
+// returns what it measured.
 func (b *bencher) phase(ctx context.Context, name string, args ...string) (phaseResult, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return phaseResult{}, fmt.Errorf("find this program to run the bench phases: %w", err)
-	}
 	b.n++
 	dir := filepath.Join(b.root, fmt.Sprintf("%02d-%s", b.n, name))
 	if i := slices.Index(args, "--dir"); i >= 0 {
@@ -122,15 +123,9 @@ func (b *bencher) phase(ctx context.Context, name string, args ...string) (phase
 		return phaseResult{}, err
 	}
 	fmt.Fprintf(b.stderr, "bench: %s %s\n", name, strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, exe, append([]string{benchPhaseCmd, name, "--dir", dir}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return phaseResult{}, fmt.Errorf("bench phase %s: %w: %s", name, err, strings.TrimSpace(errb.String()))
-	}
 	var res phaseResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return phaseResult{}, fmt.Errorf("bench phase %s printed %q: %w", name, out.String(), err)
+	if err := runChild(ctx, enginePhaseChild, append([]string{name, "--dir", dir}, args...), &res); err != nil {
+		return phaseResult{}, fmt.Errorf("bench phase %s: %w", name, err)
 	}
 	return res, nil
 }
@@ -317,14 +312,14 @@ func yesNo(ok bool) string {
 func rate(v float64, unit string) string { return commas(int64(v+0.5)) + " " + unit }
 
 func latency(r phaseResult) string {
-	s := fmt.Sprintf("p50 %s, p99 %s", ms(r.P50), ms(r.P99))
+	s := fmt.Sprintf("p50 %s, p99 %s", msText(r.P50), msText(r.P99))
 	if r.Batches > 0 {
 		s += fmt.Sprintf(", %.1f creates per fsync", float64(r.Count)/float64(r.Batches))
 	}
 	return s
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+func msText(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/(1<<20)) }
 

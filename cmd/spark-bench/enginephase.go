@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -32,10 +33,10 @@ import (
 	"github.com/sparkfamily/spark/internal/sqlitedb"
 )
 
-// benchPhaseCmd is the hidden command the bench runs in a child process per
+// enginePhaseChild is the child the engine benchmark runs per
 // measurement, so that each one starts from a fresh heap and its peak RSS
 // (VmHWM) is its own.
-const benchPhaseCmd = "bench-phase"
+const enginePhaseChild = "_engine-phase"
 
 // phaseResult is what a phase prints, as JSON, for the parent.
 type phaseResult struct {
@@ -85,15 +86,18 @@ var phases = map[string]func(context.Context, phaseArgs) (phaseResult, error){
 	"disk-write":   phaseDiskWrite,
 }
 
-func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
+// childEnginePhase runs the phase args[0] with the flags that follow and
+// returns what it measured, with this process's peak RSS.
+func childEnginePhase(ctx context.Context, args []string) (any, error) {
 	if len(args) == 0 {
-		return usagef("%s needs a phase name", benchPhaseCmd)
+		return nil, fmt.Errorf("%s needs a phase name", enginePhaseChild)
 	}
 	fn, ok := phases[args[0]]
 	if !ok {
-		return usagef("unknown bench phase %q", args[0])
+		return nil, fmt.Errorf("unknown bench phase %q", args[0])
 	}
-	fs := newFlagSet(benchPhaseCmd, io.Discard, benchPhaseCmd+" PHASE")
+	fs := flag.NewFlagSet(enginePhaseChild, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	var a phaseArgs
 	fs.StringVar(&a.dir, "dir", "", "")
 	fs.DurationVar(&a.duration, "duration", time.Second, "")
@@ -102,28 +106,31 @@ func runBenchPhase(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&a.mb, "mb", 0, "")
 	fs.BoolVar(&a.least, "least", false, "")
 	// A CPU profile of the phase, for finding where a figure's time goes:
-	// spark-engine bench-phase creates --dir D --clients 32 --cpuprofile F
+	// spark-bench _engine-phase creates --dir D --clients 32 --cpuprofile F
 	cpuProfile := fs.String("cpuprofile", "", "")
-	if _, err := parseArgs(fs, args[1:]); err != nil {
-		return err
+	if err := fs.Parse(args[1:]); err != nil {
+		return nil, fmt.Errorf("bench phase %s: %w", args[0], err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("bench phase %s takes no arguments, got %q", args[0], fs.Args())
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
-			return fmt.Errorf("bench phase %s: %w", args[0], err)
+			return nil, fmt.Errorf("bench phase %s: %w", args[0], err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("bench phase %s: %w", args[0], err)
+			return nil, fmt.Errorf("bench phase %s: %w", args[0], err)
 		}
 		defer pprof.StopCPUProfile()
 	}
 	res, err := fn(ctx, a)
 	if err != nil {
-		return fmt.Errorf("bench phase %s: %w", args[0], err)
+		return nil, fmt.Errorf("bench phase %s: %w", args[0], err)
 	}
 	res.PeakRSS, _ = benchkit.PeakRSS() // 0 where there is no /proc
-	return json.NewEncoder(stdout).Encode(res)
+	return res, nil
 }
 
 // phaseFsync appends one small record and fsyncs it, over and over, in the
