@@ -7,47 +7,15 @@ import * as Phrases from '../wailsjs/go/app/Phrases';
 import * as Outbox from '../wailsjs/go/app/Outbox';
 import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
-import type { api, app } from '../wailsjs/go/models';
+import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
 import { imageSize } from './codes';
 import type { DialogWords } from './words';
 import type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
+import type { MoveView, Offsite, OffsiteView, Page, Pippa, Status, SyncStatus } from './models';
 
 export type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
-
-export type CaptureResult = app.CaptureResult;
-export type Careful = app.Careful;
-export type Entry = app.Entry;
-export type Moment = app.Moment;
-export type Page = app.Page;
-export type Phrase = app.Phrase;
-export type Pippa = app.Pippa;
-export type Reading = app.Reading;
-export type Recall = app.Recall;
-export type SettingsView = app.SettingsView;
-/** Leftovers: the outbox's files not removed yet, for Settings' details. */
-export type Leftovers = app.Leftovers;
-/** BackupHealth is an engine's off-site copy as its health tells it
- * (engine/api BackupHealth), its times as the RFC 3339 strings the JSON
- * carries. */
-export interface BackupHealth extends Omit<api.BackupHealth, 'shipped_at' | 'behind_since' | 'check'> {
-  shipped_at?: string;
-  behind_since?: string;
-  check?: Omit<api.BackupCheck, 'at'> & { at: string };
-}
-export type Status = Omit<app.Status, 'backup'> & { backup?: BackupHealth };
-/** Offsite is Dad's choice of place for the off-site copy (app.Offsite). */
-export type Offsite = app.Offsite;
-export type OffsiteTestResult = app.OffsiteTestResult;
-export type OffsiteView = Omit<app.OffsiteView, 'health'> & { health?: BackupHealth };
-export type SyncStatus = app.SyncStatus;
-export type TestResult = app.TestResult;
-/** Write is one of Dad's writes on its way (a note, a caption, a kept
- * phrase…), as the Outbox screen lists it beside the photos. */
-export type Write = app.Write;
-/** OutboxStatus: the outbox's one status (app.OutboxStatus). */
-export type OutboxStatus = app.OutboxStatus;
-export type MoveView = app.MoveView;
+export type * from './models';
 
 /** BackendError is what every failed call rejects with: app.UIError,
  * whose words words.ts's problem makes. Its message is the technical

@@ -1,7 +1,7 @@
 // The events the Go side sends (runtime.EventsEmit), mirrored from its
 // structs. The kinds are unions of the Go constants; app/events_test.go
 // reads this file and fails when a Go constant is missing here.
-import type { CaptureResult, Moment } from './backend';
+import type { CaptureResult, Moment } from './models';
 import type { WriteKindCode } from './codes.js';
 
 /** CaptureKind: the Kind of app.CaptureEvent (app/capture.go). */

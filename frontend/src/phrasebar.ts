@@ -6,13 +6,22 @@
 // moves while the person selects. From the keyboard, a reading takes the
 // focus: the arrow keys choose a word, Shift and an arrow more words,
 // Enter keeps them and Escape lets go.
-import { backend } from './backend';
+import { backend, type Moment } from './backend';
 import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
 import { wordRange, waitingWords } from './words';
-import type { MomentDialog } from './moment';
 
-export function attachPhraseBar(d: MomentDialog): void {
+/** PhraseHost is what the bar needs of the dialog it floats over (the
+ * moment dialog, moment.ts): the dialog and whether it is open, the bar's
+ * element in it, and the moment it shows. */
+export interface PhraseHost {
+  readonly bar: HTMLElement;
+  readonly dialog: HTMLDialogElement;
+  readonly current: Moment | null;
+  readonly isOpen: boolean;
+}
+
+export function attachPhraseBar(d: PhraseHost): void {
   const bar = d.bar;
   let down = false;
   const hide = () => (bar.hidden = true);
@@ -56,7 +65,7 @@ const chosen = new WeakMap<HTMLElement, { from: number; to: number }>();
 
 /** chooseByKeys lets the keyboard choose words in the focused reading and
  * keep them. */
-function chooseByKeys(d: MomentDialog, e: KeyboardEvent): void {
+function chooseByKeys(d: PhraseHost, e: KeyboardEvent): void {
   const el = e.target instanceof HTMLElement && e.target.classList.contains('reading-text') ? e.target : null;
   const node = el?.firstChild;
   if (!el || !node || node.nodeType !== Node.TEXT_NODE || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -125,7 +134,7 @@ function offsetIn(el: HTMLElement, node: Node, offset: number): number {
   return r.toString().length;
 }
 
-function offer(d: MomentDialog): void {
+function offer(d: PhraseHost): void {
   const bar = d.bar;
   const m = d.current;
   const sel = document.getSelection();
@@ -198,7 +207,7 @@ function place(bar: HTMLElement, r: DOMRect, text: HTMLElement): void {
   bar.style.top = `${at.top}px`;
 }
 
-async function keep(d: MomentDialog, text: string, momentID: string): Promise<void> {
+async function keep(d: PhraseHost, text: string, momentID: string): Promise<void> {
   try {
     const p = await backend.phrases.keep(text, momentID);
     toast(p.waitsFor ? `Kept “${p.text}”. You find it under Phrases. ${waitingWords(p.waitsFor)}` : `Kept “${p.text}”. You find it under Phrases.`);
