@@ -38,3 +38,8 @@ export type Write = app.Write;
 /** OutboxStatus: the outbox's one status (app.OutboxStatus). */
 export type OutboxStatus = app.OutboxStatus;
 export type MoveView = app.MoveView;
+/** SearchView answers Moments.Search (app/search.go): each result a
+ * moment with its matching texts, in parts with the words that match. */
+export type SearchView = app.SearchView;
+export type SearchResult = app.SearchResult;
+export type SearchPart = app.SearchPart;

@@ -2,23 +2,22 @@
 // answered by the engine's full-text index (SQLite FTS5 in its mirror, so
 // on this computer it works without a network). Results are tiles with the
 // matching words marked.
-import { backend, tile, type Moment } from './backend';
+import { backend, tile, type Moment, type SearchPart, type SearchResult, type SearchView } from './backend';
 import { h, clear, when } from './dom';
 import { explain } from './feedback';
 import { sentence } from './dom';
 import { openMoment } from './moment';
 import { kindWord, titleOf, searchSourceWords } from './words';
 import type { Screen } from './screen';
-import type { app } from '../wailsjs/go/models';
 
 /** shownMatches is each matching text of a result once, labelled by where
  * it was found: a reading by its kind (Pippa's reading, her careful one),
  * read from the moment's own readings by the match's key (the reading's
  * id). Two readings that say the same words show once, as the careful
  * one when either is: the one Dad asked for. */
-function shownMatches(r: app.SearchResult): { label: string; parts: app.SearchPart[] }[] {
+function shownMatches(r: SearchResult): { label: string; parts: SearchPart[] }[] {
   const modeOf = new Map(r.moment.readings.map((x) => [x.id, x.mode]));
-  const out: { label: string; parts: app.SearchPart[]; text: string; reading: boolean; careful: boolean }[] = [];
+  const out: { label: string; parts: SearchPart[]; text: string; reading: boolean; careful: boolean }[] = [];
   for (const x of r.matches) {
     const reading = x.source === 'reading';
     const mode = reading ? (modeOf.get(x.key) ?? '') : '';
@@ -32,7 +31,7 @@ function shownMatches(r: app.SearchResult): { label: string; parts: app.SearchPa
 }
 
 /** marked draws a match with its matching words in <mark>. */
-function marked(parts: app.SearchPart[]): HTMLElement {
+function marked(parts: SearchPart[]): HTMLElement {
   return h('span', { class: 'match-text' }, ...parts.map((p) => (p.hit ? h('mark', {}, p.text) : p.text)));
 }
 
@@ -60,7 +59,7 @@ export class SearchScreen implements Screen {
     const n = ++this.seq;
     const started = performance.now();
     this.status.textContent = 'Searching…';
-    let res: app.SearchView;
+    let res: SearchView;
     try {
       res = await backend.moments.search(q);
     } catch (e) {
@@ -89,7 +88,7 @@ export class SearchScreen implements Screen {
         : `${total === 0 ? 'No moments' : total === 1 ? 'One moment' : `${total}${total >= 100 ? '+' : ''} moments`} with “${q}”.`;
   }
 
-  private tile(r: app.SearchResult): HTMLElement {
+  private tile(r: SearchResult): HTMLElement {
     const m = r.moment;
     const title = titleOf(m);
     return h(
