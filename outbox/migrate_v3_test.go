@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,17 +29,11 @@ import (
 // and sends only the rest; every entry goes out exactly once.
 func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 	ctx := context.Background()
-	var before struct {
-		Entries []Entry          `json:"entries"`
-		Writes  []map[string]any `json:"writes"`
-		Target  string           `json:"target"`
-		Half    int64            `json:"half"`
-	}
-	dir, engDir := openFixture(t, "outbox-v3", 3, &before)
+	f := openFixture(t, "outbox-v3", 3)
 	var half *Entry
-	for i, e := range before.Entries {
+	for i, e := range f.before.Entries {
 		if e.Name == "p3-original-half.jpg" {
-			half = &before.Entries[i]
+			half = &f.before.Entries[i]
 		}
 	}
 	if half == nil {
@@ -49,7 +42,7 @@ func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 	// The engine's upload was made when the fixture was written: made
 	// recent, so that the engine does not remove it as one with no
 	// progress for a day.
-	statePath := filepath.Join(engDir, "media", media.UploadsDir, half.OriginalID, "state.json")
+	statePath := filepath.Join(f.engDir, "media", media.UploadsDir, half.OriginalID, "state.json")
 	var up map[string]any
 	b, err := os.ReadFile(statePath)
 	if err != nil {
@@ -66,58 +59,12 @@ func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng := enginetest.Start(t, enginetest.WithDir(engDir), enginetest.WithoutSeat())
-	db, err := sql.Open("sqlite", filepath.Join(dir, "outbox.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("UPDATE queue SET target = ? WHERE target = ?", eng.URL, before.Target); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	startOps := opCounts(t, eng)
-	startMedia := eng.OpCount(t, api.OpMediaPut)
-
-	o := openTest(t, dir, testOptions())
-	if v := userVersion(t, filepath.Join(dir, "outbox.db")); v != 5 || SchemaVersion != 5 {
+	m := f.migrate(t, []string{"queue"}, enginetest.WithoutSeat())
+	o, eng, before := m.o, m.eng, &f.before
+	if v := userVersion(t, filepath.Join(f.dir, "outbox.db")); v != 5 || SchemaVersion != 5 {
 		t.Errorf("user_version = %d, SchemaVersion %d; want 5", v, SchemaVersion)
 	}
-	got := entries(t, o)
-	if len(got) != len(before.Entries) {
-		t.Fatalf("%d photos after the migration; want %d", len(got), len(before.Entries))
-	}
-	byID := map[string]Entry{}
-	for _, e := range got {
-		byID[e.ID] = e
-	}
-	for _, want := range before.Entries {
-		if want.Target != "" {
-			want.Target = eng.URL
-		}
-		if e := byID[want.ID]; !reflect.DeepEqual(jsonMap(t, e), jsonMap(t, want)) {
-			t.Errorf("photo after the migration:\n%+v\nwant\n%+v", e, want)
-		}
-	}
-	var every []Write
-	for _, k := range []WriteKind{WriteNote, WriteCaption} {
-		kw, err := o.KindWrites(ctx, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		every = append(every, kw...)
-	}
-	if len(every) != len(before.Writes) {
-		t.Fatalf("%d writes after the migration; want %d", len(every), len(before.Writes))
-	}
-	for i, w := range every {
-		m, want := jsonMap(t, w), before.Writes[i]
-		if want["target"] != nil {
-			want["target"] = eng.URL
-		}
-		if !reflect.DeepEqual(m, want) {
-			t.Errorf("write after the migration:\n%v\nwant\n%v", m, want)
-		}
-	}
+	m.checkReadsAsBefore(t, []WriteKind{WriteNote, WriteCaption}, nil)
 
 	// The engine is back. The half-sent original's append is held until
 	// the test has read the outbox's Status.
@@ -138,7 +85,7 @@ func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 		}
 		return fault{}
 	})
-	db, err = sql.Open("sqlite", filepath.Join(dir, "outbox.db"))
+	db, err := sql.Open("sqlite", filepath.Join(f.dir, "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,30 +135,16 @@ func TestOpen_MigratesV3ToSendingInTheDatabase(t *testing.T) {
 	if n, err := o.RetryAll(ctx); err != nil || n[KindPhoto] != 1 {
 		t.Fatalf("RetryAll = %v, %v; want 1 photo", n, err)
 	}
-	waitFor(t, 30*time.Second, "everything to go out", func() bool {
-		st, err := o.Status(ctx)
-		return err == nil && len(st.Photos) == 0 && len(st.Writes) == 0
-	})
-	if n := sent.Load(); n != half.Size-before.Half {
-		t.Errorf("%d bytes of the half-sent original went up after the migration; want the %d the engine did not hold", n, half.Size-before.Half)
-	}
-	all := entries(t, o)
-	for _, e := range all {
-		if e.State != Done || e.Sending != nil {
-			t.Errorf("photo %s is %s, sending %+v", e.Name, e.State, e.Sending)
-		}
-	}
-	checkDelivered(t, eng, all)
 	// Still to do when the fixture was written: p0's create and the
 	// note's; the small copies of p0 and p1 and the originals of p0..p4;
 	// the turns of p0, p1, p2 and the note; one caption.
-	after := opCounts(t, eng)
-	for op, n := range map[string]int{api.OpMomentCreate: 2, api.OpTurnStart: 4, api.OpMomentEdit: 1} {
-		if d := after[op] - startOps[op]; d != n {
-			t.Errorf("%d %s ops after the migration; want %d", d, op, n)
-		}
+	all := m.checkSentOnce(t, map[string]int{api.OpMomentCreate: 2, api.OpTurnStart: 4, api.OpMomentEdit: 1}, 7)
+	if n := sent.Load(); n != half.Size-before.Half {
+		t.Errorf("%d bytes of the half-sent original went up after the migration; want the %d the engine did not hold", n, half.Size-before.Half)
 	}
-	if d := eng.OpCount(t, api.OpMediaPut) - startMedia; d != 7 {
-		t.Errorf("%d media.put ops after the migration; want 7", d)
+	for _, e := range all {
+		if e.Sending != nil {
+			t.Errorf("photo %s is %s, sending %+v", e.Name, e.State, e.Sending)
+		}
 	}
 }

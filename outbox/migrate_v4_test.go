@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"database/sql"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -36,14 +37,9 @@ import (
 // goes out exactly once.
 func TestOpen_MigratesV4ToWaitsForTheEngine(t *testing.T) {
 	ctx := context.Background()
-	var before struct {
-		Entries []Entry          `json:"entries"`
-		Writes  []map[string]any `json:"writes"`
-		Target  string           `json:"target"`
-	}
-	dir, engDir := openFixture(t, "outbox-v4", 4, &before)
+	f := openFixture(t, "outbox-v4", 4)
 	offline := map[string]bool{} // the writes that waited for the engine
-	for _, w := range before.Writes {
+	for _, w := range f.before.Writes {
 		if w["last_code"] == CodeNetwork {
 			offline[w["id"].(string)] = true
 		}
@@ -52,67 +48,23 @@ func TestOpen_MigratesV4ToWaitsForTheEngine(t *testing.T) {
 		t.Fatalf("the fixture has %d writes that waited for the engine; want 2", len(offline))
 	}
 
-	eng := enginetest.Start(t, enginetest.WithDir(engDir), enginetest.WithoutSeat())
-	db, err := sql.Open("sqlite", dir+"/outbox.db")
+	m := f.migrate(t, []string{"queue"}, enginetest.WithoutSeat())
+	o, eng, before := m.o, m.eng, &f.before
+	db, err := sql.Open("sqlite", filepath.Join(f.dir, "outbox.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("UPDATE queue SET target = ? WHERE target = ?", eng.URL, before.Target); err != nil {
-		t.Fatal(err)
-	}
-	startOps := opCounts(t, eng)
-	startMedia := eng.OpCount(t, api.OpMediaPut)
-
-	o := openTest(t, dir, testOptions())
-	if v := userVersion(t, dir+"/outbox.db"); v != 5 || SchemaVersion != 5 {
+	if v := userVersion(t, filepath.Join(f.dir, "outbox.db")); v != 5 || SchemaVersion != 5 {
 		t.Errorf("user_version = %d, SchemaVersion %d; want 5", v, SchemaVersion)
 	}
-	got := entries(t, o)
-	if len(got) != len(before.Entries) {
-		t.Fatalf("%d photos after the migration; want %d", len(got), len(before.Entries))
-	}
-	byID := map[string]Entry{}
-	for _, e := range got {
-		byID[e.ID] = e
-	}
-	for _, want := range before.Entries {
-		if want.Target != "" {
-			want.Target = eng.URL
-		}
-		if e := byID[want.ID]; !reflect.DeepEqual(jsonMap(t, e), jsonMap(t, want)) {
-			t.Errorf("photo after the migration:\n%+v\nwant\n%+v", e, want)
-		}
-	}
-	kindWrites := func() []Write {
-		t.Helper()
-		var every []Write
-		for _, k := range []WriteKind{WriteNote, WriteCaption} {
-			kw, err := o.KindWrites(ctx, k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			every = append(every, kw...)
-		}
-		return every
-	}
-	every := kindWrites()
-	if len(every) != len(before.Writes) {
-		t.Fatalf("%d writes after the migration; want %d", len(every), len(before.Writes))
-	}
-	for i, w := range every {
-		m, want := jsonMap(t, w), before.Writes[i]
-		if want["target"] != nil {
-			want["target"] = eng.URL
-		}
+	kinds := []WriteKind{WriteNote, WriteCaption}
+	m.checkReadsAsBefore(t, kinds, func(w Write, _, want map[string]any) {
 		if offline[w.ID] {
 			// The one change: it waits for the engine to answer.
 			want["awaits_engine"] = true
 		}
-		if !reflect.DeepEqual(m, want) {
-			t.Errorf("write after the migration:\n%v\nwant\n%v", m, want)
-		}
-	}
+	})
 	rows, err := db.Query("SELECT id, unreachable FROM queue WHERE unreachable != 0")
 	if err != nil {
 		t.Fatal(err)
@@ -143,13 +95,13 @@ func TestOpen_MigratesV4ToWaitsForTheEngine(t *testing.T) {
 	o.SetTarget(Target{URL: eng.URL, Token: eng.Token})
 	// An answer from another engine ends no wait.
 	o.EngineAnswered(before.Target)
-	for _, w := range kindWrites() {
+	for _, w := range m.kindWrites(t, kinds) {
 		if offline[w.ID] && (w.NextTry == nil || !w.AwaitsEngine) {
 			t.Errorf("write %q after another engine answered: next try %v, awaits the engine %v; want its wait kept", w.Text, w.NextTry, w.AwaitsEngine)
 		}
 	}
 	o.EngineAnswered(eng.URL)
-	for _, w := range kindWrites() {
+	for _, w := range m.kindWrites(t, kinds) {
 		switch {
 		case w.State != Pending:
 		case offline[w.ID]:
@@ -177,27 +129,8 @@ func TestOpen_MigratesV4ToWaitsForTheEngine(t *testing.T) {
 	if n, err := o.RetryAll(ctx); err != nil || n[KindPhoto] != 1 {
 		t.Fatalf("RetryAll = %v, %v; want 1 photo", n, err)
 	}
-	waitFor(t, 30*time.Second, "everything to go out", func() bool {
-		st, err := o.Status(ctx)
-		return err == nil && len(st.Photos) == 0 && len(st.Writes) == 0
-	})
-	all := entries(t, o)
-	for _, e := range all {
-		if e.State != Done {
-			t.Errorf("photo %s is %s", e.Name, e.State)
-		}
-	}
-	checkDelivered(t, eng, all)
 	// Still to do when the fixture was written: p0's create and the
 	// note's; the small copies of p0 and p1 and the originals of p0..p4;
 	// the turns of p0, p1, p2 and the note; two captions.
-	after := opCounts(t, eng)
-	for op, n := range map[string]int{api.OpMomentCreate: 2, api.OpTurnStart: 4, api.OpMomentEdit: 2} {
-		if d := after[op] - startOps[op]; d != n {
-			t.Errorf("%d %s ops after the migration; want %d", d, op, n)
-		}
-	}
-	if d := eng.OpCount(t, api.OpMediaPut) - startMedia; d != 7 {
-		t.Errorf("%d media.put ops after the migration; want 7", d)
-	}
+	m.checkSentOnce(t, map[string]int{api.OpMomentCreate: 2, api.OpTurnStart: 4, api.OpMomentEdit: 2}, 7)
 }
