@@ -133,3 +133,15 @@ func queryAfter(r *http.Request) (uint64, error) {
 	}
 	return n, nil
 }
+
+// queryPage reads the query of a page walked by seq: ?after= (queryAfter)
+// and ?limit= (queryLimit), in that order.
+func queryPage(r *http.Request) (after uint64, limit int, err error) {
+	if after, err = queryAfter(r); err != nil {
+		return 0, 0, err
+	}
+	if limit, err = queryLimit(r); err != nil {
+		return 0, 0, err
+	}
+	return after, limit, nil
+}

@@ -7,12 +7,7 @@ import (
 )
 
 func (s *server) listOps(w http.ResponseWriter, r *http.Request) {
-	after, err := queryAfter(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	limit, err := queryLimit(r)
+	after, limit, err := queryPage(r)
 	if err != nil {
 		s.Error(w, r, err)
 		return

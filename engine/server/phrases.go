@@ -24,12 +24,7 @@ func (s *server) keepPhrase(w http.ResponseWriter, r *http.Request) {
 // at a time [extension] (?after= the next of the page before, ?limit= up to
 // api.MaxPhraseLimit, its default).
 func (s *server) listPhrases(w http.ResponseWriter, r *http.Request) {
-	after, err := queryAfter(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	limit, err := queryLimit(r)
+	after, limit, err := queryPage(r)
 	if err != nil {
 		s.Error(w, r, err)
 		return
