@@ -8,7 +8,7 @@
 // engine's replica, the prefs and the outbox, is one immutable state that
 // a switch of engine replaces whole (state.go): a call loads it once and
 // never sees half of a switch, and the switch tells the window to read
-// every screen again (EngineEvent).
+// every screen again (EventEngine).
 //
 // App owns the lifetime: Startup opens the data folder, starts the
 // embedded engine on 127.0.0.1 (or points at a family engine), opens the

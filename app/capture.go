@@ -106,21 +106,21 @@ func (a *App) capture(batch string, paths []string, force bool) ([]CaptureResult
 	for i, p := range paths {
 		names[i] = filepath.Base(p)
 	}
-	a.emit("capture", CaptureEvent{Batch: batch, Kind: CaptureKindStart, Total: len(paths), Names: names})
+	a.emit(EventCapture, CaptureEvent{Batch: batch, Kind: CaptureKindStart, Total: len(paths), Names: names})
 	done := 0
 	res := ob.Capture(context.Background(), paths, outbox.CaptureOptions{
 		Force: force,
 		OnResult: func(r outbox.CaptureResult) {
 			done++
 			v := duplicateView(ob, captureView(r))
-			a.emit("capture", CaptureEvent{Batch: batch, Kind: CaptureKindResult, Total: len(paths), Done: done, Result: &v})
+			a.emit(EventCapture, CaptureEvent{Batch: batch, Kind: CaptureKindResult, Total: len(paths), Done: done, Result: &v})
 		},
 	})
 	out := make([]CaptureResult, len(res))
 	for i, r := range res {
 		out[i] = duplicateView(ob, captureView(r))
 	}
-	a.emit("capture", CaptureEvent{Batch: batch, Kind: CaptureKindDone, Total: len(paths), Done: len(paths)})
+	a.emit(EventCapture, CaptureEvent{Batch: batch, Kind: CaptureKindDone, Total: len(paths), Done: len(paths)})
 	ob.Kick()
 	return out, nil
 }

@@ -15,10 +15,6 @@ import (
 	"github.com/sparkfamily/spark/internal/retry"
 )
 
-// MoveEvent is the event Settings listens to while moments are brought
-// along; its data is a MoveView.
-const MoveEvent = "move"
-
 // Ways a move goes, in MoveView.Way.
 const (
 	// MoveToFamily brings this computer's moments to the family engine
@@ -187,7 +183,7 @@ func (a *App) lacking(ctx context.Context, r moveRoute) (int, error) {
 
 // BringAlong copies every moment, photo, reading and phrase of the engine
 // Spark used before to the one it uses now (MoveCheck's way), in the
-// background, with MoveEvent events as it goes. Leaving it (or closing
+// background, with EventMove events as it goes. Leaving it (or closing
 // Spark) is safe: pressing it again goes on from where it stopped.
 // Nothing is deleted anywhere.
 func (s *Settings) BringAlong() (MoveView, error) {
@@ -238,7 +234,7 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 		f(&mv.view)
 		v := mv.view
 		mv.mu.Unlock()
-		a.emit(MoveEvent, v)
+		a.emit(EventMove, v)
 	}
 	st, err := push.Run(context.Background(), push.Options{
 		From: src, Target: r.target, StateDir: r.state, Logger: a.log.With("part", "move", "way", r.way),

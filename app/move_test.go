@@ -66,8 +66,8 @@ func TestMove_BringAlong(t *testing.T) {
 	if n := family.Pippa.Calls(); n != 2 {
 		t.Errorf("family Pippa asked %d times; want once for each of the 2 readings never given", n)
 	}
-	if sh.count(MoveEvent) == 0 {
-		t.Errorf("no %q event reached the window", MoveEvent)
+	if sh.count(EventMove) == 0 {
+		t.Errorf("no %q event reached the window", EventMove)
 	}
 }
 

@@ -385,7 +385,7 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 			case outbox.EventDone, outbox.EventRemoved, outbox.EventStepDone, outbox.EventParked, outbox.EventWaiting:
 				a.progress.drop(ev.EntryID)
 			}
-			a.emit("outbox", OutboxEvent{Kind: string(ev.Kind), EntryID: ev.EntryID, Step: ev.Step,
+			a.emit(EventOutbox, OutboxEvent{Kind: string(ev.Kind), EntryID: ev.EntryID, Step: ev.Step,
 				BytesSent: ev.Sent, Detail: ev.Message, Code: ev.Code, NextTry: timeString(ev.NextTry)})
 		}
 	}()

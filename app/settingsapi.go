@@ -93,7 +93,7 @@ func (s *Settings) UseRemote(rawURL, token string) (SettingsView, error) {
 
 // switchEngine makes Spark use the engine of kind (at u with token, for a
 // family engine): a whole new state, published at once, then one
-// EngineEvent so that every screen reads the engine now chosen. On an error
+// EventEngine so that every screen reads the engine now chosen. On an error
 // nothing changed: Spark goes on with the engine it used.
 func (a *App) switchEngine(kind, u, token string) (*state, error) {
 	st, err := a.change(func(cur *state) (*state, error) {
@@ -127,7 +127,7 @@ func (a *App) switchEngine(kind, u, token string) (*state, error) {
 		return st, err
 	}
 	st.ob.Kick()
-	a.emit(EngineEvent, EngineSwitched{Engine: st.prefs.Engine, URL: st.cl.BaseURL()})
+	a.emit(EventEngine, EngineSwitched{Engine: st.prefs.Engine, URL: st.cl.BaseURL()})
 	return st, nil
 }
 

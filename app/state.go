@@ -21,13 +21,7 @@ import (
 // goes through App.change: one at a time, it builds a whole new state from
 // the current one and publishes it with one atomic store.
 
-// EngineEvent is sent once after each switch of engine, with an
-// EngineSwitched: every screen reads what it shows again (Moments,
-// Phrases, the Outbox, a search), since none of it is what the engine now
-// chosen holds.
-const EngineEvent = "engine"
-
-// EngineSwitched is EngineEvent's data: the engine now used.
+// EngineSwitched is EventEngine's data: the engine now used.
 type EngineSwitched struct {
 	Engine string `json:"engine"` // EngineLocal or EngineRemote
 	URL    string `json:"url"`

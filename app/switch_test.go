@@ -167,29 +167,29 @@ func TestSwitch_MomentsShowTheChosenEngine(t *testing.T) {
 		}
 		return got
 	}
-	before := sh.count(EngineEvent)
+	before := sh.count(EventEngine)
 	if _, err := a.Settings.UseRemote(family.URL, family.Token); err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(); !reflect.DeepEqual(got, map[string]bool{theirs: true}) {
 		t.Errorf("Page after the switch to the family engine = %v; want only its note %s (this computer's are %v)", got, theirs, mine)
 	}
-	if n := sh.count(EngineEvent) - before; n != 1 {
-		t.Errorf("the switch sent %d %q events; want one, so every screen reads the family engine", n, EngineEvent)
+	if n := sh.count(EventEngine) - before; n != 1 {
+		t.Errorf("the switch sent %d %q events; want one, so every screen reads the family engine", n, EventEngine)
 	}
 	caughtUp(t, a, engineHead(t, family))
 	if got := ids(); !reflect.DeepEqual(got, map[string]bool{theirs: true}) {
 		t.Errorf("Page from the family engine's copy = %v; want only %s", got, theirs)
 	}
 
-	before = sh.count(EngineEvent)
+	before = sh.count(EventEngine)
 	if _, err := a.Settings.UseLocal(); err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(); !reflect.DeepEqual(got, mine) {
 		t.Errorf("Page after the switch back = %v; want this computer's %v", got, mine)
 	}
-	if n := sh.count(EngineEvent) - before; n != 1 {
-		t.Errorf("the switch back sent %d %q events; want one", n, EngineEvent)
+	if n := sh.count(EventEngine) - before; n != 1 {
+		t.Errorf("the switch back sent %d %q events; want one", n, EventEngine)
 	}
 }

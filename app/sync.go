@@ -460,14 +460,14 @@ func (a *App) syncEnded(st *state, rep *replica.Replica, res replica.Result, err
 	}
 	ss.mu.Unlock()
 	if a.state().sync != ss {
-		return // switched meanwhile: EngineEvent had every screen read again
+		return // switched meanwhile: EventEngine had every screen read again
 	}
 	if rebuilt || res.Reset {
-		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindMany})
 	} else {
 		a.emitChanged(rep, res.Moments)
 	}
-	a.emit("sync", syncStatus(a.state()))
+	a.emit(EventSync, syncStatus(a.state()))
 }
 
 // stopsSync reports an error that a sync again would only repeat: a page
@@ -514,7 +514,7 @@ func (a *App) engineSeen(st *state, ok bool, code string) {
 	st.sync.mu.Unlock()
 	switch {
 	case changed:
-		a.emit("sync", syncStatus(a.state()))
+		a.emit(EventSync, syncStatus(a.state()))
 	case ok && offline != "":
 		a.kickSync()
 	}

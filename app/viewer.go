@@ -117,7 +117,7 @@ func (a *App) learnViewer(ctx context.Context, st *state) {
 		return &next, nil
 	})
 	if err == nil && v.member != "" {
-		a.emit("moment", MomentEvent{Kind: MomentKindMany})
-		a.emit("phrases", struct{}{})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindMany})
+		a.emit(EventPhrases, struct{}{})
 	}
 }

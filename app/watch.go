@@ -139,7 +139,7 @@ func (a *App) watchOnce(ctx context.Context, st *state, cl *client.Client, last 
 	}
 	if h.Seq-last > 1000 {
 		// Far behind: skip to the present and let the UI read the list.
-		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindMany})
 		return h.Seq
 	}
 	a.emitMoments(rctx, momentsTouched(rctx, cl, ops), cl.Moment)
@@ -152,7 +152,7 @@ func (a *App) watchOnce(ctx context.Context, st *state, cl *client.Client, last 
 // moment, deleted ones too; a moment it cannot read is skipped.
 func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.Context, string) (*api.Moment, error)) {
 	if len(ids) > watchMany {
-		a.emit("moment", MomentEvent{Kind: MomentKindMany})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindMany})
 		return
 	}
 	st := a.state()
@@ -169,7 +169,7 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 			a.overlayMoment(st, id, &v, &err)
 			ev.Moment = &v
 		}
-		a.emit("moment", ev)
+		a.emit(EventMoment, ev)
 	}
 }
 

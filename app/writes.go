@@ -139,17 +139,17 @@ func (a *App) writeEvent(ev outbox.Event) {
 	if ev.Kind == outbox.EventRemoved {
 		state = WriteStateDiscarded
 	}
-	a.emit("write", WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
+	a.emit(EventWrite, WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
 	switch ev.Kind {
 	case outbox.EventAdded, outbox.EventWaiting, outbox.EventStepDone, outbox.EventReset:
 		return // nothing the moment shows changed yet
 	}
 	if overlays[w.Kind].phrase != noPhrase {
-		a.emit("phrases", struct{}{})
+		a.emit(EventPhrases, struct{}{})
 	}
 	switch {
 	case overlays[w.Kind].hides && ev.Kind == outbox.EventDone:
-		a.emit("moment", MomentEvent{Kind: MomentKindDeleted, ID: w.MomentID})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindDeleted, ID: w.MomentID})
 	case w.MomentID != "":
 		go a.emitMoment(w.MomentID)
 	}
@@ -161,8 +161,8 @@ func (a *App) emitMoment(id string) {
 	var notFound *api.Error
 	switch {
 	case err == nil && mo.ID != "":
-		a.emit("moment", MomentEvent{Kind: MomentKindChanged, ID: id, Moment: &mo})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindChanged, ID: id, Moment: &mo})
 	case errors.As(err, &notFound) && notFound.Status == 404:
-		a.emit("moment", MomentEvent{Kind: MomentKindDeleted, ID: id})
+		a.emit(EventMoment, MomentEvent{Kind: MomentKindDeleted, ID: id})
 	}
 }

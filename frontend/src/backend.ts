@@ -9,7 +9,7 @@ import * as Settings from '../wailsjs/go/app/Settings';
 import * as Sync from '../wailsjs/go/app/Sync';
 import type { app } from '../wailsjs/go/models';
 import { EventsOn, OnFileDrop } from '../wailsjs/runtime/runtime';
-import { imageSize } from './codes';
+import { eventName, imageSize } from './codes';
 import type { DialogWords } from './words';
 import type { CaptureEvent, EngineSwitched, MomentEvent, OutboxEvent, WriteEvent } from './events';
 import type { MoveView, Offsite, OffsiteView, Page, Pippa, Status, SyncStatus } from './models';
@@ -181,37 +181,37 @@ export const backend = {
     setCacheLimit: (gb: number) => call(Sync.SetCacheLimit(gb)),
   },
   onCapture(fn: (e: CaptureEvent) => void): () => void {
-    return EventsOn('capture', (e: CaptureEvent) => fn(e));
+    return EventsOn(eventName.capture, (e: CaptureEvent) => fn(e));
   },
   onOutbox(fn: (e: OutboxEvent) => void): () => void {
-    return EventsOn('outbox', (e: OutboxEvent) => fn(e));
+    return EventsOn(eventName.outbox, (e: OutboxEvent) => fn(e));
   },
   /** onWrite: one of Dad's writes was sent, parked, retried or discarded. */
   onWrite(fn: (e: WriteEvent) => void): () => void {
-    return EventsOn('write', (e: WriteEvent) => fn(e));
+    return EventsOn(eventName.write, (e: WriteEvent) => fn(e));
   },
   /** onPhrases: a kept or removed phrase reached the engine. */
   onPhrases(fn: () => void): () => void {
-    return EventsOn('phrases', () => fn());
+    return EventsOn(eventName.phrases, () => fn());
   },
   /** onMove: how far bringing this computer's moments along has got
    * (app/move.go, sent on "move"). */
   onMove(fn: (v: MoveView) => void): () => void {
-    return EventsOn('move', (v: MoveView) => fn(v));
+    return EventsOn(eventName.move, (v: MoveView) => fn(v));
   },
   /** onMoment: a moment changed in the engine (see store.ts). */
   onMoment(fn: (e: MomentEvent) => void): () => void {
-    return EventsOn('moment', (e: MomentEvent) => fn(e));
+    return EventsOn(eventName.moment, (e: MomentEvent) => fn(e));
   },
   /** onEngine: Settings switched engines (app/state.go, sent once on
    * "engine"): every screen reads what it shows again, from the engine now
    * chosen (Moments, Phrases, the Outbox, a search, the status bar). */
   onEngine(fn: (e: EngineSwitched) => void): () => void {
-    return EventsOn('engine', (e: EngineSwitched) => fn(e));
+    return EventsOn(eventName.engine, (e: EngineSwitched) => fn(e));
   },
   /** onSync: this computer's copy of the family engine synced (syncstatus.ts). */
   onSync(fn: (s: SyncStatus) => void): () => void {
-    return EventsOn('sync', (s: SyncStatus) => fn(s));
+    return EventsOn(eventName.sync, (s: SyncStatus) => fn(s));
   },
   /** onFileDrop calls fn with the paths of files dropped on an element
    * styled with --wails-drop-target: drop. */

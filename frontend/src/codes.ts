@@ -212,6 +212,109 @@ export const pippaState = {
 } as const;
 export type PippaStateCode = (typeof pippaState)[keyof typeof pippaState];
 
+/** The names of the events the app sends the window (backend.ts subscribes with them): app/eventnames.go's Event constants. */
+export const eventName = {
+  capture: 'capture',
+  engine: 'engine',
+  moment: 'moment',
+  move: 'move',
+  outbox: 'outbox',
+  phrases: 'phrases',
+  sync: 'sync',
+  write: 'write',
+} as const;
+export type EventNameCode = (typeof eventName)[keyof typeof eventName];
+
+/** What a capture event says (CaptureEvent.kind): app/views.go's CaptureKind constants. */
+export const captureKind = {
+  done: 'done',
+  result: 'result',
+  start: 'start',
+} as const;
+export type CaptureKindCode = (typeof captureKind)[keyof typeof captureKind];
+
+/** What became of a photo in the outbox (OutboxEvent.kind): outbox/events.go's EventKind constants. */
+export const outboxEvent = {
+  added: 'added',
+  done: 'done',
+  parked: 'parked',
+  progress: 'progress',
+  removed: 'removed',
+  reset: 'reset',
+  retried: 'retried',
+  stepDone: 'step_done',
+  waiting: 'waiting',
+} as const;
+export type OutboxEventCode = (typeof outboxEvent)[keyof typeof outboxEvent];
+
+/** A photo's steps in the outbox (OutboxEvent.step, Entry.steps): outbox/entry.go's Step constants. */
+export const step = {
+  copy: 'copy',
+  create: 'create',
+  original: 'original',
+  turn: 'turn',
+} as const;
+export type StepCode = (typeof step)[keyof typeof step];
+
+/** Why the outbox holds back or parked an entry on this computer (Entry.code, OutboxEvent.code), besides an engineError code: outbox/classify.go's Code constants. */
+export const outboxProblem = {
+  badAnswer: 'bad_answer',
+  changedFile: 'changed_file',
+  failed: 'failed',
+  missingFile: 'missing_file',
+  network: 'network',
+  outboxDatabase: 'outbox_database',
+  outboxFile: 'outbox_file',
+  unreadableFile: 'unreadable_file',
+} as const;
+export type OutboxProblemCode = (typeof outboxProblem)[keyof typeof outboxProblem];
+
+/** Why a photo waits after trouble (Entry.wait): app/outboxapi.go's Wait constants. */
+export const photoWait = {
+  busy: 'busy',
+  failed: 'failed',
+  forbidden: 'forbidden',
+  network: 'network',
+  outbox: 'outbox',
+  refused: 'refused',
+  tooManyReadings: 'too_many_readings',
+} as const;
+export type PhotoWaitCode = (typeof photoWait)[keyof typeof photoWait];
+
+/** What a moment event says (MomentEvent.kind): app/watch.go's MomentKind constants. */
+export const momentKind = {
+  changed: 'changed',
+  deleted: 'deleted',
+  many: 'many',
+} as const;
+export type MomentKindCode = (typeof momentKind)[keyof typeof momentKind];
+
+/** Where one of Dad's writes stands (Write.state, WriteEvent.state): app/views.go's WriteState constants. */
+export const writeState = {
+  discarded: 'discarded',
+  parked: 'parked',
+  sent: 'sent',
+  waiting: 'waiting',
+} as const;
+export type WriteStateCode = (typeof writeState)[keyof typeof writeState];
+
+/** How the sync with the family engine stands (SyncStatus.state): app/sync.go's Sync constants but the SyncStop ones. */
+export const syncState = {
+  local: 'local',
+  offline: 'offline',
+  problem: 'problem',
+  starting: 'starting',
+  uptodate: 'uptodate',
+} as const;
+export type SyncStateCode = (typeof syncState)[keyof typeof syncState];
+
+/** Which engine Spark uses (Settings.engine, EngineSwitched.engine): app/prefs.go's Engine constants. */
+export const engine = {
+  local: 'local',
+  remote: 'remote',
+} as const;
+export type EngineCode = (typeof engine)[keyof typeof engine];
+
 /** The sizes a picture's URL can ask for with ?size= (backend.ts' tile): app/tile.go's ImageSize constants. */
 export const imageSize = {
   tile: 'tile',

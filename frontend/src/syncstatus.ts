@@ -7,9 +7,7 @@ import { backend, errorText, type SyncStatus } from './backend';
 import { h, clear, when } from './dom';
 import { sizeWords, syncProblemWords } from './words';
 import { toastError } from './feedback';
-
-/** SyncState mirrors the Sync* states of app/sync.go. */
-export type SyncState = 'local' | 'starting' | 'uptodate' | 'offline' | 'problem';
+import type { SyncStateCode } from './codes.js';
 
 /** syncWords is the status bar's line for a status, "" when there is
  * nothing to say (the engine on this computer). sending is how many
@@ -17,7 +15,7 @@ export type SyncState = 'local' | 'starting' | 'uptodate' | 'offline' | 'problem
  * says so): while any does, this computer is not "Up to date" with the
  * family engine, and the line says nothing rather than that beside them. */
 export function syncWords(s: SyncStatus, sending = 0): string {
-  switch (s.state as SyncState) {
+  switch (s.state as SyncStateCode) {
     case 'local':
       return '';
     case 'starting':

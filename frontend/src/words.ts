@@ -3,8 +3,8 @@
 // sends codes, names and numbers (codes.ts); every sentence is made here,
 // and none from the engine's own words. Pure functions (no DOM), so the
 // unit tests run them in Node.
-import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState } from './codes.js';
-import type { WriteKindCode } from './codes.js';
+import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState, photoWait, outboxProblem } from './codes.js';
+import type { PhotoWaitCode, WriteKindCode } from './codes.js';
 
 /** The fields of a reading (app.Reading) these functions look at. */
 export interface ReadingLike {
@@ -628,28 +628,28 @@ export function writeTurnedDown(kind: string, owner: string): string {
   return `Not sent yet: ${othersWords(kind, owner)} Whoever looks after Spark can too. Spark tries again on its own.`;
 }
 
-/** WaitCode says why a photo waits after trouble (app.Entry's wait, the
- * Wait* codes of app/outboxapi.go; a Go test checks this list). */
-export type WaitCode = 'network' | 'refused' | 'forbidden' | 'too_many_readings' | 'outbox' | 'failed' | 'busy';
+/** WaitCode says why a photo waits after trouble (app.Entry's wait),
+ * generated from app/outboxapi.go's Wait codes. */
+export type WaitCode = PhotoWaitCode;
 
 /** waitWords says why a photo waits, and that Spark tries again on its
  * own (when: "in about a minute", or ""). */
 export function waitWords(code: string, when: string): string {
   const again = `Spark tries again on its own${when ? `, ${when}` : ''}.`;
   switch (code as WaitCode) {
-    case 'network':
+    case photoWait.network:
       return `Not sent yet: where your moments are kept can’t be reached right now. ${again}`;
-    case 'refused':
+    case photoWait.refused:
       return 'Waiting: the family engine did not accept Spark’s key.';
-    case 'forbidden':
+    case photoWait.forbidden:
       return `Not sent yet: this was added by another family member, and only they can change it. Whoever looks after Spark can too. ${again}`;
-    case 'too_many_readings':
+    case photoWait.tooManyReadings:
       return `Not sent yet: you have asked Pippa for more readings than the family engine allows for now (just now, or today). ${again}`;
-    case 'outbox':
+    case photoWait.outbox:
       return `Not sent yet: Spark can’t use its outbox on this computer right now. ${again}`;
-    case 'failed':
+    case photoWait.failed:
       return `Not sent yet: sending failed. ${again}`;
-    case 'busy':
+    case photoWait.busy:
       return `Not sent yet: where your moments are kept is busy. ${again}`;
   }
   return `Not sent yet. ${again}`;
@@ -673,30 +673,30 @@ export function writeMain(code: string): 'retry' | 'remove' {
 
 export function parkedAdvice(code: string): { sentence: string; main: 'save' | 'retry' } {
   switch (code) {
-    case 'media_too_large':
+    case engineError.mediaTooLarge:
       return {
         sentence: 'This photo is too large to be accepted where your moments are kept, so sending it again will not help. Save the original somewhere safe. If whoever looks after Spark raises the limit, press “Send again”.',
         main: 'save',
       };
-    case 'missing_file':
+    case outboxProblem.missingFile:
       return {
         sentence: 'The copy of this photo that Spark keeps on this computer to send is gone from its folder. If you moved it, put it back and press “Send again”; otherwise remove it from this list and add the photo again.',
         main: 'retry',
       };
-    case 'unreadable_file':
+    case outboxProblem.unreadableFile:
       return {
         sentence: 'Spark can’t read the copy of this photo it keeps on this computer to send. If you changed Spark’s folder, undo that and press “Send again”; otherwise remove it from this list and add the photo again.',
         main: 'retry',
       };
-    case 'changed_file':
+    case outboxProblem.changedFile:
       return {
         sentence: 'The copy of this photo that Spark keeps on this computer to send has changed since the photo was added. If you put an older copy of Spark’s folder back, put the right one back and press “Send again”; otherwise remove it from this list and add the photo again.',
         main: 'retry',
       };
-    case 'unknown_moment':
-    case 'media_conflict':
-    case 'request_id_reused':
-    case 'bad_media_ref':
+    case engineError.unknownMoment:
+    case engineError.mediaConflict:
+    case engineError.requestIdReused:
+    case engineError.badMediaRef:
       return { sentence: 'This photo was not accepted where your moments are kept. Save the original somewhere safe; then you can remove it from this list and add it again.', main: 'save' };
     default:
       return { sentence: 'This photo was not accepted where your moments are kept. Press “Send again”; if it is refused again, save the original somewhere safe.', main: 'retry' };
