@@ -6,6 +6,9 @@
 //	spark [--data DIR] [--engine URL] [--token TOKEN] COMMAND [ARGS]
 //
 //	import PATHS... [--force]   capture files and folders (recursive)
+//	note TEXT                   write a note; prints its moment's id
+//	caption MOMENT_ID TEXT      set a moment's caption
+//	delete MOMENT_ID            delete a moment
 //	drain [--for 2m] [--watch]  send now; exit 0 once nothing is pending
 //	outbox [--json]             list entries with their steps and state
 //	sync [--watch] [--rebuild]  copy the engine onto this computer (DATA/replica)
@@ -64,6 +67,11 @@ const usage = `usage: spark [--data DIR] [--engine URL] [--token TOKEN] COMMAND 
 
 commands:
   import PATHS... [--force]   make photos safe in the outbox (folders are walked)
+  note TEXT                   write a note; prints the new moment's id
+  caption MOMENT_ID TEXT      set a moment's caption
+  delete MOMENT_ID            delete a moment
+                              (each is kept in the outbox at once, with no network;
+                              drain sends it)
   drain [--for 2m] [--watch]  send the outbox now; exit 0 once nothing is pending
   outbox [--json]             list entries, their steps, state and reasons
   sync [--watch] [--rebuild]  copy the engine's moments, readings and small photos
@@ -96,32 +104,20 @@ func run(ctx context.Context, args []string, e env) int {
 		return 2
 	}
 	cmd, rest := top.Arg(0), top.Args()[1:]
-	var err error
 	switch cmd {
-	case "import":
-		err = cmdImport(ctx, &g, rest, e)
-	case "drain":
-		err = cmdDrain(ctx, &g, rest, e)
-	case "outbox":
-		err = cmdOutbox(ctx, &g, rest, e)
-	case "retry":
-		err = cmdRetry(ctx, &g, rest, e)
-	case "sync":
-		err = cmdSync(ctx, &g, rest, e)
-	case "moments":
-		err = cmdMoments(ctx, &g, rest, e)
-	case "discard":
-		err = cmdDiscard(ctx, &g, rest, e)
 	case "version":
 		fmt.Fprintln(e.stdout, "spark", version.Version)
 		return 0
 	case "help":
 		fmt.Fprint(e.stdout, usage)
 		return 0
-	default:
+	}
+	run, ok := commands[cmd]
+	if !ok {
 		fmt.Fprintf(e.stderr, "spark: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
+	err := run(ctx, &g, rest, e)
 	switch {
 	case err == nil:
 		return 0
@@ -133,6 +129,20 @@ func run(ctx context.Context, args []string, e env) int {
 	}
 	fmt.Fprintf(e.stderr, "spark %s: %v\n", cmd, err)
 	return 1
+}
+
+// commands are spark's commands by name (version and help aside).
+var commands = map[string]func(context.Context, *globals, []string, env) error{
+	"import":  cmdImport,
+	"note":    cmdNote,
+	"caption": cmdCaption,
+	"delete":  cmdDelete,
+	"drain":   cmdDrain,
+	"outbox":  cmdOutbox,
+	"retry":   cmdRetry,
+	"sync":    cmdSync,
+	"moments": cmdMoments,
+	"discard": cmdDiscard,
 }
 
 // errReported means the command already printed why it failed.
