@@ -67,6 +67,9 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	if err := api.CheckCaption(req.Caption); err != nil {
 		return nil, false, err
 	}
+	if err := api.CheckCreatedAt(req.CreatedAt, e.cfg.Now()); err != nil {
+		return nil, false, err
+	}
 	copyID, err := optionalULID("copy_id", req.CopyID)
 	if err != nil {
 		return nil, false, err
@@ -116,6 +119,7 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	}
 	rec, err := record(api.OpMomentCreate, req.ClientRequestID, mirror.MomentCreate{
 		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt, CopyID: copyID, OriginalID: originalID,
+		CreatedAt: utcPtr(req.CreatedAt),
 	})
 	if err != nil {
 		return nil, false, err
@@ -127,10 +131,13 @@ func (e *Engine) CreateMoment(ctx context.Context, req api.CreateMomentRequest) 
 	// A new moment is exactly what the fold made of the op: no media yet
 	// (its ids were checked free above) and no turns. Building it here
 	// saves reading it back.
-	at := recs[0].At
+	at, created := recs[0].At, recs[0].At
+	if req.CreatedAt != nil {
+		created = req.CreatedAt.UTC()
+	}
 	return &api.Moment{
 		ID: id, Kind: req.Kind, Caption: req.Caption, TakenAt: req.TakenAt,
-		CreatedAt: at, UpdatedAt: at, Turns: []api.Turn{}, Member: recs[0].MemberOf(),
+		CreatedAt: created, UpdatedAt: at, Turns: []api.Turn{}, Member: recs[0].MemberOf(),
 	}, true, nil
 }
 
@@ -417,4 +424,13 @@ func (e *Engine) DeleteMoment(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// utcPtr is t in UTC, nil for nil.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -31,6 +31,27 @@ func CheckTakenAt(t *time.Time) error {
 	return nil
 }
 
+// CreatedAtSkew is how far past its own clock an engine takes a moment's
+// created_at (another engine's clock may run ahead of it).
+const CreatedAtSkew = 24 * time.Hour
+
+// CheckCreatedAt checks the created_at [extension] of a moment created
+// elsewhere first (a push, a move): none, or a time in RFC 3339's range
+// no later than now and CreatedAtSkew.
+func CheckCreatedAt(t *time.Time, now time.Time) error {
+	if t == nil {
+		return nil
+	}
+	if t.Year() < 0 || t.Year() > 9999 {
+		return Errorf(CodeBadCreatedAt, "created_at %s is out of RFC 3339's range (years 0000-9999)", t)
+	}
+	if t.After(now.Add(CreatedAtSkew)) {
+		return Errorf(CodeBadCreatedAt, "created_at %s is later than this engine's clock (%s) by more than %s: a moment is added before it is sent",
+			t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), CreatedAtSkew)
+	}
+	return nil
+}
+
 // CheckTurnID refuses what is not a turn id (request-id shaped).
 func CheckTurnID(id string) error {
 	if err := CheckRequestID(id); err != nil {

@@ -15,6 +15,7 @@ const (
 	CodeBadJSON          = "bad_json"
 	CodeBadKind          = "bad_kind"
 	CodeBadTakenAt       = "bad_taken_at"
+	CodeBadCreatedAt     = "bad_created_at"
 	CodeBadMode          = "bad_mode"
 	CodeBadRole          = "bad_role"
 	CodeBadLimit         = "bad_limit"
@@ -95,6 +96,7 @@ var statusOf = map[string]int{
 	CodeBadJSON:          400,
 	CodeBadKind:          400,
 	CodeBadTakenAt:       400,
+	CodeBadCreatedAt:     400,
 	CodeBadMode:          400,
 	CodeBadRole:          400,
 	CodeBadLimit:         400,

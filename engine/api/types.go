@@ -170,6 +170,10 @@ type CreateMomentRequest struct {
 	TakenAt         *time.Time `json:"taken_at,omitempty"`
 	CopyID          string     `json:"copy_id,omitempty"`
 	OriginalID      string     `json:"original_id,omitempty"`
+	// CreatedAt [extension] is when the moment was first added, on
+	// another engine: push and a move send it, so that a moment moved
+	// keeps its date. Absent, the moment is added now.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
 }
 
 // EditMomentRequest is the body of PATCH /v1/moments/{id}; nil fields are left alone.

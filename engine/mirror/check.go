@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -59,7 +60,7 @@ func checkRecord(r oplog.Record) error {
 		if err := decode(r, &d); err != nil {
 			return err
 		}
-		return checkCreate(d)
+		return checkCreate(d, r.At)
 	case api.OpMomentEdit:
 		var d MomentEdit
 		if err := decode(r, &d); err != nil {
@@ -134,7 +135,7 @@ func decode(r oplog.Record, v any) error {
 	return nil
 }
 
-func checkCreate(d MomentCreate) error {
+func checkCreate(d MomentCreate, at time.Time) error {
 	if err := canonicalULID("moment id", d.ID); err != nil {
 		return err
 	}
@@ -145,6 +146,9 @@ func checkCreate(d MomentCreate) error {
 		return err
 	}
 	if err := api.CheckTakenAt(d.TakenAt); err != nil {
+		return err
+	}
+	if err := api.CheckCreatedAt(d.CreatedAt, at); err != nil {
 		return err
 	}
 	if err := optionalCanonicalULID("copy id", d.CopyID); err != nil {

@@ -28,7 +28,8 @@
 // Each record's Op names one of the contract's ops and its Data is the JSON
 // of the matching type in ops.go:
 //
-//	moment.create  MomentCreate  a new moment; created_at = updated_at = At.
+//	moment.create  MomentCreate  a new moment; updated_at = At, created_at = At
+//	                             or, moved from another engine, its CreatedAt.
 //	               With Recall set it is a quick recall's moment: the recall
 //	               is stored and its phrases' last_recalled_at becomes At.
 //	moment.edit    MomentEdit    the fields given change; updated_at = At.

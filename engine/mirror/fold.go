@@ -264,7 +264,7 @@ func (t *tx) fold(r *oplog.Record) error {
 		// The id index learns of the row before the transaction commits, so
 		// that no reader can find the row in the table but not in the index.
 		t.m.ids.add(momentIDs, d.ID)
-		if _, err := t.exec(sqlMomentInsert, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+		if _, err := t.exec(sqlMomentInsert, d.ID, d.Kind, d.Caption, nullTime(d.TakenAt), d.addedAt(at), at,
 			nullString(d.CopyID), nullString(d.OriginalID), nullString(r.RequestID), seq, r.MemberOf()); err != nil {
 			return err
 		}
@@ -465,9 +465,9 @@ func (t *tx) foldCreates(c *createRun) error {
 		for i := lo; i < hi; i++ {
 			r, d := c.recs[i], &c.data[i]
 			// Each value is made an interface once, for both tables.
-			id, requestID, seq, at, owner := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), any(nanos(r.At)), any(r.MemberOf())
+			id, requestID, seq, at, owner := any(d.ID), nullString(r.RequestID), any(int64(r.Seq)), nanos(r.At), any(r.MemberOf())
 			c.shared = append(c.shared, id, requestID, seq, owner)
-			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), at, at,
+			c.args = append(c.args, id, d.Kind, d.Caption, nullTime(d.TakenAt), d.addedAt(at), at,
 				nullString(d.CopyID), nullString(d.OriginalID), requestID, seq, owner)
 		}
 		st, err := t.m.rowsStmt(t.ctx, momentRowsSQL[hi-lo])

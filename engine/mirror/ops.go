@@ -36,6 +36,18 @@ type MomentCreate struct {
 	CopyID     string      `json:"copy_id,omitempty"`
 	OriginalID string      `json:"original_id,omitempty"`
 	Recall     *RecallData `json:"recall,omitempty"`
+	// CreatedAt is when the moment was first added, on another engine
+	// (api.CreateMomentRequest.CreatedAt); nil for the op's own time.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+}
+
+// addedAt is the moment's created_at, in the mirror's nanoseconds: its
+// CreatedAt when it was first added elsewhere, else at, its op's time.
+func (d *MomentCreate) addedAt(at int64) int64 {
+	if d.CreatedAt != nil {
+		return nanos(*d.CreatedAt)
+	}
+	return at
 }
 
 // RecallData marks a moment.create as a quick recall's moment.

@@ -84,7 +84,14 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		j.kind, j.id, j.moment = KindMoment, d.ID, d.ID
-		j.create = &api.CreateMomentRequest{ID: d.ID, ClientRequestID: r.RequestID, Kind: d.Kind, Caption: d.Caption, TakenAt: d.TakenAt}
+		// The moment keeps when it was first added: on the source, or
+		// before that wherever it was moved from.
+		created := r.At
+		if d.CreatedAt != nil {
+			created = *d.CreatedAt
+		}
+		j.create = &api.CreateMomentRequest{ID: d.ID, ClientRequestID: r.RequestID, Kind: d.Kind, Caption: d.Caption, TakenAt: d.TakenAt,
+			CreatedAt: &created}
 	case api.OpMomentEdit:
 		var d mirror.MomentEdit
 		if err := json.Unmarshal(r.Data, &d); err != nil {

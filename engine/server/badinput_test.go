@@ -41,6 +41,8 @@ func TestBadInput(t *testing.T) {
 		{"NoKind", "POST", "/v1/moments", `{}`, nil, 400, api.CodeBadKind},
 		{"BadTakenAt", "POST", "/v1/moments", `{"kind":"note","taken_at":"yesterday"}`, nil, 400, api.CodeBadTakenAt},
 		{"TakenAtNumber", "POST", "/v1/moments", `{"kind":"note","taken_at":12}`, nil, 400, api.CodeBadTakenAt},
+		{"BadCreatedAt", "POST", "/v1/moments", `{"kind":"note","created_at":"last spring"}`, nil, 400, api.CodeBadCreatedAt},
+		{"CreatedAtFuture", "POST", "/v1/moments", `{"kind":"note","created_at":"2999-01-01T00:00:00Z"}`, nil, 400, api.CodeBadCreatedAt},
 		{"EditBadTakenAt", "PATCH", "/v1/moments/" + m.ID, `{"taken_at":"2026-13-01T00:00:00Z"}`, nil, 400, api.CodeBadTakenAt},
 		{"EditEmptyBody", "PATCH", "/v1/moments/" + m.ID, ``, nil, 400, api.CodeBadJSON},
 		{"TurnEmptyBody", "POST", "/v1/moments/" + m.ID + "/turns", ``, nil, 400, api.CodeBadJSON},

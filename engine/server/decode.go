@@ -89,19 +89,25 @@ func jsonKind(kind string) string {
 	}
 }
 
-// parseTakenAt reads an optional RFC 3339 time from raw JSON: absent or null
-// is nil; anything but an RFC 3339 string is 400 bad_taken_at.
+// parseTakenAt reads an optional taken_at (parseTime).
 func parseTakenAt(raw json.RawMessage) (*time.Time, error) {
+	return parseTime(raw, "taken_at", api.CodeBadTakenAt)
+}
+
+// parseTime reads an optional RFC 3339 time from raw JSON: absent or null
+// is none; anything else that is not a time is refused with code, naming
+// field, rather than as bad_json.
+func parseTime(raw json.RawMessage, field, code string) (*time.Time, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, api.Errorf(api.CodeBadTakenAt, "taken_at must be an RFC 3339 time in a JSON string, like \"2026-05-01T14:30:00Z\"; got %s", raw)
+		return nil, api.Errorf(code, "%s must be an RFC 3339 time in a JSON string, like \"2026-05-01T14:30:00Z\"; got %s", field, raw)
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return nil, api.Errorf(api.CodeBadTakenAt, "taken_at %q is not an RFC 3339 time; send one like \"2026-05-01T14:30:00Z\"", s)
+		return nil, api.Errorf(code, "%s %q is not an RFC 3339 time; send one like \"2026-05-01T14:30:00Z\"", field, s)
 	}
 	return &t, nil
 }

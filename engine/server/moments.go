@@ -7,11 +7,13 @@ import (
 	"github.com/sparkfamily/spark/engine/api"
 )
 
-// createBody is the body of POST /v1/moments, with taken_at kept raw so that
-// a bad time is answered bad_taken_at rather than bad_json.
+// createBody is the body of POST /v1/moments, with taken_at and created_at
+// kept raw so that a bad time is answered bad_taken_at or bad_created_at
+// rather than bad_json.
 type createBody struct {
 	api.CreateMomentRequest
-	TakenAt json.RawMessage `json:"taken_at"`
+	TakenAt   json.RawMessage `json:"taken_at"`
+	CreatedAt json.RawMessage `json:"created_at"`
 }
 
 func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
@@ -23,6 +25,10 @@ func (s *server) createMoment(w http.ResponseWriter, r *http.Request) {
 	req := body.CreateMomentRequest
 	var err error
 	if req.TakenAt, err = parseTakenAt(body.TakenAt); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	if req.CreatedAt, err = parseTime(body.CreatedAt, "created_at", api.CodeBadCreatedAt); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -26,6 +26,7 @@ export type ReadingStatusCode = (typeof readingStatus)[keyof typeof readingStatu
 /** The engine's error codes (a UIError's code for a call the engine refused): engine/api's Code constants. */
 export const engineError = {
   badContentType: 'bad_content_type',
+  badCreatedAt: 'bad_created_at',
   badDigest: 'bad_digest',
   badErrorCode: 'bad_error_code',
   badHost: 'bad_host',
