@@ -426,6 +426,47 @@ func (e *Engine) DeleteMoment(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
+// RestoreMoment [extension] brings a deleted moment back: the moment, and
+// true when it was deleted; false (nothing written) when it was live; 404
+// for an id never seen. Who may delete it may restore it.
+func (e *Engine) RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error) {
+	id, err := requireULID("moment id", id)
+	if err != nil {
+		return nil, false, err
+	}
+	unlock, err := e.keys.lock(ctx, momentKey(id))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	if err := e.awaitFold(ctx); err != nil {
+		return nil, false, err
+	}
+	refs, err := e.mirror.MomentRefs(ctx, id)
+	if isNotFound(err) {
+		return nil, false, notFound("moment", id)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !actorOf(ctx).mayChange(refs.Owner) {
+		return nil, false, notYours("moment", id)
+	}
+	restored := false
+	if refs.Deleted {
+		rec, err := record(api.OpMomentRestore, "", mirror.MomentRestore{ID: id})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := e.appendOps(ctx, rec); err != nil {
+			return nil, false, err
+		}
+		restored = true
+	}
+	mo, err := e.Moment(ctx, id)
+	return mo, restored, err
+}
+
 // utcPtr is t in UTC, nil for nil.
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {

@@ -44,6 +44,8 @@ const (
 	OpTurnFinish   = "turn.finish"
 	OpPhraseKeep   = "phrase.keep"
 	OpPhraseUnkeep = "phrase.unkeep"
+	// OpMomentRestore [extension] brings a deleted moment back.
+	OpMomentRestore = "moment.restore"
 )
 
 // Limits of the contract.
@@ -218,6 +220,14 @@ type MomentsPage struct {
 
 type DeleteResponse struct {
 	Deleted bool `json:"deleted"`
+}
+
+// RestoreResponse is the answer of POST /v1/moments/{id}/restore
+// [extension]: the moment, and whether this request brought it back
+// (false: it was not deleted, and nothing was written).
+type RestoreResponse struct {
+	Moment   *Moment `json:"moment"`
+	Restored bool    `json:"restored"`
 }
 
 type MediaResponse struct {

@@ -76,6 +76,16 @@ func (c *Client) DeleteMoment(ctx context.Context, id string) (bool, error) {
 	return out.Deleted, nil
 }
 
+// RestoreMoment brings a deleted moment back (POST
+// /v1/moments/{id}/restore [extension]); false means it was not deleted.
+func (c *Client) RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error) {
+	var out api.RestoreResponse
+	if _, err := c.call(ctx, http.MethodPost, "/v1/moments/"+esc(id)+"/restore", "restore moment "+id, nil, &out); err != nil {
+		return nil, false, err
+	}
+	return out.Moment, out.Restored, nil
+}
+
 // StartTurn starts a practical turn on a moment (POST /v1/moments/{id}/turns).
 // A repeat of the same client request id returns the turn already started.
 func (c *Client) StartTurn(ctx context.Context, momentID string, in api.StartTurnRequest) (*api.Turn, bool, error) {

@@ -34,6 +34,7 @@
 //	               is stored and its phrases' last_recalled_at becomes At.
 //	moment.edit    MomentEdit    the fields given change; updated_at = At.
 //	moment.delete  MomentDelete  deleted_at = updated_at = At.
+//	moment.restore MomentRestore deleted_at = NULL, updated_at = At [extension].
 //	media.put      MediaPut      a stored blob; it becomes its moment's copy or
 //	               original unless the moment already names another one.
 //	turn.start     TurnStart     a turn, queued; started_at = At.

@@ -26,6 +26,7 @@ const (
 		taken_at = CASE WHEN ?3 THEN ?4 ELSE taken_at END,
 		updated_at = ?5 WHERE id = ?6`
 	sqlMomentDelete   = `UPDATE moments SET deleted_at = ?1, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NULL`
+	sqlMomentRestore  = `UPDATE moments SET deleted_at = NULL, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NOT NULL`
 	sqlMediaInsert    = `INSERT INTO media (id, moment_id, role, sha256, size, content_type, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlMomentCopy     = `UPDATE moments SET copy_id = ?1 WHERE id = ?2 AND copy_id IS NULL`
 	sqlMomentOriginal = `UPDATE moments SET original_id = ?1 WHERE id = ?2 AND original_id IS NULL`
@@ -47,7 +48,7 @@ const (
 )
 
 var foldSQL = []string{
-	sqlMomentInsert, sqlMomentEdit, sqlMomentDelete, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
+	sqlMomentInsert, sqlMomentEdit, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
 	sqlTurnInsert, sqlTurnFinish, sqlJobInsert, sqlRecallInsert, sqlPhraseRecalled, sqlPhraseKeep,
 	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq, sqlBegin, sqlCommit, sqlRollback, sqlCheckpoint,
 }
@@ -302,6 +303,13 @@ func (t *tx) fold(r *oplog.Record) error {
 			return err
 		}
 		_, err := t.exec(sqlMomentDelete, at, d.ID)
+		return err
+	case api.OpMomentRestore:
+		var d MomentRestore
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return err
+		}
+		_, err := t.exec(sqlMomentRestore, at, d.ID)
 		return err
 	case api.OpMediaPut:
 		var d MediaPut

@@ -75,6 +75,12 @@ type MomentDelete struct {
 	ID string `json:"id"`
 }
 
+// MomentRestore is the data of a moment.restore op [extension]: a deleted
+// moment brought back.
+type MomentRestore struct {
+	ID string `json:"id"`
+}
+
 // MediaPut is the data of a media.put op, logged once the blob is stored.
 type MediaPut struct {
 	ID          string `json:"id"`

@@ -110,3 +110,36 @@ func datesOf(t *testing.T, e *enginetest.Engine) map[string]string {
 		before = *next
 	}
 }
+
+// TestPush_Restore: a moment deleted and restored on the source is live
+// on the target, restored once; one deleted and not restored is deleted.
+func TestPush_Restore(t *testing.T) {
+	src := enginetest.Start(t, enginetest.WithoutSeat())
+	c := clientOf(src)
+	back, gone := ulid.Make().String(), ulid.Make().String()
+	for _, id := range []string{back, gone} {
+		if _, _, err := c.CreateMoment(t.Context(), api.CreateMomentRequest{ID: id, ClientRequestID: "c-" + id, Kind: api.KindNote, Caption: "note " + id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.DeleteMoment(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := c.RestoreMoment(t.Context(), back); err != nil || !ok {
+		t.Fatalf("restore on the source: %v, %v", ok, err)
+	}
+	dst := enginetest.Start(t, enginetest.WithoutSeat())
+	if n, err := push.Missing(t.Context(), src.Dir, clientOf(dst)); err != nil || n != 1 {
+		t.Fatalf("missing before the push: %d, %v; want the restored one", n, err)
+	}
+	st, err := push.Run(t.Context(), push.Options{Source: src.Dir, Target: clientOf(dst), Logger: quiet()})
+	if err != nil || !st.Complete || st.Kinds[push.KindRestore].Sent != 1 {
+		t.Fatalf("push: %v, %+v", err, st)
+	}
+	for id, deleted := range map[string]bool{back: false, gone: true} {
+		m, err := clientOf(dst).Moment(t.Context(), id)
+		if err != nil || (m.DeletedAt != nil) != deleted {
+			t.Errorf("moment %s on the target = %+v, %v; want deleted %v", id, m, err, deleted)
+		}
+	}
+}

@@ -30,13 +30,14 @@ type job struct {
 	// startSeq is, for a reading, the seq of its turn.start.
 	startSeq uint64
 
-	create *api.CreateMomentRequest
-	edit   *api.EditMomentRequest
-	delete bool
-	media  *mirror.MediaPut
-	turn   *api.ImportTurnRequest
-	keep   *api.KeepPhraseRequest
-	unkeep string
+	create  *api.CreateMomentRequest
+	edit    *api.EditMomentRequest
+	delete  bool
+	restore bool
+	media   *mirror.MediaPut
+	turn    *api.ImportTurnRequest
+	keep    *api.KeepPhraseRequest
+	unkeep  string
 	// ask starts, on the target, a reading never finished on the source.
 	ask *pendingTurn
 	// member is the family member the source's op was written for
@@ -105,6 +106,12 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		j.kind, j.id, j.moment, j.delete = KindDelete, d.ID, d.ID, true
+	case api.OpMomentRestore:
+		var d mirror.MomentRestore
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment, j.restore = KindRestore, d.ID, d.ID, true
 	case api.OpMediaPut:
 		var d mirror.MediaPut
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -374,6 +381,9 @@ func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 		return sent, err
 	case j.delete:
 		ok, err := t.DeleteMoment(ctx, j.id)
+		return created(ok), err
+	case j.restore:
+		_, ok, err := t.RestoreMoment(ctx, j.id)
 		return created(ok), err
 	case j.media != nil:
 		return p.sendMedia(ctx, j.media)

@@ -44,6 +44,12 @@ func MissingFrom(ctx context.Context, src Source, t Target) (int, error) {
 				return fmt.Errorf("op %d: %w", r.Seq, err)
 			}
 			delete(live, d.ID)
+		case api.OpMomentRestore:
+			var d mirror.MomentRestore
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return fmt.Errorf("op %d: %w", r.Seq, err)
+			}
+			live[d.ID] = true
 		}
 		return nil
 	})

@@ -47,6 +47,7 @@ type Target interface {
 	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
 	EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
+	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
 	PutMedia(ctx context.Context, m client.PutMedia) (*api.Media, bool, error)
 	ImportTurn(ctx context.Context, in api.ImportTurnRequest) (*api.Turn, bool, error)
 	StartTurn(ctx context.Context, momentID string, in api.StartTurnRequest) (*api.Turn, bool, error)
@@ -120,6 +121,7 @@ const (
 	KindMedia   Kind = "media"
 	KindEdit    Kind = "edits"
 	KindDelete  Kind = "deletes"
+	KindRestore Kind = "restores"
 	KindReading Kind = "readings"
 	KindPhrase  Kind = "phrases"
 	KindUnkeep  Kind = "phrase_removals"

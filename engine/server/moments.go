@@ -118,3 +118,14 @@ func (s *server) deleteMoment(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, api.DeleteResponse{Deleted: deleted})
 }
+
+// restoreMoment is POST /v1/moments/{id}/restore [extension]: a deleted
+// moment brought back.
+func (s *server) restoreMoment(w http.ResponseWriter, r *http.Request) {
+	m, restored, err := s.svc.RestoreMoment(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.RestoreResponse{Moment: m, Restored: restored})
+}

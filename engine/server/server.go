@@ -28,6 +28,7 @@ type Service interface {
 	EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
+	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
 	PutMedia(ctx context.Context, put PutMedia) (*api.Media, bool, error)
 	OpenMedia(ctx context.Context, id string) (*api.Media, *os.File, error)
 	StartTurn(ctx context.Context, momentID string, req api.StartTurnRequest) (*api.Turn, bool, error)
@@ -119,6 +120,7 @@ func (s *server) routes() {
 	m.HandleFunc("GET /v1/moments/{id}/turns", s.momentTurns) // [extension]
 	m.HandleFunc("PATCH /v1/moments/{id}", s.editMoment)
 	m.HandleFunc("DELETE /v1/moments/{id}", s.deleteMoment)
+	m.HandleFunc("POST /v1/moments/{id}/restore", s.restoreMoment) // [extension]
 	m.HandleFunc("PUT /v1/media/{id}", s.putMedia)
 	m.HandleFunc("GET /v1/media/{id}", s.getMedia)
 	m.HandleFunc("POST /v1/moments/{id}/turns", s.startTurn)
