@@ -28,6 +28,9 @@ type overlay struct {
 	makes bool
 	// hides: it hides its moment (a delete), there and once sent.
 	hides bool
+	// unhides: it shows again a moment that a delete before it hid (a
+	// restore). A moment the engine has deleted shows once it is sent.
+	unhides bool
 	// phrase is what it does to the phrases kept: keep shows its phrase,
 	// drop hides it.
 	phrase phraseChange
@@ -63,9 +66,10 @@ var overlays = map[outbox.Kind]overlay{
 				v.TakenAt = timeString(&t)
 			}
 		}},
-	outbox.WriteDelete: {hides: true},
-	outbox.WriteKeep:   {phrase: keepPhrase, data: typed},
-	outbox.WriteUnkeep: {phrase: dropPhrase, data: func(v *Write, w *outbox.Write) { v.Text = phraseText(w.PhraseID) }},
+	outbox.WriteDelete:  {hides: true},
+	outbox.WriteRestore: {unhides: true},
+	outbox.WriteKeep:    {phrase: keepPhrase, data: typed},
+	outbox.WriteUnkeep:  {phrase: dropPhrase, data: func(v *Write, w *outbox.Write) { v.Text = phraseText(w.PhraseID) }},
 	outbox.WriteCareful: {moment: func(m *Moment, w *outbox.Write) {
 		m.CarefulAsked, m.CarefulJobID = true, w.ID
 	}},
@@ -259,6 +263,9 @@ func (u *unsent) apply(m *Moment) bool {
 		}
 		if sn.hides {
 			keep = false
+		}
+		if sn.unhides {
+			keep = true
 		}
 		if m.WaitsFor == "" || w.State == outbox.Parked {
 			m.WaitsFor = u.waits(w)

@@ -65,6 +65,11 @@ var kinds = map[Kind]kindSpec{
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			return c.DeleteMoment(ctx, w.MomentID)
 		}},
+	WriteRestore: {repeats: "moment_id", bare: true,
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			m, _, err := c.RestoreMoment(ctx, w.MomentID)
+			return m, err
+		}},
 	WriteKeep: {repeats: "phrase_id", phrase: true,
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			p, _, err := c.KeepPhrase(ctx, api.KeepPhraseRequest{Text: w.Text, MomentID: w.MomentID})

@@ -24,6 +24,7 @@ const (
 	WriteCaption WriteKind = "caption"  // PATCH the caption
 	WriteTakenAt WriteKind = "taken_at" // PATCH taken_at
 	WriteDelete  WriteKind = "delete"   // DELETE the moment
+	WriteRestore WriteKind = "restore"  // bring a deleted moment back
 	WriteKeep    WriteKind = "keep"     // keep a phrase
 	WriteUnkeep  WriteKind = "unkeep"   // remove a kept phrase
 	WriteCareful WriteKind = "careful"  // start a careful job (its id is the job id)
@@ -97,6 +98,9 @@ func NewTakenAt(momentID string, t time.Time) Write {
 
 // NewDelete deletes a moment.
 func NewDelete(momentID string) Write { return Write{Kind: WriteDelete, MomentID: momentID} }
+
+// NewRestore brings a deleted moment back.
+func NewRestore(momentID string) Write { return Write{Kind: WriteRestore, MomentID: momentID} }
 
 // NewKeep keeps a phrase of a reading of momentID ("" for none).
 func NewKeep(text, momentID string) (Write, error) {

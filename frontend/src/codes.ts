@@ -152,6 +152,7 @@ export const writeKind = {
   keep: 'keep',
   note: 'note',
   recall: 'recall',
+  restore: 'restore',
   takenAt: 'taken_at',
   unkeep: 'unkeep',
 } as const;

@@ -576,6 +576,7 @@ const writeWhats: Record<WriteKindCode, (w: WriteLike) => string> = {
     return d ? `Date taken ${d}` : 'Change the date taken';
   },
   [writeKind.delete]: () => 'Delete a moment',
+  [writeKind.restore]: () => 'Bring back a deleted moment',
   [writeKind.keep]: (w) => `Keep the phrase “${w.text}”`,
   [writeKind.unkeep]: (w) => `Remove the phrase “${w.text}”`,
   [writeKind.careful]: () => 'Ask for a careful reading',
