@@ -9,6 +9,7 @@
 //	note TEXT                   write a note; prints its moment's id
 //	caption MOMENT_ID TEXT      set a moment's caption
 //	delete MOMENT_ID            delete a moment
+//	restore MOMENT_ID           bring a deleted moment back
 //	drain [--for 2m] [--watch]  send now; exit 0 once nothing is pending
 //	outbox [--json]             list entries with their steps and state
 //	sync [--watch] [--rebuild]  copy the engine onto this computer (DATA/replica)
@@ -70,6 +71,7 @@ commands:
   note TEXT                   write a note; prints the new moment's id
   caption MOMENT_ID TEXT      set a moment's caption
   delete MOMENT_ID            delete a moment
+  restore MOMENT_ID           bring a deleted moment back
                               (each is kept in the outbox at once, with no network;
                               drain sends it)
   drain [--for 2m] [--watch]  send the outbox now; exit 0 once nothing is pending
@@ -137,6 +139,7 @@ var commands = map[string]func(context.Context, *globals, []string, env) error{
 	"note":    cmdNote,
 	"caption": cmdCaption,
 	"delete":  cmdDelete,
+	"restore": cmdRestore,
 	"drain":   cmdDrain,
 	"outbox":  cmdOutbox,
 	"retry":   cmdRetry,

@@ -61,22 +61,32 @@ func cmdCaption(ctx context.Context, g *globals, args []string, e env) error {
 
 // cmdDelete deletes a moment.
 func cmdDelete(ctx context.Context, g *globals, args []string, e env) error {
-	pos, err := writeArgs(g, "delete", args)
+	return momentWrite(ctx, g, args, e, "delete", outbox.NewDelete)
+}
+
+// cmdRestore brings a deleted moment back.
+func cmdRestore(ctx context.Context, g *globals, args []string, e env) error {
+	return momentWrite(ctx, g, args, e, "restore", outbox.NewRestore)
+}
+
+// momentWrite stores the write that write makes of the one moment named.
+func momentWrite(ctx context.Context, g *globals, args []string, e env, name string, write func(momentID string) outbox.Write) error {
+	pos, err := writeArgs(g, name, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: name the moment to delete, and only it: spark delete MOMENT_ID", errUsage)
+		return fmt.Errorf("%w: name the moment to %s, and only it: spark %s MOMENT_ID", errUsage, name, name)
 	}
 	id, err := api.ParseULID(pos[0])
 	if err != nil {
 		return fmt.Errorf("the moment's id: %w", err)
 	}
-	w, err := addWrite(ctx, g, outbox.NewDelete(id))
+	w, err := addWrite(ctx, g, write(id))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "the delete is kept on this computer as %s; 'spark drain' sends it\n", w.ID)
+	fmt.Fprintf(e.stderr, "the %s is kept on this computer as %s; 'spark drain' sends it\n", name, w.ID)
 	return nil
 }
 

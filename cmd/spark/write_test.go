@@ -55,6 +55,23 @@ func TestSpark_NoteCaptionDelete(t *testing.T) {
 	if n := eng.OpCount(t, "moment.create"); n != 1 {
 		t.Errorf("%d moment.create ops; want the note's one", n)
 	}
+
+	// Deleted by mistake and brought back, both offline: once sent, in
+	// order, the note is live again, and Restore pressed twice is one.
+	for _, cmd := range []string{"delete", "restore", "restore"} {
+		if code, out, errOut := spark(t, nil, "--data", data, cmd, id); code != 0 {
+			t.Fatalf("%s = %d\n%s\n%s", cmd, code, out, errOut)
+		}
+	}
+	if code, out, errOut := spark(t, vars, "--data", data, "drain", "--for", "10s"); code != 0 {
+		t.Fatalf("drain = %d\n%s\n%s", code, out, errOut)
+	}
+	if m, err := cl.Moment(context.Background(), id); err != nil || m.DeletedAt != nil || m.Caption != "call about the prescription" {
+		t.Errorf("the note after 'spark restore' was sent = %+v, %v; want it live, its caption kept", m, err)
+	}
+	if n := eng.OpCount(t, "moment.restore"); n != 1 {
+		t.Errorf("%d moment.restore ops; want one", n)
+	}
 }
 
 // TestSpark_WriteBadInput: a write the engine would refuse for good is
