@@ -230,6 +230,23 @@ const (
 // before of the following page, nil when no moment follows. Any other
 // error of fn stops the page and is returned.
 func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error) {
+	return e.eachMoment(ctx, e.mirror.Moments, limit, before, fn)
+}
+
+// EachDeletedMoment is EachMoment of Recently deleted [extension]: the
+// moments deleted in the last api.RecentlyDeletedFor, which POST
+// /v1/moments/{id}/restore brings back.
+func (e *Engine) EachDeletedMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error) {
+	since := e.cfg.Now().Add(-api.RecentlyDeletedFor)
+	return e.eachMoment(ctx, func(ctx context.Context, limit int, before string) ([]api.Moment, bool, error) {
+		return e.mirror.DeletedMoments(ctx, since, limit, before)
+	}, limit, before, fn)
+}
+
+// eachMoment pages through the moments list gives, for EachMoment and
+// EachDeletedMoment.
+func (e *Engine) eachMoment(ctx context.Context, list func(context.Context, int, string) ([]api.Moment, bool, error),
+	limit int, before string, fn func(*api.Moment) error) (*string, error) {
 	if limit == 0 {
 		limit = api.DefaultPageLimit
 	}
@@ -245,7 +262,7 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 	}
 	given := 0
 	for {
-		moments, more, err := e.mirror.Moments(ctx, min(momentChunk, limit-given), before)
+		moments, more, err := list(ctx, min(momentChunk, limit-given), before)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ const (
 	CodeBadKind          = "bad_kind"
 	CodeBadTakenAt       = "bad_taken_at"
 	CodeBadCreatedAt     = "bad_created_at"
+	CodeBadDeleted       = "bad_deleted" // [extension] GET /v1/moments?deleted= neither true nor false
 	CodeBadMode          = "bad_mode"
 	CodeBadRole          = "bad_role"
 	CodeBadLimit         = "bad_limit"
@@ -97,6 +98,7 @@ var statusOf = map[string]int{
 	CodeBadKind:          400,
 	CodeBadTakenAt:       400,
 	CodeBadCreatedAt:     400,
+	CodeBadDeleted:       400,
 	CodeBadMode:          400,
 	CodeBadRole:          400,
 	CodeBadLimit:         400,

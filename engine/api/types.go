@@ -222,6 +222,10 @@ type DeleteResponse struct {
 	Deleted bool `json:"deleted"`
 }
 
+// RecentlyDeletedFor is how long a deleted moment is listed in Recently
+// deleted (GET /v1/moments?deleted=true [extension]).
+const RecentlyDeletedFor = 30 * 24 * time.Hour
+
 // RestoreResponse is the answer of POST /v1/moments/{id}/restore
 // [extension]: the moment, and whether this request brought it back
 // (false: it was not deleted, and nothing was written).

@@ -39,7 +39,21 @@ func (c *Client) Moment(ctx context.Context, id string) (*api.Moment, error) {
 // the engine's default; before "" starts at the newest. The returned cursor
 // is nil on the last page.
 func (c *Client) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.moments(ctx, limit, before, false)
+}
+
+// DeletedMoments lists Recently deleted, as Moments lists the live ones
+// (GET /v1/moments?deleted=true [extension]): the moments deleted in the
+// last api.RecentlyDeletedFor, which RestoreMoment brings back.
+func (c *Client) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.moments(ctx, limit, before, true)
+}
+
+func (c *Client) moments(ctx context.Context, limit int, before string, deleted bool) ([]api.Moment, *string, error) {
 	q := url.Values{}
+	if deleted {
+		q.Set("deleted", "true")
+	}
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
@@ -51,7 +65,11 @@ func (c *Client) Moments(ctx context.Context, limit int, before string) ([]api.M
 		path += "?" + q.Encode()
 	}
 	var out api.MomentsPage
-	if _, err := c.call(ctx, http.MethodGet, path, "list moments", nil, &out); err != nil {
+	what := "list moments"
+	if deleted {
+		what = "list the moments recently deleted"
+	}
+	if _, err := c.call(ctx, http.MethodGet, path, what, nil, &out); err != nil {
 		return nil, nil, err
 	}
 	return out.Moments, out.Next, nil

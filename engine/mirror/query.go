@@ -289,8 +289,19 @@ func (m *DB) MomentTurns(ctx context.Context, momentID, after string, limit, bud
 // Moments returns up to limit live moments, newest (highest id) first, with
 // ids below before when before is not empty; more says whether others follow.
 func (m *DB) Moments(ctx context.Context, limit int, before string) (moments []api.Moment, more bool, err error) {
-	q := "SELECT " + momentCols + " FROM moments WHERE deleted_at IS NULL"
-	args := []any{}
+	return m.moments(ctx, "deleted_at IS NULL", nil, limit, before)
+}
+
+// DeletedMoments is Moments of the moments deleted at since or after
+// (Recently deleted [extension]), newest (highest id) first.
+func (m *DB) DeletedMoments(ctx context.Context, since time.Time, limit int, before string) (moments []api.Moment, more bool, err error) {
+	return m.moments(ctx, "deleted_at IS NOT NULL AND deleted_at >= ?", []any{nanos(since)}, limit, before)
+}
+
+// moments lists the moments where says, as Moments does.
+func (m *DB) moments(ctx context.Context, where string, whereArgs []any, limit int, before string) (moments []api.Moment, more bool, err error) {
+	q := "SELECT " + momentCols + " FROM moments WHERE " + where
+	args := append([]any{}, whereArgs...)
 	if before != "" {
 		q += " AND id < ?"
 		args = append(args, before)

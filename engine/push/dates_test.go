@@ -136,6 +136,9 @@ func TestPush_Restore(t *testing.T) {
 	if err != nil || !st.Complete || st.Kinds[push.KindRestore].Sent != 1 {
 		t.Fatalf("push: %v, %+v", err, st)
 	}
+	if ms, _, err := clientOf(dst).DeletedMoments(t.Context(), 0, ""); err != nil || len(ms) != 1 || ms[0].ID != gone {
+		t.Errorf("Recently deleted on the target = %v, %v; want the one not restored", ms, err)
+	}
 	for id, deleted := range map[string]bool{back: false, gone: true} {
 		m, err := clientOf(dst).Moment(t.Context(), id)
 		if err != nil || (m.DeletedAt != nil) != deleted {

@@ -74,8 +74,17 @@ func (s *server) listMoments(w http.ResponseWriter, r *http.Request) {
 	}
 	// Encoded as the mirror is read, a few moments at a time, and cut at
 	// the engine's byte budget.
+	each := s.svc.EachMoment
+	switch r.URL.Query().Get("deleted") {
+	case "", "false":
+	case "true":
+		each = s.svc.EachDeletedMoment // Recently deleted [extension]
+	default:
+		s.Error(w, r, api.Errorf(api.CodeBadDeleted, "?deleted= must be true (Recently deleted) or false (the live moments); got %q", r.URL.Query().Get("deleted")))
+		return
+	}
 	p := newPageWriter(w, "moments")
-	next, err := s.svc.EachMoment(r.Context(), limit, r.URL.Query().Get("before"), func(m *api.Moment) error { return p.add(m) })
+	next, err := each(r.Context(), limit, r.URL.Query().Get("before"), func(m *api.Moment) error { return p.add(m) })
 	if err != nil {
 		s.pageFailed(w, r, p, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/api"
@@ -30,6 +31,11 @@ func TestRestoreMoment(t *testing.T) {
 	if len(list.Moments) != 0 {
 		t.Fatalf("the list after the delete holds %d moments", len(list.Moments))
 	}
+	// It waits in Recently deleted [extension].
+	call(t, e, "GET", "/v1/moments?deleted=true", nil).want(t, http.StatusOK, &list)
+	if len(list.Moments) != 1 || list.Moments[0].ID != m.ID || list.Moments[0].DeletedAt == nil {
+		t.Fatalf("Recently deleted = %+v; want the moment, deleted", list.Moments)
+	}
 	var first, again api.RestoreResponse
 	call(t, e, "POST", "/v1/moments/"+m.ID+"/restore", nil).want(t, http.StatusOK, &first)
 	call(t, e, "POST", "/v1/moments/"+m.ID+"/restore", nil).want(t, http.StatusOK, &again)
@@ -49,6 +55,11 @@ func TestRestoreMoment(t *testing.T) {
 		t.Errorf("a search after the restore found %d results; want the moment", len(found.Results))
 	}
 
+	call(t, e, "GET", "/v1/moments?deleted=true", nil).want(t, http.StatusOK, &list)
+	if len(list.Moments) != 0 {
+		t.Errorf("Recently deleted after the restore holds %d moments; want none", len(list.Moments))
+	}
+	call(t, e, "GET", "/v1/moments?deleted=maybe", nil).wantError(t, http.StatusBadRequest, api.CodeBadDeleted)
 	call(t, e, "POST", "/v1/moments/"+newID()+"/restore", nil).wantError(t, http.StatusNotFound, api.CodeNotFound)
 	call(t, e, "POST", "/v1/moments/not-an-id/restore", nil).wantError(t, http.StatusBadRequest, api.CodeBadID)
 
@@ -67,5 +78,32 @@ func TestRestoreMoment(t *testing.T) {
 	call(t, e2, "GET", "/v1/moments/"+m.ID, nil).want(t, http.StatusOK, &got)
 	if got.Moment.DeletedAt == nil || got.Moment.Caption != m.Caption {
 		t.Errorf("after a rebuild the moment is %+v; want it deleted again, caption kept", got.Moment)
+	}
+}
+
+// TestRecentlyDeleted_30Days: a moment deleted 29 days ago is listed in
+// Recently deleted; one deleted 31 days ago is not (it can still be
+// restored by its id).
+func TestRecentlyDeleted_30Days(t *testing.T) {
+	clock := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	e := enginetest.Start(t, enginetest.WithoutSeat(), enginetest.WithConfig(func(c *engine.Config) {
+		c.Now = func() time.Time { return clock }
+	}))
+	old := createMoment(t, e, api.CreateMomentRequest{Caption: "deleted in May"})
+	call(t, e, "DELETE", "/v1/moments/"+old.ID, nil).want(t, http.StatusOK, nil)
+	clock = clock.Add(2 * 24 * time.Hour)
+	recent := createMoment(t, e, api.CreateMomentRequest{Caption: "deleted in June"})
+	call(t, e, "DELETE", "/v1/moments/"+recent.ID, nil).want(t, http.StatusOK, nil)
+
+	clock = clock.Add(29 * 24 * time.Hour) // 31 days after the first delete
+	var list api.MomentsPage
+	call(t, e, "GET", "/v1/moments?deleted=true", nil).want(t, http.StatusOK, &list)
+	if len(list.Moments) != 1 || list.Moments[0].ID != recent.ID {
+		t.Fatalf("Recently deleted 29 and 31 days on = %+v; want only the one deleted 29 days ago", list.Moments)
+	}
+	var back api.RestoreResponse
+	call(t, e, "POST", "/v1/moments/"+old.ID+"/restore", nil).want(t, http.StatusOK, &back)
+	if !back.Restored {
+		t.Errorf("restoring the moment deleted 31 days ago by its id = %+v; want it back", back)
 	}
 }

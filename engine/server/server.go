@@ -28,6 +28,7 @@ type Service interface {
 	EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
+	EachDeletedMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
 	PutMedia(ctx context.Context, put PutMedia) (*api.Media, bool, error)
 	OpenMedia(ctx context.Context, id string) (*api.Media, *os.File, error)

@@ -27,6 +27,7 @@ export type ReadingStatusCode = (typeof readingStatus)[keyof typeof readingStatu
 export const engineError = {
   badContentType: 'bad_content_type',
   badCreatedAt: 'bad_created_at',
+  badDeleted: 'bad_deleted',
   badDigest: 'bad_digest',
   badErrorCode: 'bad_error_code',
   badHost: 'bad_host',
