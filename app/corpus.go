@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/sparkfamily/spark/app/replica"
 	"github.com/sparkfamily/spark/engine/api"
@@ -24,6 +25,9 @@ type corpus interface {
 	// Moments returns a page of live moments older than before ("" for
 	// the newest), newest first; next is nil at the end.
 	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
+	// DeletedMoments returns a page of Recently deleted: the moments
+	// deleted in the last api.RecentlyDeletedFor, as Moments pages.
+	DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
 	// Moment returns one moment, a deleted one too (DeletedAt set).
 	Moment(ctx context.Context, id string) (*api.Moment, error)
 	// Turn returns one reading.
@@ -45,6 +49,10 @@ type engineCorpus struct{ cl *client.Client }
 
 func (c engineCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
 	return c.cl.Moments(ctx, limit, before)
+}
+
+func (c engineCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.cl.DeletedMoments(ctx, limit, before)
 }
 
 func (c engineCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {
@@ -84,6 +92,10 @@ func notFound() error {
 
 func (c replicaCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
 	return c.rep.MomentsPage(ctx, limit, before)
+}
+
+func (c replicaCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.rep.DeletedPage(ctx, time.Now().Add(-api.RecentlyDeletedFor), limit, before)
 }
 
 func (c replicaCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {

@@ -183,6 +183,77 @@ func (m *Moments) Delete(id string) (bool, error) {
 	return true, nil // hidden at once; sent when the engine is back
 }
 
+// Restore brings a deleted moment back from Recently deleted, through the
+// outbox: it shows in Moments at once, and is sent when the engine is
+// there.
+func (m *Moments) Restore(id string) (Moment, error) {
+	id, err := checkMomentID(id)
+	if err != nil {
+		return Moment{}, err
+	}
+	return m.edit(outbox.NewRestore(id))
+}
+
+// Deleted returns a page of Recently deleted: the moments deleted in the
+// last 30 days (api.RecentlyDeletedFor), newest first, each with when it
+// was deleted, and what Dad did that the engine does not have yet: a
+// moment whose delete waits shows here at once (on the first page), one
+// whose restore waits does not.
+func (m *Moments) Deleted(before string, limit int) (Page, error) {
+	st := m.a.state()
+	ctx := context.Background()
+	page := Page{Moments: []Moment{}}
+	src, err := st.corpus()
+	if err != nil {
+		return page, err
+	}
+	// waiting: the moments whose last unsent delete or restore is a
+	// delete (with when Dad made it), or a restore ("").
+	waiting := map[string]string{}
+	if u, ok := m.a.unsentWrites(ctx, st); ok {
+		for i := range u.writes {
+			w := &u.writes[i]
+			switch ov := overlays[w.Kind]; {
+			case ov.hides:
+				waiting[w.MomentID] = timeString(&w.MadeAt)
+			case ov.unhides:
+				waiting[w.MomentID] = ""
+			}
+		}
+	}
+	ms, next, err := src.DeletedMoments(ctx, limit, before)
+	if err != nil && (before != "" || len(waiting) == 0) {
+		return page, err
+	}
+	shown := map[string]bool{}
+	for i := range ms {
+		if at, ok := waiting[ms[i].ID]; ok && at == "" {
+			continue // a restore of it waits
+		}
+		shown[ms[i].ID] = true
+		page.Moments = append(page.Moments, momentView(&ms[i], st.viewer()))
+	}
+	if before == "" {
+		for id, at := range waiting {
+			if at == "" || shown[id] {
+				continue
+			}
+			mo, err := src.Moment(ctx, id)
+			if err != nil {
+				continue // not on this computer: it shows once the engine has it
+			}
+			v := momentView(mo, st.viewer())
+			v.DeletedAt = at
+			page.Moments = append(page.Moments, v)
+		}
+		sortNewestFirst(page.Moments)
+	}
+	if next != nil {
+		page.Next = *next
+	}
+	return page, nil
+}
+
 // AskCareful asks for a careful reading of a moment: one per brain seat.
 // jobID is minted by the UI when Dad asks; the same jobID again is the same
 // request, never a second job.

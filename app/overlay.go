@@ -138,6 +138,7 @@ func (a *App) overlayPage(s *state, before string, page *Page, err *error) {
 	}
 	if before == "" {
 		page.Moments = u.addNotes(page.Moments)
+		page.Moments = u.addRestored(page.Moments)
 	}
 	out := page.Moments[:0]
 	for i := range page.Moments {
@@ -242,6 +243,45 @@ func (u *unsent) addNotes(ms []Moment) []Moment {
 	}
 	sortNewestFirst(notes)
 	return append(notes, ms...)
+}
+
+// addRestored puts the moments whose restore waits, and that the page
+// does not hold (the engine has them deleted), into it, newest first:
+// read from this computer's copy, they show as soon as Dad restores them.
+func (u *unsent) addRestored(ms []Moment) []Moment {
+	last := map[string]bool{} // moment id -> its last delete or restore is a restore
+	for i := range u.writes {
+		w := &u.writes[i]
+		if ov := overlays[w.Kind]; ov.hides || ov.unhides {
+			last[w.MomentID] = ov.unhides
+		}
+	}
+	have := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		have[m.ID] = true
+	}
+	src, err := u.st.corpus()
+	if err != nil {
+		return ms
+	}
+	added := false
+	for id, restored := range last {
+		if !restored || have[id] {
+			continue
+		}
+		mo, err := src.Moment(context.Background(), id)
+		if err != nil {
+			continue // not on this computer: it shows once the engine has it
+		}
+		v := momentView(mo, u.st.viewer())
+		v.DeletedAt = ""
+		ms = append(ms, v)
+		added = true
+	}
+	if added {
+		sortNewestFirst(ms)
+	}
+	return ms
 }
 
 // apply shows the unsent writes of one moment on it; false when a delete

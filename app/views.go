@@ -135,11 +135,14 @@ const ReadingWaiting = "waiting"
 // Moment is a moment as the UI shows it: from the engine, or (Pending)
 // still in the outbox.
 type Moment struct {
-	ID        string    `json:"id"`
-	Kind      string    `json:"kind"`
-	Caption   string    `json:"caption"`
-	TakenAt   string    `json:"takenAt"`
-	CreatedAt string    `json:"createdAt"`
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	Caption   string `json:"caption"`
+	TakenAt   string `json:"takenAt"`
+	CreatedAt string `json:"createdAt"`
+	// DeletedAt is, in Recently deleted, when the moment was deleted (RFC
+	// 3339); "" for a live moment.
+	DeletedAt string    `json:"deleted_at"`
 	Thumb     string    `json:"thumb"`
 	Copy      *Media    `json:"copy"`
 	Original  *Media    `json:"original"`
@@ -402,7 +405,7 @@ func readingView(t api.Turn) Reading {
 // momentView shows m to who (the zero viewer: naming no one).
 func momentView(m *api.Moment, who viewer) Moment {
 	v := Moment{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: timeString(m.TakenAt),
-		CreatedAt: timeString(&m.CreatedAt), Copy: mediaView(m.Copy), Original: mediaView(m.Original),
+		CreatedAt: timeString(&m.CreatedAt), DeletedAt: timeString(m.DeletedAt), Copy: mediaView(m.Copy), Original: mediaView(m.Original),
 		Readings: make([]Reading, 0, len(m.Turns)), AddedBy: who.other(m.Member)}
 	v.OwnerOnly = v.AddedBy != "" && !who.admin
 	if v.Copy != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
@@ -75,13 +76,29 @@ func (r *Replica) Diff(ctx context.Context, other *mirror.DB, max int) ([]string
 // api.DefaultPageLimit, more than api.MaxPageLimit is that; next is the
 // cursor of the following page, nil at the end.
 func (r *Replica) MomentsPage(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return r.page(ctx, limit, before, func(db *mirror.DB, limit int) ([]api.Moment, bool, error) {
+		return db.Moments(ctx, limit, before)
+	})
+}
+
+// DeletedPage is MomentsPage of Recently deleted: the moments deleted at
+// since or after.
+func (r *Replica) DeletedPage(ctx context.Context, since time.Time, limit int, before string) ([]api.Moment, *string, error) {
+	return r.page(ctx, limit, before, func(db *mirror.DB, limit int) ([]api.Moment, bool, error) {
+		return db.DeletedMoments(ctx, since, limit, before)
+	})
+}
+
+// page reads one page of moments with list, for MomentsPage and
+// DeletedPage.
+func (r *Replica) page(ctx context.Context, limit int, before string, list func(*mirror.DB, int) ([]api.Moment, bool, error)) ([]api.Moment, *string, error) {
 	if limit <= 0 {
 		limit = api.DefaultPageLimit
 	}
 	limit = min(limit, api.MaxPageLimit)
 	db := r.mirror()
 	defer r.dbMu.RUnlock()
-	page, more, err := db.Moments(ctx, limit, before)
+	page, more, err := list(db, limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replica: %w", err)
 	}
