@@ -59,9 +59,12 @@
 //
 // # Drain
 //
-// Run delivers entries a few at a time, each in the contract's step order:
-// create the moment, upload the small copy, start the practical turn,
-// upload the original. Each step is marked done in the transaction that
+// Run delivers entries in lanes, with one scheduler: each photo in a lane
+// of its own, a few at a time (Options.Concurrency), every other write in
+// one lane, in the order Dad made them; Discard stops an entry's lane and
+// keeps it off until the entry is gone (drain.go). A photo goes in the
+// contract's step order: create the moment, upload the small copy, start
+// the practical turn, upload the original. Each step is marked done in the transaction that
 // records its result and skipped on a retry; the engine's idempotency keys
 // (the ids minted at capture) make any replay harmless. Classify is the one
 // function deciding what a failure means, after Spark's one retry policy

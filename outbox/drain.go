@@ -22,19 +22,34 @@ type Target struct {
 	Token string
 }
 
+// The drain delivers in lanes: each photo in a lane of its own, a few at
+// once (Options.Concurrency), and every other write in one lane,
+// writesLane, one at a time in the order Dad made them (the kinds table's
+// ownLane; laneOf). One scheduler (schedule) starts lanes, one map holds
+// the lanes in flight and one the lanes kept off while an entry of theirs
+// is discarded, and stopLane is the one way to stop a lane.
+
+// writesLane is the lane of every write that has no lane of its own.
+const writesLane = "writes"
+
+// laneOf is the lane r is delivered in.
+func laneOf(r *row) string {
+	if kinds[r.Kind].ownLane {
+		return r.ID
+	}
+	return writesLane
+}
+
 // drainState is the drain's in-memory bookkeeping; the truth is in SQLite.
 type drainState struct {
-	mu          sync.Mutex
-	target      Target
-	client      *client.Client
-	kick        chan struct{}
-	clearAll    bool // Kick asked to ignore back-off timers
-	running     bool
-	flights     map[string]*flight
-	blocked     map[string]int // entries being discarded: not to be started
-	writer      *flight        // the delivery of writes, while it runs (drainwrites.go)
-	writerOff   int            // > 0 while a write is being discarded
-	writerAgain bool           // the writer is to look again before it stops
+	mu       sync.Mutex
+	target   Target
+	client   *client.Client
+	kick     chan struct{}
+	clearAll bool // Kick asked to ignore back-off timers
+	running  bool
+	flights  map[string]*flight // the lanes in flight
+	blocked  map[string]int     // lanes an entry of which is being discarded: not to be started
 	// away is set when an entry may wait because the engine did not
 	// answer (Verdict.Unreachable), from Open on (an earlier run's), and
 	// cleared by EngineAnswered: while it is clear, EngineAnswered has
@@ -46,6 +61,9 @@ type drainState struct {
 type flight struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// again: the lane is to look once more before it ends (an entry may
+	// have come in after it looked).
+	again bool
 }
 
 func (d *drainState) init() {
@@ -64,29 +82,13 @@ func (d *drainState) sawAway() {
 	d.mu.Unlock()
 }
 
-// stopEntry keeps the drain off an entry and waits for a delivery of it in
-// progress to stop: a photo's own, or the writes' (which go one at a
-// time). release undoes it.
-func (d *drainState) stopEntry(r *row) {
-	if r.Kind == KindPhoto {
-		d.stopFlight(r.ID)
-	} else {
-		d.stopWriter()
-	}
-}
-
-func (d *drainState) release(r *row) {
-	if r.Kind == KindPhoto {
-		d.releaseFlight(r.ID)
-	} else {
-		d.releaseWriter()
-	}
-}
-
-func (d *drainState) stopFlight(id string) {
+// stopLane keeps the drain off a lane and waits for a delivery in it to
+// stop (Discard: the entry's own lane, or the writes', which go one at a
+// time). releaseLane undoes it.
+func (d *drainState) stopLane(lane string) {
 	d.mu.Lock()
-	d.blocked[id]++
-	f := d.flights[id]
+	d.blocked[lane]++
+	f := d.flights[lane]
 	d.mu.Unlock()
 	if f != nil {
 		f.cancel()
@@ -94,12 +96,48 @@ func (d *drainState) stopFlight(id string) {
 	}
 }
 
-func (d *drainState) releaseFlight(id string) {
+func (d *drainState) releaseLane(lane string) {
 	d.mu.Lock()
-	if d.blocked[id]--; d.blocked[id] <= 0 {
-		delete(d.blocked, id)
+	if d.blocked[lane]--; d.blocked[lane] <= 0 {
+		delete(d.blocked, lane)
 	}
 	d.mu.Unlock()
+}
+
+// startLane runs deliver in lane, unless the lane is kept off, or in
+// flight (it is then told to look again before it ends). When deliver
+// returns, the drain is told (finished) if it tried anything or was told
+// to look again: a lane that found nothing says nothing, or the drain and
+// it would wake each other for ever. Called with d.mu held.
+func (o *Outbox) startLane(ctx context.Context, lane string, wg *sync.WaitGroup, finished chan struct{}, deliver func(context.Context) bool) {
+	d := &o.drain
+	if d.blocked[lane] > 0 {
+		return
+	}
+	if f := d.flights[lane]; f != nil {
+		f.again = true
+		return
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	f := &flight{cancel: cancel, done: make(chan struct{})}
+	d.flights[lane] = f
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tried := deliver(fctx)
+		cancel()
+		d.mu.Lock()
+		again := f.again
+		delete(d.flights, lane)
+		d.mu.Unlock()
+		close(f.done)
+		if tried || again {
+			select {
+			case finished <- struct{}{}:
+			default:
+			}
+		}
+	}()
 }
 
 // SetTarget switches the engine entries are delivered to. Pending entries
@@ -126,9 +164,6 @@ func (o *Outbox) SetTarget(t Target) {
 	if urlChanged {
 		for _, f := range d.flights {
 			stop = append(stop, f)
-		}
-		if d.writer != nil {
-			stop = append(stop, d.writer)
 		}
 	}
 	d.mu.Unlock()
@@ -207,9 +242,6 @@ func (o *Outbox) Run(ctx context.Context) error {
 		for _, f := range d.flights {
 			f.cancel()
 		}
-		if d.writer != nil {
-			d.writer.cancel()
-		}
 		d.mu.Unlock()
 		wg.Wait()
 		d.mu.Lock()
@@ -246,7 +278,11 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 	clearAll := d.clearAll
 	d.clearAll = false
 	c, target := d.client, d.target
-	free := o.opts.Concurrency - len(d.flights)
+	own := len(d.flights) // the lanes of photos in flight, and the writes' when it is
+	if d.flights[writesLane] != nil {
+		own--
+	}
+	free := o.opts.Concurrency - own
 	skip := len(d.flights) + len(d.blocked)
 	d.mu.Unlock()
 
@@ -257,10 +293,12 @@ func (o *Outbox) schedule(ctx context.Context, wg *sync.WaitGroup, finished chan
 	// is then due after now, so nextDue below sees it. Read after, a write
 	// falling due in between would be neither sent nor waited for.
 	now := o.opts.Now().UnixMilli()
-	o.startWriter(ctx, c, target, wg, finished)
 	if c == nil {
 		return idleWait
 	}
+	d.mu.Lock()
+	o.startLane(ctx, writesLane, wg, finished, func(ctx context.Context) bool { return o.deliverWrites(ctx, c, target) })
+	d.mu.Unlock()
 	if free > 0 && !o.startDue(ctx, c, target, wg, finished, now, free, skip) {
 		return time.Second
 	}
@@ -302,26 +340,11 @@ func (o *Outbox) startDue(ctx context.Context, c *client.Client, target Target, 
 		if d.flights[id] != nil || d.blocked[id] > 0 {
 			continue
 		}
-		fctx, cancel := context.WithCancel(ctx)
-		f := &flight{cancel: cancel, done: make(chan struct{})}
-		d.flights[id] = f
 		free--
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				cancel()
-				d.mu.Lock()
-				delete(d.flights, id)
-				d.mu.Unlock()
-				close(f.done)
-				select {
-				case finished <- struct{}{}:
-				default:
-				}
-			}()
-			o.deliverPhoto(fctx, c, target, id)
-		}()
+		o.startLane(ctx, id, wg, finished, func(ctx context.Context) bool {
+			o.deliverPhoto(ctx, c, target, id)
+			return true
+		})
 	}
 	d.mu.Unlock()
 	return true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sync"
 
 	"github.com/sparkfamily/spark/engine/client"
 )
@@ -16,63 +15,6 @@ import (
 // an earlier one still unsent. Failures are classified as for photos
 // (Classify): passing trouble waits with back-off, a refusal parks the
 // write for Dad to retry or discard.
-
-// startWriter starts the delivery of writes when none runs. One that runs
-// is told to look again before it stops (a write may have come in after
-// it looked).
-func (o *Outbox) startWriter(ctx context.Context, c *client.Client, target Target, wg *sync.WaitGroup, finished chan struct{}) {
-	d := &o.drain
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if c == nil || d.writerOff > 0 {
-		return
-	}
-	if d.writer != nil {
-		d.writerAgain = true
-		return
-	}
-	fctx, cancel := context.WithCancel(ctx)
-	f := &flight{cancel: cancel, done: make(chan struct{})}
-	d.writer = f
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tried := o.deliverWrites(fctx, c, target)
-		cancel()
-		d.mu.Lock()
-		again := d.writerAgain
-		d.writer, d.writerAgain = nil, false
-		d.mu.Unlock()
-		close(f.done)
-		// A writer that found nothing to do says nothing, or the drain
-		// and it would wake each other for ever.
-		if tried || again {
-			select {
-			case finished <- struct{}{}:
-			default:
-			}
-		}
-	}()
-}
-
-// stopWriter keeps the drain from delivering writes and waits for a
-// delivery in progress to stop; releaseWriter undoes it.
-func (d *drainState) stopWriter() {
-	d.mu.Lock()
-	d.writerOff++
-	f := d.writer
-	d.mu.Unlock()
-	if f != nil {
-		f.cancel()
-		<-f.done
-	}
-}
-
-func (d *drainState) releaseWriter() {
-	d.mu.Lock()
-	d.writerOff--
-	d.mu.Unlock()
-}
 
 // deliverWrites sends due writes in order until none is due or one fails;
 // it reports whether it tried any.

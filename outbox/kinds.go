@@ -43,11 +43,16 @@ type kindSpec struct {
 	send func(ctx context.Context, c *client.Client, w *Write) (any, error)
 	// bare: Describe words it by its kind alone; else `kind "text"`.
 	bare bool
+	// ownLane: each entry is delivered in a lane of its own, a few at
+	// once (a photo: its uploads are long, and no other entry depends on
+	// its order); else in the one lane of writes, one at a time in the
+	// order Dad made them (laneOf).
+	ownLane bool
 }
 
 // kinds is the table of every kind of entry.
 var kinds = map[Kind]kindSpec{
-	KindPhoto: {steps: Steps},
+	KindPhoto: {steps: Steps, ownLane: true},
 	WriteNote: {steps: []string{StepCreate, StepTurn}, check: api.CheckCaption, send: sendNote},
 	WriteCaption: {merges: true, check: api.CheckCaption,
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {

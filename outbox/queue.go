@@ -366,8 +366,8 @@ func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, err
 	if r.Kind != KindPhoto && exportDir != "" {
 		return "", fmt.Errorf("discard %s: a %s has no photo to save", id, r.Kind)
 	}
-	o.drain.stopEntry(r)
-	defer o.drain.release(r)
+	o.drain.stopLane(laneOf(r))
+	defer o.drain.releaseLane(laneOf(r))
 	var exported string
 	if exportDir != "" {
 		if exported, err = o.ExportOriginal(ctx, id, exportDir); err != nil {
