@@ -89,9 +89,11 @@ func TestFullPhoto_RefusedThenKeptWithout(t *testing.T) {
 		return err == nil && len(es) == 1 && es[0].State == "parked" && es[0].Steps[0].Done && es[0].Steps[1].Done
 	})
 	var mo Moment
-	waitFor(t, "the moment from the engine, its full photo refused", func() bool {
+	// Read from this computer's copy of the family engine, which may hold
+	// the moment a sync before its small copy: waited for with it.
+	waitFor(t, "the moment from the engine, its full photo refused, its small copy there", func() bool {
 		mo, err = a.Moments.Get(id)
-		return err == nil && !mo.Pending && mo.FullPhoto == FullRefused
+		return err == nil && !mo.Pending && mo.FullPhoto == FullRefused && mo.Copy != nil
 	})
 	if mo.Original != nil || mo.Copy == nil {
 		t.Errorf("Get = %+v; want the small copy and no original", mo)
