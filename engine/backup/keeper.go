@@ -47,6 +47,7 @@ type Keeper struct {
 	mu       sync.Mutex
 	h        api.BackupHealth
 	passErr  error        // the last pass's failure; nil when it succeeded
+	passedAt time.Time    // when the last pass that succeeded began
 	check    *checkRecord // the last drill of this target, if any
 	recMod   time.Time    // when CheckFile was last written, as read
 	held     uint64       // the most the copy was seen holding
@@ -97,7 +98,8 @@ func (k *Keeper) kicks() chan struct{} {
 // Run ships until ctx ends: a pass at once, then one Settle after each
 // Kick and at least one every interval, each failure tried again at the
 // next tick and reported by Health meanwhile; beside the passes, from the
-// end of the first, it drills the copy (Check) every CheckEvery. It
+// end of the first that shipped everything, it drills the copy (Check)
+// every CheckEvery. It
 // returns ctx's error once the drill in progress, if any, has stopped.
 func (k *Keeper) Run(ctx context.Context) error {
 	k.load()
@@ -112,11 +114,14 @@ func (k *Keeper) Run(ctx context.Context) error {
 	defer wg.Wait()
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for first := true; ; first = false {
-		k.Pass(ctx)
-		if first {
-			// The drills start once the first pass has shipped what it
-			// could: a copy being made is not drilled half made.
+	for drilling := false; ; {
+		err := k.Pass(ctx)
+		if !drilling && err == nil {
+			// The drills start once a pass has shipped everything: a copy
+			// being made is not drilled half made, nor one whose disk
+			// is unplugged and then plugged in while the first pass into
+			// it runs (a drill then found no copy, and said so for an hour).
+			drilling = true
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -188,6 +193,9 @@ func (k *Keeper) nextCheckLocked(start time.Time) time.Time {
 	if k.lost != nil && k.whole && (k.check == nil || k.check.Check.At.Before(k.wholeAt)) {
 		return start
 	}
+	if k.missedLocked() {
+		return start
+	}
 	if k.check == nil {
 		return start.Add(firstCheckAfter)
 	}
@@ -203,6 +211,21 @@ func (k *Keeper) nextCheckLocked(start time.Time) time.Time {
 		return start
 	}
 	return next
+}
+
+// missedLocked reports whether the last drill found no copy to drill (the
+// store not answering, or no copy in it: a disk being unplugged, a copy
+// emptied) and a pass has shipped everything since: the copy is there
+// again, and the drill is tried again at once rather than an hour on.
+func (k *Keeper) missedLocked() bool {
+	if k.check == nil || k.check.Check.OK || k.passErr != nil || k.passedAt.IsZero() {
+		return false
+	}
+	switch k.check.Problem {
+	case api.BackupUnreachable, api.BackupGone:
+		return k.check.Check.At.Before(k.passedAt)
+	}
+	return false
 }
 
 // checkDue reports whether a drill is due now.
@@ -314,7 +337,7 @@ func (k *Keeper) Pass(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	whole := false
+	whole, missed := false, false
 	k.note(func(h *api.BackupHealth) {
 		if st.Listed && st.CopySeq < k.held {
 			k.lost = marked{ErrLost, fmt.Errorf("backup: the copy in %s lost what Spark had shipped there (it held the log through seq %d, now %s): someone emptied it or removed it; Spark is shipping everything again, then checks the copy; look at who can delete in it, and keep it under object lock if the store has it",
@@ -349,9 +372,15 @@ func (k *Keeper) Pass(ctx context.Context) error {
 		at := start
 		h.ShippedAt, h.BehindSince = &at, nil
 		h.State = api.BackupCurrent
+		k.passedAt = start
+		missed = k.missedLocked()
 	})
-	if whole {
+	switch {
+	case whole:
 		log.Info("backup: the copy holds again all Spark had shipped; drilling it now", "target", k.Shipper.Target.String())
+		k.poke()
+	case missed:
+		log.Info("backup: the copy the last drill did not find is there again; drilling it now", "target", k.Shipper.Target.String())
 		k.poke()
 	}
 	if err == nil && st.Segments > 0 {

@@ -328,3 +328,65 @@ func TestKeeper_TakesRecordedCheck(t *testing.T) {
 		t.Errorf("Health after a drill recorded beside it = %+v, want check_failed, damaged", h)
 	}
 }
+
+// TestKeeper_DrillMissedCopy: a drill that found no copy (its disk
+// unplugged) is tried again as soon as a pass ships the copy once more,
+// not an hour on: in the window, the copy said "check failed" for an hour
+// after the disk was plugged back in (TestSettings_OffsiteFolder, 1 run
+// in 4 here).
+func TestKeeper_DrillMissedCopy(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	defer e.Close()
+	disk := filepath.Join(t.TempDir(), "disk")
+	if err := os.MkdirAll(filepath.Join(disk, "Spark copy"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tgt := mustFolder(t, filepath.Join(disk, "Spark copy"))
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: tgt, Key: testKey, Logger: quiet}, LogSeq: e.LastSeq,
+		CheckOptions: CheckOptions{TempDir: t.TempDir(), Key: testKey, Logger: quiet}}
+	ctx := context.Background()
+	capture(t, e, 0, 3)
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if k.checkDue() {
+		t.Fatal("a drill is due right after one that succeeded")
+	}
+
+	// Unplugged: the pass and the drill find no copy.
+	away := disk + ".away"
+	if err := os.Rename(disk, away); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Pass(ctx); err == nil {
+		t.Fatal("a pass to an unplugged disk succeeded")
+	}
+	if _, err := k.Check(ctx); err == nil {
+		t.Fatal("a drill of an unplugged disk succeeded")
+	}
+	if k.checkDue() {
+		t.Error("a drill is due again at once while the disk is still unplugged")
+	}
+
+	// Plugged in again, the copy as it was: the pass ships, and the drill
+	// is due at once.
+	if err := os.Rename(away, disk); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !k.checkDue() {
+		t.Fatal("no drill is due after the copy was shipped again onto the disk plugged back in")
+	}
+	if _, err := k.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := k.Health(); h.State != api.BackupCurrent || h.Check == nil || !h.Check.OK {
+		t.Errorf("Health after the drill = %+v (check %+v), want current and a good drill", h, h.Check)
+	}
+}
