@@ -209,7 +209,7 @@ test('an unreachable family engine: calm banner, captures wait, then send on the
   // Spark asks before switching to it.
   await page.getByLabel('Connection text').fill(`${remote.url}#${remote.token}`);
   await page.getByTestId('connect').click();
-  await page.getByTestId('test-result').filter({ hasText: 'No engine answers' }).waitFor();
+  await page.getByTestId('test-result').filter({ hasText: 'The family engine does not answer at' }).waitFor();
   const confirm = page.locator('dialog.confirm');
   await confirm.waitFor();
   assert.match(await confirm.innerText(), /does not answer/);

@@ -102,7 +102,7 @@ test('a photo whose full photo the engine refused: kept without it, or deleted t
   // Kept without its full photo: the dialog, the viewer and the tile say so.
   await tab(page, 'Moments');
   await until(async () => (await tile.getAttribute('data-full')) === 'none', 'the tile says it is kept without its full photo', 30_000);
-  assert.match(await tile.innerText(), /Small copy only/);
+  assert.match(await tile.innerText(), /Full photo not kept/);
   assert.deepEqual(await onItsWay(), [], 'nothing in Moments says “on its way”');
   violations.push(...(await shots('refused-kept-tile')));
   await tile.click();

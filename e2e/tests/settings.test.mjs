@@ -152,12 +152,13 @@ test('a copy of the settings read for an earlier showing, arriving last, is not 
   await rpc('Settings/SetPippa', { url: 'http://127.0.0.1:9/v1', model: 'second-model', key: '' });
   await tab(page, 'Moments');
   await tab(page, 'Settings');
-  const now = page.getByTestId('pippa-now');
-  await until(async () => /second-model/.test(await now.innerText().catch(() => '')), 'the fresh copy drawn');
+  // The model is named behind Details (issue 36: no models on its face).
+  const now = page.getByTestId('pippa-detail');
+  await until(async () => /second-model/.test((await now.textContent().catch(() => '')) ?? ''), 'the fresh copy drawn');
   late();
   await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
   await page.unroute('**/rpc/Settings/Get');
-  assert.match(await now.innerText(), /second-model/, 'the late copy of before is not drawn');
+  assert.match(await now.textContent(), /second-model/, 'the late copy of before is not drawn');
   await rpc('Settings/SetPippa', pippa);
 });
 

@@ -86,7 +86,7 @@ test('the timeline: by date taken under Today, This week and months; by date add
   await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
   await reveal(made.undated);
   await page.locator(`[data-moment="${made.undated}"]`).click();
-  await page.getByTestId('moment-dialog').getByText('the photo has no date of its own').waitFor();
+  await page.getByTestId('moment-dialog').getByText('the photo doesn’t say when it was taken').waitFor();
   await page.getByTestId('moment-dialog').getByRole('button', { name: 'Close', exact: true }).click();
 
   // By date added: everything made today is under Today, newest added first.

@@ -5,7 +5,7 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, sendingWords, pippaSetUp, type Preview } from './words';
+import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, sendingWords, pippaSetUp, cardName, type Preview } from './words';
 import { place, onPlace, openPippaSettings } from './place';
 import type { Screen } from './screen';
 import { appError } from './codes';
@@ -154,7 +154,7 @@ export class CaptureScreen implements Screen {
       'button',
       { type: 'button', class: 'card-open', disabled: true, onclick: () => card.momentID && openMoment(card.momentID) },
       thumb,
-      h('span', { class: 'name', title: name }, name),
+      h('span', { class: 'name', title: name }, cardName(name)),
       state,
       said,
     );

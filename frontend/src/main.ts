@@ -60,7 +60,8 @@ class App {
     this.settings = new SettingsScreen(() => void this.refreshStatus());
     this.screens = {
       capture: new CaptureScreen(go),
-      moments: new MomentsScreen(),
+      // The empty Moments' "Add photos" does what the header's does.
+      moments: new MomentsScreen(() => { this.acted = true; this.go('capture'); }),
       phrases: new PhrasesScreen(),
       outbox: new OutboxScreen(go),
       settings: this.settings,

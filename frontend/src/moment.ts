@@ -1,10 +1,10 @@
 import { backend, type Moment, type Reading } from './backend';
-import { h, clear, toast, when, confirmDialog, rehomeToasts, sentence, type Toast } from './dom';
+import { h, clear, toast, when, confirmDialog, rehomeToasts, sentence, detailsOf, type Toast } from './dom';
 import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote } from './words';
 import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
@@ -222,7 +222,9 @@ export class MomentDialog {
             h('img', { src: m.thumb, alt: titleOf(m), 'data-testid': 'moment-image' }),
           ),
           h('figcaption', { class: 'muted' },
-            orig ? `Click the photo to see it large. Original: ${orig.contentType.replace('image/', '').toUpperCase()}, ${sizeWords(orig.size)}.` : m.pending ? 'Still on this computer; it will be sent on its own.' : fullPhotoWords(m.fullPhoto).dialog),
+            orig ? pictureWords.seeLarge : m.pending ? pictureWords.pending : fullPhotoWords(m.fullPhoto).dialog,
+            // The full photo's kind and size, for whoever helps Dad.
+            orig ? detailsOf(pictureWords.originalDetail(orig.contentType.replace('image/', '').toUpperCase(), sizeWords(orig.size))) : null),
         )
       : m.kind === 'note' || m.kind === 'recall'
         ? h('blockquote', { class: 'note-text' }, m.caption)
@@ -257,7 +259,7 @@ export class MomentDialog {
     );
     clear(
       this.metaSlot,
-      h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${m.takenAt ? '' : ' (when it was added; the photo has no date of its own)'}${m.name ? ` · ${m.name}` : ''}`),
+      h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${dateNote(m.kind, m.takenAt)}${m.name ? ` · ${m.name}` : ''}`),
       // Another family member's moment says whose it is; Dad's own, nothing.
       m.addedBy ? h('p', { class: 'muted meta', 'data-testid': 'moment-added-by' }, addedByWords(m.addedBy)) : null,
       m.ownerOnly ? h('p', { class: 'muted meta', 'data-testid': 'moment-owner-only' }, ownerOnlyWords(m.addedBy)) : null,

@@ -5,7 +5,7 @@ import { openMoment } from './moment';
 import { onMoment } from './store';
 import { place, onPlace } from './place';
 import { showing } from './onscreen';
-import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing } from './words';
+import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords } from './words';
 import { tileDate, type Order } from './timeline';
 import { MomentList, rowsOf, type Row } from './momentlist';
 import type { Screen } from './screen';
@@ -40,7 +40,9 @@ export class MomentsScreen implements Screen {
   /** grid is the list of tiles, named for a screen reader (a name on the
    * plain div that scrolls it would be one no reader may use). */
   private grid = h('ul', { class: 'grid', role: 'list', 'aria-label': 'Moments' });
-  private empty = h('p', { class: 'empty', hidden: true }, 'No moments yet. Add photos and they will show here, with what Pippa says about them.');
+  /** empty is what an empty Moments says, with the header's "Add photos"
+   * (addPhotos) as a button of its own. */
+  private empty: HTMLElement;
   private count = h('span', { class: 'muted', 'data-testid': 'moments-count' });
   /** move offers to bring this computer's moments along when the engine
    * Spark uses lacks them: Settings' own block (app/move.go), here too. */
@@ -68,7 +70,13 @@ export class MomentsScreen implements Screen {
   /** active is the tile that Tab reaches (roving tabindex). */
   private active = 0;
 
-  constructor() {
+  constructor(addPhotos: () => void = () => {}) {
+    this.empty = h(
+      'div',
+      { class: 'empty', hidden: true, 'data-testid': 'moments-empty' },
+      h('p', {}, emptyMomentsWords.said),
+      h('button', { type: 'button', class: 'primary', onclick: addPhotos }, emptyMomentsWords.add),
+    );
     this.scroller.append(this.spacer);
     this.spacer.append(this.grid);
     const toggle = h('div', { class: 'order', role: 'radiogroup', 'aria-label': 'Order the moments by' });

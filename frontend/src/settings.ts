@@ -6,7 +6,7 @@ import type { Screen } from './screen';
 import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
 import { offsiteBlock } from './offsite';
-import { connectionTestWords, warningWords, knownEngineWords } from './words';
+import { connectionTestWords, warningWords, knownEngineWords, settingsWords as W } from './words';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -28,7 +28,7 @@ export class SettingsScreen implements Screen {
   private atPippa = false;
 
   constructor(private readonly changed: () => void) {
-    this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, 'Settings'), this.body);
+    this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, W.title), this.body);
     const touch = () => {
       this.touched = true;
     };
@@ -84,23 +84,23 @@ export class SettingsScreen implements Screen {
     url.value = s.remoteURL;
     token.value = s.remoteToken;
     const result = h('div', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'test-result' });
-    const conn = h('input', { id: 'connection', type: 'text', class: 'mono', placeholder: 'https://spark.example.org#spk_…', autocomplete: 'off', spellcheck: 'false', 'data-testid': 'connection' });
+    const conn = h('input', { id: 'connection', type: 'text', class: 'mono', placeholder: W.connectionPlaceholder, autocomplete: 'off', spellcheck: 'false', 'data-testid': 'connection' });
     const separate = h(
       'details',
       { class: 'details separate' },
-      h('summary', {}, 'Enter the address and the key separately'),
+      h('summary', {}, W.separate),
       h(
         'div',
         { class: 'fields' },
-        h('label', { for: 'remote-url' }, 'Engine address'),
+        h('label', { for: 'remote-url' }, W.address),
         url,
-        h('label', { for: 'remote-token' }, 'Token'),
+        h('label', { for: 'remote-token' }, W.key),
         token,
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => void this.test(url.value, token.value, result) }, 'Test connection'),
-          h('button', { type: 'button', 'data-testid': 'use-remote', onclick: () => void this.connect(`${url.value.trim()}#${token.value.trim()}`, result) }, 'Use this engine'),
+          h('button', { type: 'button', onclick: () => void this.test(url.value, token.value, result) }, W.check),
+          h('button', { type: 'button', 'data-testid': 'use-remote', onclick: () => void this.connect(`${url.value.trim()}#${token.value.trim()}`, result) }, W.useThem),
         ),
       ),
     );
@@ -108,15 +108,15 @@ export class SettingsScreen implements Screen {
       'div',
       { class: 'connect' },
       s.engine === 'remote'
-        ? h('p', { class: 'ok-text', 'data-testid': 'connected-to' }, 'Spark is connected to the family engine. To connect to another one, paste its connection text.')
+        ? h('p', { class: 'ok-text', 'data-testid': 'connected-to' }, W.connectedTo)
         : null,
-      h('label', { for: 'connection' }, 'Connection text'),
-      h('p', { class: 'hint', id: 'connection-help' }, 'One line that whoever looks after the family engine sends you. Paste it here; Spark checks it before connecting.'),
+      h('label', { for: 'connection' }, W.connection),
+      h('p', { class: 'hint', id: 'connection-help' }, W.connectionHelp),
       h(
         'form',
         { class: 'row nowrap', onsubmit: (e: Event) => { e.preventDefault(); void this.connect(conn.value, result); } },
         conn,
-        h('button', { type: 'submit', class: 'primary', 'data-testid': 'connect' }, 'Connect'),
+        h('button', { type: 'submit', class: 'primary', 'data-testid': 'connect' }, W.connect),
       ),
       result,
       separate,
@@ -151,7 +151,7 @@ export class SettingsScreen implements Screen {
 
     const pURL = h('input', { id: 'pippa-url', type: 'url', placeholder: s.ollamaURL, spellcheck: 'false' });
     const pModel = h('input', { id: 'pippa-model', type: 'text', placeholder: 'llava', spellcheck: 'false' });
-    const pKey = h('input', { id: 'pippa-key', type: 'password', autocomplete: 'off', placeholder: 'Not needed for Ollama' });
+    const pKey = h('input', { id: 'pippa-key', type: 'password', autocomplete: 'off', placeholder: W.pippaKeyPlaceholder });
     pURL.value = s.pippa.url;
     pModel.value = s.pippa.model;
     pKey.value = s.pippa.key ?? '';
@@ -161,65 +161,62 @@ export class SettingsScreen implements Screen {
       h(
         'fieldset',
         {},
-        h('legend', {}, 'Where your moments are kept'),
-        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, 'This computer'), h('span', { class: 'muted' }, ' only'))),
-        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, 'Family engine'), h('span', { class: 'muted' }, ': a computer the family shares, so everyone’s moments are in one place'))),
+        h('legend', {}, W.where),
+        h('div', { class: 'choice' }, local, h('label', { for: 'engine-local' }, h('strong', {}, W.thisComputer), h('span', { class: 'muted' }, W.thisComputerMore))),
+        h('div', { class: 'choice' }, remote, h('label', { for: 'engine-remote' }, h('strong', {}, W.family), h('span', { class: 'muted' }, W.familyMore))),
         notYet,
         remoteFields,
         MoveBlock.mount('settings'),
-        detailsOf(
-          [
-            s.engine === 'remote' && s.remoteURL ? `The family engine is at ${s.remoteURL}.` : '',
-            s.localURL ? `The engine on this computer answers at ${s.localURL} (only this computer can reach it).` : '',
-          ]
-            .filter(Boolean)
-            .join(' ') || 'The engine on this computer is not running.',
-        ),
+        detailsOf(W.detailsWhere(s.engine === 'remote' ? s.remoteURL : '', s.localURL)),
       ),
       h(
         'fieldset',
         { disabled: s.engine === 'remote', id: 'pippa', tabindex: -1, 'data-testid': 'pippa-section' },
-        h('legend', {}, 'Pippa, who reads your photos'),
-        h('p', {}, s.engine === 'remote'
-          ? 'The family engine has its own Pippa; whoever looks after it sets her up.'
-          : 'Pippa is a program that looks at each photo and explains it. The usual choice is Ollama on this computer, which works without the internet: install it (and a model that reads pictures, such as llava), then press “Use Ollama on this computer”.'),
+        h('legend', {}, W.pippa),
+        h('p', {}, s.engine === 'remote' ? W.pippaFamily : W.pippaLocal),
         s.engine === 'remote'
           ? null
-          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url
-              ? `Pippa now: the model “${s.pippa.model}”${s.pippa.url === s.ollamaURL ? ' in Ollama on this computer' : ''}.`
-              : 'Pippa is not set up yet, so photos wait for her reading.'),
+          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url ? W.pippaSetUp(s.pippa.url === s.ollamaURL) : W.pippaNotSetUp),
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollamaURL, pModel.value && s.pippa.url === s.ollamaURL ? pModel.value : 'llava', '') }, 'Use Ollama on this computer'),
+          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollamaURL, pModel.value && s.pippa.url === s.ollamaURL ? pModel.value : 'llava', '') }, W.useOllama),
         ),
         h(
           'details',
           { class: 'details' },
-          h('summary', {}, 'Details: another Pippa (address, model, key)'),
-          h('p', { class: 'hint' }, 'Any OpenAI-compatible chat-completions server works: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.'),
+          h('summary', {}, W.pippaDetails),
+          s.pippa.url ? h('p', { 'data-testid': 'pippa-detail' }, W.pippaNow(s.pippa.model, s.pippa.url)) : null,
+          h('p', { class: 'hint' }, W.pippaHelp),
           h('div', { class: 'fields' },
-            h('label', { for: 'pippa-url' }, 'Address'), pURL,
-            h('label', { for: 'pippa-model' }, 'Model'), pModel,
-            h('label', { for: 'pippa-key' }, 'Key'), pKey),
-          h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, 'Save Pippa')),
+            h('label', { for: 'pippa-url' }, W.pippaAddress), pURL,
+            h('label', { for: 'pippa-model' }, W.pippaModel), pModel,
+            h('label', { for: 'pippa-key' }, W.pippaKey), pKey),
+          h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, W.savePippa)),
         ),
       ),
       offsiteBlock(),
       h(
         'fieldset',
         {},
-        h('legend', {}, 'Your data'),
-        h('p', {}, 'Spark keeps everything in ', h('code', { 'data-testid': 'data-dir' }, s.dataDir), '.'),
+        h('legend', {}, W.yourData),
+        h('p', {}, W.keptIn),
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toastError(e)) }, 'Open data folder'),
-          h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, 'Open log folder'),
+          h('button', { type: 'button', onclick: () => void backend.settings.openDataFolder().catch((e: unknown) => toastError(e)) }, W.openData),
+        ),
+        // Where the folder is, and the log: for whoever helps Dad.
+        h(
+          'details',
+          { class: 'details' },
+          h('summary', {}, W.dataDetails),
+          h('p', {}, W.dataDir, h('code', { 'data-testid': 'data-dir' }, s.dataDir)),
+          h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, W.openLog)),
         ),
         leftoversBlock(s.leftovers),
       ),
-      h('fieldset', {}, h('legend', {}, 'About Spark'), aboutLine()),
+      h('fieldset', {}, h('legend', {}, W.about), aboutLine()),
     );
     // This computer's copy of the family engine: what stopped it, and its rebuild.
     this.body.firstElementChild?.after(syncBlock());
@@ -235,12 +232,12 @@ export class SettingsScreen implements Screen {
     } catch {
       return true; // the test or connection that follows says what is wrong
     }
-    return !warning || confirmDialog('This address is not protected', warningWords(warning), 'Send it anyway');
+    return !warning || confirmDialog(W.notProtected, warningWords(warning), W.sendAnyway);
   }
 
   private async test(url: string, token: string, out: HTMLElement): Promise<void> {
     if (!(await this.safeToSend(url))) return;
-    out.textContent = 'Testing…';
+    out.textContent = W.checking;
     out.className = 'test-result';
     try {
       const r = await backend.settings.test(url, token);
@@ -262,7 +259,7 @@ export class SettingsScreen implements Screen {
    * one that does not answer is used only if the person confirms. */
   private async connect(text: string, out: HTMLElement, anyway = false): Promise<void> {
     if (!anyway && !(await this.safeToSend((text.split('#')[0] ?? '').trim()))) return;
-    clear(out, h('p', {}, 'Checking the family engine…'));
+    clear(out, h('p', {}, W.checkingFamily));
     out.className = 'test-result';
     let r;
     try {
@@ -275,14 +272,14 @@ export class SettingsScreen implements Screen {
     this.showTest(out, r.test);
     if (r.connected) {
       this.render(r.settings);
-      toast(r.test.ok ? 'Connected. Spark now keeps your moments on the family engine; photos waiting here will go there.' : 'Spark will use the family engine once it answers. Photos you add wait safely on this computer until then.');
+      toast(r.test.ok ? W.connected : W.connectedLater);
       this.changed();
       return;
     }
     const ok = await confirmDialog(
-      'The family engine does not answer',
-      `${connectionTestWords(r.test)} You can connect anyway: photos you add wait safely on this computer and are sent once it answers.`,
-      'Connect anyway',
+      W.noAnswerTitle,
+      W.noAnswer(connectionTestWords(r.test)),
+      W.connectAnyway,
       false,
     );
     if (ok) await this.connect(text, out, true);
@@ -320,7 +317,7 @@ export class SettingsScreen implements Screen {
   private async useLocal(): Promise<void> {
     try {
       this.render(await backend.settings.useLocal());
-      toast('Spark now keeps your moments on this computer.');
+      toast(W.nowLocal);
       this.changed();
     } catch (e) {
       toastError(e);
@@ -356,7 +353,7 @@ function leftoversBlock(l: Leftovers): HTMLElement | null {
 function aboutLine(): HTMLElement {
   const p = h('p', { 'data-testid': 'version' });
   void backend.settings.status().then((st) => {
-    p.textContent = `This is Spark version ${st.version}.`;
+    p.textContent = W.version(st.version);
   }).catch(() => {});
   return p;
 }

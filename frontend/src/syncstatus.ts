@@ -5,7 +5,7 @@
 // copy to speak of, and both stay hidden.
 import { backend, errorText, type SyncStatus } from './backend';
 import { h, clear, when } from './dom';
-import { sizeWords, syncProblemWords } from './words';
+import { sizeWords, syncProblemWords, settingsWords } from './words';
 import { toastError } from './feedback';
 import type { SyncStateCode } from './codes.js';
 
@@ -94,16 +94,21 @@ export class SyncLine {
 export function syncBlock(): HTMLElement {
   const body = h('div', { 'aria-live': 'polite' });
   const block = h('fieldset', { class: 'sync-block', 'data-testid': 'sync-block', hidden: true }, h('legend', {}, 'This computer’s copy'), body);
+  let roomOpen = false;
   const render = (s: SyncStatus) => {
     block.hidden = s.state === 'local';
     if (block.hidden) return;
-    const usage = `The small photos take ${sizeWords(s.copyBytes)} here; the full-size photos are fetched only when you open one.`;
+    const usage = settingsWords.copyUsage(sizeWords(s.copyBytes));
     if (s.state !== 'problem') {
+      // The room the small photos take, and may take, is for whoever
+      // helps Dad: behind Details, which stays open across redraws.
+      const room = h('details', { class: 'details', 'data-testid': 'sync-room' }, h('summary', {}, settingsWords.copyRoom), h('p', { class: 'hint' }, usage), limitRow(s, render));
+      room.open = roomOpen;
+      room.addEventListener('toggle', () => (roomOpen = room.open));
       clear(
         body,
         h('p', {}, 'Spark keeps a copy of the family engine’s moments, readings and phrases on this computer, so you can read them without the internet. ', syncWords(s), '.'),
-        h('p', { class: 'hint' }, usage),
-        limitRow(s, render),
+        room,
       );
       return;
     }
@@ -152,8 +157,8 @@ function limitRow(s: SyncStatus, render: (s: SyncStatus) => void): HTMLElement {
   return h(
     'div',
     {},
-    h('label', { for: 'sync-limit' }, 'Room for the small photos, in GB'),
+    h('label', { for: 'sync-limit' }, settingsWords.copyLimit),
     h('div', { class: 'row' }, gb, save),
-    h('p', { class: 'hint' }, 'When it is full, the photos you looked at least recently make room for new ones.'),
+    h('p', { class: 'hint' }, settingsWords.copyLimitHint),
   );
 }

@@ -5,7 +5,7 @@
 // original is fetched only now, replacing it once it has loaded.
 import { backend, type Moment } from './backend';
 import { h, rehomeToasts, when } from './dom';
-import { drawable, titleOf, fullPhotoWords } from './words';
+import { drawable, titleOf, fullPhotoWords, viewerWords } from './words';
 
 const MIN = 0.05;
 const MAX = 8;
@@ -57,9 +57,9 @@ export class Viewer {
       btn('Zoom out (−)', '−', () => this.zoomBy(1 / 1.25), 'viewer-zoom-out'),
       this.zoomLabel,
       btn('Zoom in (+)', '+', () => this.zoomBy(1.25), 'viewer-zoom-in'),
-      h('button', { type: 'button', class: 'viewer-btn text', title: 'Fit the photo in the window (0)', 'data-testid': 'viewer-fit', onclick: () => this.fit() }, 'Fit'),
-      h('button', { type: 'button', class: 'viewer-btn text', title: 'Actual size: one photo pixel per screen pixel (1)', 'aria-label': '1:1, actual size', 'data-testid': 'viewer-actual', onclick: () => this.actual() }, '1:1'),
-      h('button', { type: 'button', class: 'viewer-btn text', title: 'Turn a quarter to the right, for viewing only (R)', 'data-testid': 'viewer-rotate', onclick: () => this.rotate() }, 'Rotate'),
+      h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.fitTitle, 'data-testid': 'viewer-fit', onclick: () => this.fit() }, viewerWords.fit),
+      h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.actualTitle, 'data-testid': 'viewer-actual', onclick: () => this.actual() }, viewerWords.actual),
+      h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.rotateTitle, 'data-testid': 'viewer-rotate', onclick: () => this.rotate() }, viewerWords.rotate),
       h('button', { type: 'button', class: 'viewer-btn close', 'aria-label': 'Close the photo (Escape)', title: 'Close (Escape)', 'data-testid': 'viewer-close', onclick: () => this.close() }, '✕'),
     );
     this.stage.append(this.img, this.prevBtn, this.nextBtn);
@@ -130,7 +130,7 @@ export class Viewer {
       this.fit();
     };
     this.img.src = m.thumb;
-    this.setNote(m.pending ? 'This photo is still on this computer: its small copy is shown until it is sent.' : 'Loading the full photo…');
+    this.setNote(m.pending ? viewerWords.pending : viewerWords.loading);
     if (!m.pending) void this.loadOriginal(m, token);
   }
 
@@ -150,7 +150,7 @@ export class Viewer {
       return;
     }
     if (!drawable.has(o.contentType)) {
-      this.setNote(`The full photo is a ${o.contentType.replace('image/', '').toUpperCase()} file, which can’t be shown here; this is its small copy.`);
+      this.setNote(viewerWords.cantShow);
       return;
     }
     const full = new Image();
@@ -159,7 +159,7 @@ export class Viewer {
     try {
       await full.decode();
     } catch {
-      if (token === this.loadToken) this.setNote('The full photo could not be loaded; this is its small copy.');
+      if (token === this.loadToken) this.setNote(viewerWords.failed);
       return;
     }
     if (token !== this.loadToken) return;

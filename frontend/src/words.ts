@@ -73,7 +73,7 @@ export function fullPhotoWords(fullPhoto: string): FullPhotoWords {
       return {
         dialog: 'Kept without its full photo: only this small copy is kept.',
         viewer: 'Kept without its full photo; this is its small copy.',
-        tile: 'Small copy only',
+        tile: 'Full photo not kept',
       };
   }
   return { dialog: 'The full photo is on its way.', viewer: 'The full photo is still on its way; this is its small copy.', tile: '' };
@@ -460,7 +460,7 @@ export function syncProblemWords(s: { state: string; problem: string }): string 
     return 'Spark stopped copying the family engine to this computer: the engine sent something this Spark can’t read (the details are in Spark’s log). Your moments are still shown as this computer has them. Rebuild this computer’s copy to fetch everything again; if this comes back, ask whoever looks after the family engine (Spark may need an update).';
   }
   if (s.state === 'offline') {
-    if (s.problem === appError.unauthorized) return 'The family engine refused Spark’s token. Check it in Settings.';
+    if (s.problem === appError.unauthorized) return 'The family engine did not accept Spark’s key. Paste its connection text again in Settings.';
     return 'The family engine can’t be reached right now. Your captures are safe on this computer and will send on their own.';
   }
   return '';
@@ -472,11 +472,11 @@ export function syncProblemWords(s: { state: string; problem: string }): string 
 export function connectionTestWords(r: { code: string; version: string; address: string; detail?: string }): string {
   switch (r.code) {
     case connectionTest.connected:
-      return `Connected: the engine answers and accepts the token (version ${r.version}).`;
+      return 'Connected: the family engine answers and accepts Spark’s key.';
     case connectionTest.noAnswer:
-      return `No engine answers at ${r.address}. Check the address and that the family engine is running.`;
+      return `The family engine does not answer at ${r.address}. Check the line you were sent, and that the family engine is switched on.`;
     case appError.unauthorized:
-      return 'The engine refused Spark’s token. Check the token you were given.';
+      return 'The family engine did not accept Spark’s key. Check the line you were sent, or ask whoever looks after the family engine for a new one.';
   }
   return problem({ code: r.code, name: r.address, detail: r.detail ?? '' }).sentence;
 }
@@ -506,6 +506,126 @@ export const knownEngineWords = {
     `Spark could not go back to the family engine you used before. ${connectionTestWords(r)}`,
   notYet: 'Not connected yet: until it connects, Spark keeps your moments on this computer.',
 };
+
+/** settingsWords are the sentences of Settings, for Dad: where his
+ * moments are kept and who reads his photos, in plain words. What a person
+ * who looks after the family engine needs (addresses, the key, Pippa's
+ * model) is said behind "Details" (details*). */
+export const settingsWords = {
+  title: 'Settings',
+  where: 'Where your moments are kept',
+  thisComputer: 'This computer',
+  thisComputerMore: ' only',
+  family: 'Family engine',
+  familyMore: ': a computer the family shares, so everyone’s moments are in one place',
+  connectedTo: 'Spark is connected to the family engine. To connect to another one, paste the line its keeper sent you.',
+  connection: 'Connection text',
+  connectionHelp: 'One line that whoever looks after the family engine sends you. Paste it here; Spark checks it before connecting.',
+  connectionPlaceholder: 'Paste the line you were sent',
+  connect: 'Connect',
+  separate: 'Details: the address and the key, typed separately',
+  address: 'Address',
+  key: 'Key',
+  check: 'Check them',
+  useThem: 'Connect with these',
+  checking: 'Checking…',
+  checkingFamily: 'Checking the family engine…',
+  /** detailsWhere is behind Details under the choice: the addresses. */
+  detailsWhere: (remoteURL: string, localURL: string): string =>
+    [remoteURL ? `The family engine is at ${remoteURL}.` : '', localURL ? `The engine on this computer answers at ${localURL} (only this computer can reach it).` : '']
+      .filter(Boolean)
+      .join(' ') || 'The engine on this computer is not running.',
+  pippa: 'Pippa, who reads your photos',
+  pippaFamily: 'The family engine has its own Pippa; whoever looks after it sets her up.',
+  pippaLocal: 'Pippa looks at each photo and tells you in plain words what it shows. She works on this computer, without the internet, once the free program Ollama is installed (whoever helps you with the computer can do that). Then press “Use Ollama on this computer”.',
+  pippaSetUp: (ollama: boolean): string => (ollama ? 'Pippa is set up on this computer: she reads each photo you add.' : 'Pippa is set up: she reads each photo you add.'),
+  pippaNotSetUp: 'Pippa is not set up yet, so photos wait for her reading.',
+  useOllama: 'Use Ollama on this computer',
+  pippaDetails: 'Details: how Pippa is set up',
+  pippaNow: (model: string, url: string): string => `Pippa now uses the model “${model}” at ${url}.`,
+  pippaHelp: 'For Ollama: install it, then a model that reads pictures (ollama pull llava). Any OpenAI-compatible chat-completions server works too: its address (ending in /v1), the name of a model that reads images, and a key if it needs one.',
+  pippaAddress: 'Address',
+  pippaModel: 'Model',
+  pippaKey: 'Key',
+  pippaKeyPlaceholder: 'Not needed for Ollama',
+  savePippa: 'Save Pippa',
+  yourData: 'Your data',
+  keptIn: 'Spark keeps everything in its data folder on this computer.',
+  dataDetails: 'Details: where the data folder is, and Spark’s log',
+  dataDir: 'The data folder: ',
+  openData: 'Open data folder',
+  openLog: 'Open log folder',
+  about: 'About Spark',
+  version: (v: string): string => `This is Spark version ${v}.`,
+  notProtected: 'This address is not protected',
+  sendAnyway: 'Send it anyway',
+  connected: 'Connected. Spark now keeps your moments on the family engine; photos waiting here will go there.',
+  connectedLater: 'Spark will use the family engine once it answers. Photos you add wait safely on this computer until then.',
+  noAnswerTitle: 'The family engine does not answer',
+  noAnswer: (said: string): string => `${said} You can connect anyway: photos you add wait safely on this computer and are sent once it answers.`,
+  connectAnyway: 'Connect anyway',
+  nowLocal: 'Spark now keeps your moments on this computer.',
+  /** The family engine's copy on this computer (syncstatus.ts). */
+  copyRoom: 'Details: room for the small photos',
+  copyUsage: (size: string): string => `The small photos take ${size} here; the full-size photos are fetched only when you open one.`,
+  copyLimit: 'Room for the small photos, in GB',
+  copyLimitHint: 'When it is full, the photos you looked at least recently make room for new ones.',
+};
+
+/** viewerWords are the photo viewer's words: its buttons, and what it
+ * says of the photo it shows. */
+export const viewerWords = {
+  fit: 'Fit',
+  fitTitle: 'Fit the photo in the window (0)',
+  actual: 'Actual size',
+  actualTitle: 'Actual size: one dot of the photo for each dot of the screen (1)',
+  rotate: 'Rotate',
+  rotateTitle: 'Turn a quarter to the right, for viewing only (R)',
+  pending: 'This photo is still on this computer: a smaller copy is shown until it is sent.',
+  loading: 'Loading the full photo…',
+  /** cantShow: the full photo is of a kind the window can't draw (HEIC). */
+  cantShow: 'This is a smaller copy: this window can’t show this kind of photo in full. Nothing is lost, the full photo is kept. To see every detail, open it on the phone or computer it came from.',
+  failed: 'The full photo could not be loaded; this is a smaller copy. Close the photo and open it again to try once more.',
+};
+
+/** pictureWords is what the moment's dialog says under its picture when
+ * the full photo is here: how to see it large; its kind and size
+ * (originalDetail) go behind Details. */
+export const pictureWords = {
+  seeLarge: 'Click the photo to see it large.',
+  originalDetail: (type: string, size: string): string => `The full photo: a ${type} file of ${size}.`,
+  pending: 'Still on this computer; it will be sent on its own.',
+};
+
+/** dateNote is what the moment's dialog adds to its date when the moment
+ * has no date taken: a photo's date is the day it was added (its file
+ * says none); a note's or a recall's date is simply when it was made. */
+export function dateNote(kind: string, takenAt: string): string {
+  return kind === 'photo' && !takenAt ? ' (the day it was added: the photo doesn’t say when it was taken)' : '';
+}
+
+/** emptyMomentsWords is the empty Moments screen: what it says, and its
+ * button, which does what the header's "Add photos" does. */
+export const emptyMomentsWords = {
+  said: 'No moments yet. Add photos and they will show here, with what Pippa says about them.',
+  add: 'Add photos',
+};
+
+/** cardName is a card's name: the file's name, whole when it fits in max
+ * characters, else shortened at the end of a word, with "…", never in the
+ * middle of one (the whole name is the card's title). A name with no place
+ * to end a word before max is shortened at max. */
+export function cardName(name: string, max = 40): string {
+  const chars = Array.from(name);
+  if (chars.length <= max) return name;
+  const head = chars.slice(0, max).join('');
+  const gap = /[\s._\-–—,(]/u;
+  // The word at the cut ends there: the whole head is whole words.
+  if (gap.test(chars[max] ?? '')) return `${head.trimEnd()}…`;
+  const m = /^(.*\S)[\s._\-–—,(]+\S*$/u.exec(head);
+  const cut = m?.[1] && Array.from(m[1]).length >= max / 3 ? m[1] : head;
+  return `${cut.trimEnd()}…`;
+}
 
 /** searchSourceWords names where a search match was found, so that two
  * readings of one moment are told apart: the caption, Pippa's reading,

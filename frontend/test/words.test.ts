@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when, pippaMissing, pippaSetUp, queuedWords, keptWords, sendingWords, cardQueued } from '../src/words.js';
+import { wordRange, preview, readingError, latest, firstLines, parkedAdvice, problem, tallyWords, outboxLine, outboxSummary, leftoversWords, sizeWords, engineBanner, engineStateWords, startWords, badgeWords, moveWords, startProblem, sentWords, memberName, addedByWords, keptByWords, keptLine, keeperOnlyWords, ownerOnlyWords, phraseRemoveProblem, writeRefused, writeTurnedDown, when, pippaMissing, pippaSetUp, queuedWords, keptWords, sendingWords, cardQueued, cardName } from '../src/words.js';
 import { readFail, pippaState } from '../src/codes.js';
 
 const text = 'A bright afternoon in the garden: a path leads to a red door, and someone left a blue cup on the step.';
@@ -265,4 +265,12 @@ test('a phrase’s removal turned down names its keeper when the window knows th
   assert.match(writeRefused('forbidden', 'remote', 'caption', 'mum'), /Mum added this moment, and only Mum can change it\./);
   assert.equal(writeTurnedDown('unkeep', 'mum'), 'Not sent yet: Mum kept this phrase, and only Mum can remove it. Whoever looks after Spark can too. Spark tries again on its own.');
   assert.equal(writeTurnedDown('delete', 'granny jo'), 'Not sent yet: Granny jo added this moment, and only Granny jo can change it. Whoever looks after Spark can too. Spark tries again on its own.');
+});
+
+test('a card’s name is shortened at the end of a word, never in the middle of one', () => {
+  assert.equal(cardName('IMG_1234.HEIC'), 'IMG_1234.HEIC');
+  assert.equal(cardName('Grandma Edith’s seventieth birthday party in the garden.jpg'), 'Grandma Edith’s seventieth birthday…');
+  assert.equal(cardName('aaaa bbbb cccc', 9), 'aaaa bbbb…');
+  assert.equal(cardName('IMG_20240512_143022_really_long_name_here.jpg', 20), 'IMG_20240512_143022…');
+  assert.equal(cardName('x'.repeat(50), 10), `${'x'.repeat(10)}…`);
 });
