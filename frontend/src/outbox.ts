@@ -137,12 +137,15 @@ export class OutboxScreen implements Screen {
   private writesHead = h('h2', { hidden: true }, 'Notes and changes');
   private writes = h('ul', { class: 'entries writes', 'data-testid': 'writes' });
   private summary = h('p', { class: 'muted', 'data-testid': 'outbox-summary' });
+  /** sendNow is there only while something waits to be sent: with
+   * nothing waiting it would offer to send nothing (issue 36). */
+  private sendNowBtn = h('button', { type: 'button', hidden: true, 'data-testid': 'send-now', onclick: () => void this.sendNow() }, 'Send now');
   private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Send all again');
   constructor(private readonly go: Go) {
     this.el = h(
       'section',
       { class: 'screen outbox', 'aria-label': 'Outbox' },
-      h('div', { class: 'row between' }, h('h1', {}, 'Outbox'), h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void this.sendNow() }, 'Send now'), this.retryAll)),
+      h('div', { class: 'row between' }, h('h1', {}, 'Outbox'), h('div', { class: 'row' }, this.sendNowBtn, this.retryAll)),
       this.summary,
       this.list,
       this.writesHead,
@@ -182,6 +185,7 @@ export class OutboxScreen implements Screen {
   private render(s: OutboxStatus): void {
     const keep = keepPlace(this.el);
     this.retryAll.hidden = s.entries.every((e) => e.state !== 'parked') && s.writes.every((w) => w.state !== 'parked');
+    this.sendNowBtn.hidden = total(s.waiting) === 0;
     this.summary.textContent = outboxSummary(s.waiting, s.parked, place().engine);
     this.summary.dataset.waiting = String(s.entries.length + s.writes.length);
     clear(this.list, ...s.entries.map((e) => this.item(e)));
