@@ -5,7 +5,7 @@
 // (app/state.go) and every screen reads itself again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBesideFamily, appMoments, familyMoments, harness, rpc, choose, tab, shot, until, useLocalEngine, looks } from './lib.mjs';
+import { openBesideFamily, appMoments, familyMoments, harness, holdRpc, rpc, choose, tab, shot, until, useLocalEngine, looks } from './lib.mjs';
 
 let context;
 let page;
@@ -178,4 +178,45 @@ test('back to a family engine Spark knows: one click, no pasting, and the radio 
   }
   await page.getByLabel('This computer').check();
   assert.deepEqual(found, [], JSON.stringify(found, null, 2));
+});
+
+test('a first family engine: until the status bar hears of it, Settings says the moments are kept on this computer, as the bar does', async () => {
+  // Issue 36, item 6 remainder. Seen before: once Connect had its answer,
+  // Settings said "Spark is connected to the family engine" under the
+  // radio while the status bar, not yet told, said "Kept on this
+  // computer". Both now read where moments are kept from one place (the
+  // status the window last read).
+  await useLocalEngine();
+  // Spark knows no family engine that answers: a first one is set up.
+  await rpc('Settings/Connect', 'http://127.0.0.1:9#spk_nobody', true);
+  await rpc('Settings/UseLocal');
+  await page.reload();
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'this computer' }).waitFor();
+  await tab(page, 'Settings');
+  await until(async () => (await agree()).radio === 'local', 'Settings as saved: this computer');
+  await page.getByLabel('Family engine').click();
+  // The one it knows does not answer: the connection text is for the new one.
+  await page.getByTestId('test-result').filter({ hasText: 'could not go back' }).waitFor({ timeout: 15_000 });
+
+  // The status bar reads its next status late (a slow machine), from now.
+  const held = await holdRpc(page, 'Settings/Status');
+  try {
+    await page.getByLabel('Connection text').fill(`${remote.url}#${remote.token}`);
+    const answered = page.waitForResponse('**/rpc/Settings/Connect');
+    await page.getByTestId('connect').click();
+    await (await answered).finished();
+    assert.equal((await rpc('Settings/Get')).engine, 'remote', 'Spark switched to the family engine');
+    // Settings has drawn the answer of Connect.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const both = await agree();
+    assert.equal(both.bar, 'local', 'the status bar has not heard yet');
+    assert.deepEqual(both, { radio: 'family, not connected yet: local', bar: 'local' }, 'Settings says what the status bar says');
+    assert.equal(await page.getByTestId('connected-to').count(), 0, 'no “connected” beside a bar that says this computer');
+  } finally {
+    await held.release();
+  }
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor({ timeout: 15_000 });
+  await page.getByTestId('connected-to').waitFor();
+  assert.deepEqual(await agree(), { radio: 'family', bar: 'family' });
+  await useLocalEngine();
 });

@@ -6,6 +6,7 @@ import type { Screen } from './screen';
 import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
 import { offsiteBlock } from './offsite';
+import { place, onPlace } from './place';
 import { connectionTestWords, warningWords, knownEngineWords, settingsWords as W } from './words';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
@@ -26,6 +27,8 @@ export class SettingsScreen implements Screen {
   /** atPippa: the screen was opened by "Set her up": each drawing until
    * the fresh copy's puts Pippa's section in view, with the keyboard. */
   private atPippa = false;
+  /** drawnAt is where the moments were kept (place.ts) when last drawn. */
+  private drawnAt = '';
 
   constructor(private readonly changed: () => void) {
     this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, W.title), this.body);
@@ -33,6 +36,12 @@ export class SettingsScreen implements Screen {
       this.touched = true;
     };
     for (const ev of ['input', 'change', 'pointerdown', 'keydown']) this.body.addEventListener(ev, touch);
+    // Where the moments are kept is what the status bar last read (one
+    // source of truth, place.ts): when it learns of a switch, Settings
+    // says so too, never before.
+    onPlace((p) => {
+      if (p.engine !== this.drawnAt && this.last && !this.el.hidden) this.render(this.last);
+    });
   }
 
   show(again = false): void {
@@ -75,6 +84,12 @@ export class SettingsScreen implements Screen {
 
   private render(s: SettingsView): void {
     this.last = s;
+    // Where the moments are kept now, as the status bar says (its last
+    // status; Settings' own copy until the bar has read one): a family
+    // engine chosen and saved is "connected" only once the bar says so.
+    const at = place().engine || s.engine;
+    this.drawnAt = place().engine;
+    const connected = s.engine === 'remote' && at === 'remote';
     const local = h('input', { type: 'radio', name: 'engine', id: 'engine-local', value: 'local' });
     const remote = h('input', { type: 'radio', name: 'engine', id: 'engine-remote', value: 'remote' });
     local.checked = s.engine !== 'remote';
@@ -107,7 +122,7 @@ export class SettingsScreen implements Screen {
     const remoteFields = h(
       'div',
       { class: 'connect' },
-      s.engine === 'remote'
+      connected
         ? h('p', { class: 'ok-text', 'data-testid': 'connected-to' }, W.connectedTo)
         : null,
       h('label', { for: 'connection' }, W.connection),
@@ -136,7 +151,7 @@ export class SettingsScreen implements Screen {
     remote.setAttribute('aria-describedby', 'engine-not-yet');
     const sync = () => {
       remoteFields.hidden = !remote.checked;
-      notYet.hidden = !remote.checked || s.engine === 'remote';
+      notYet.hidden = !remote.checked || connected;
     };
     sync();
     local.addEventListener('change', () => {
@@ -272,7 +287,7 @@ export class SettingsScreen implements Screen {
     this.showTest(out, r.test);
     if (r.connected) {
       this.render(r.settings);
-      toast(r.test.ok ? W.connected : W.connectedLater);
+      whenPlaced('remote', () => toast(r.test.ok ? W.connected : W.connectedLater));
       this.changed();
       return;
     }
@@ -305,7 +320,7 @@ export class SettingsScreen implements Screen {
     }
     if (r.connected) {
       this.render(r.settings);
-      toast(knownEngineWords.connected);
+      whenPlaced('remote', () => toast(knownEngineWords.connected));
       this.changed();
       return;
     }
@@ -317,7 +332,7 @@ export class SettingsScreen implements Screen {
   private async useLocal(): Promise<void> {
     try {
       this.render(await backend.settings.useLocal());
-      toast(W.nowLocal);
+      whenPlaced('local', () => toast(W.nowLocal));
       this.changed();
     } catch (e) {
       toastError(e);
@@ -334,6 +349,21 @@ export class SettingsScreen implements Screen {
       toastError(e);
     }
   }
+}
+
+/** whenPlaced calls fn once the status bar says the moments are kept at
+ * engine (place.ts), at once if it does: a switch's toast never says
+ * before the bar does where the moments are kept. */
+function whenPlaced(engine: string, fn: () => void): void {
+  if (place().engine === engine) {
+    fn();
+    return;
+  }
+  const off = onPlace((p) => {
+    if (p.engine !== engine) return;
+    off();
+    fn();
+  });
 }
 
 /** leftoversBlock says, when there are any, how many of the outbox's files
