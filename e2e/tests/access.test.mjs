@@ -4,7 +4,7 @@
 // zoom the reading is in view when a moment opens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, useLocalEngine, rpc, choose, tab, shot, until, url, axe } from './lib.mjs';
+import { launch, harness, useLocalEngine, rpc, choose, tab, shot, until, url, axe, cardOf } from './lib.mjs';
 
 let context;
 let page;
@@ -17,9 +17,10 @@ before(async () => {
   await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
   const { paths } = await harness('/test/generate', { n: 2 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  // The last chosen, the newest card.
+  const { card, id } = await cardOf(page, paths.at(-1));
   await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-  photo = await card.getAttribute('data-moment-id');
+  photo = id;
   await rpc('Phrases/Keep', 'bright afternoon', photo);
 });
 

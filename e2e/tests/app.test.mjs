@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aimAtWords, launch, harness, choose, tab, shot, until, url, rpc } from './lib.mjs';
+import { aimAtWords, launch, harness, choose, tab, shot, until, url, rpc, cardOf } from './lib.mjs';
 
 const photos = join(import.meta.dirname, '..', '..', '..', 'shared', 'photos');
 let context;
@@ -120,7 +120,8 @@ test('a drop on the window and a pasted picture are captured too', async () => {
     document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
   });
   await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= sent + 2, 'the pasted picture sent');
-  assert.match(await page.getByTestId('card').first().innerText(), /Pasted picture\.png/);
+  const { card } = await cardOf(page, 'Pasted picture.png');
+  assert.match(await card.innerText(), /Pasted picture\.png/);
 });
 
 test('keep a phrase selected in a reading with the mouse: the selection snaps to whole words and the dialog does not move', async () => {

@@ -10,7 +10,7 @@
 // light, dark and at 200%, into pippa-*.png; axe-core on each.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, rpc, choose, tab, until, looks, useLocalEngine, holdRpc } from './lib.mjs';
+import { localWindow, harness, rpc, choose, tab, until, looks, useLocalEngine, holdRpc, cardOf } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -56,7 +56,7 @@ test('no Pippa on this computer: the card and the moment say so, with the way to
   });
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   const reading = card.getByTestId('card-reading');
   await reading.filter({ hasText: notSetUp }).waitFor();
   // The photo is on this computer's engine: kept here, not "sent".
@@ -148,7 +148,7 @@ test('a family engine with no Pippa: ask whoever looks after it; a photo that re
   await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: noFamilyPippa }).waitFor();
   await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
   assert.equal(await card.locator('.state').innerText(), 'Sent to the family engine');

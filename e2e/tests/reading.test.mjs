@@ -5,7 +5,7 @@
 // reading says what to do, with the raw error behind Details, and Try again.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, choose, tab, shot, until, aimAtWords, looks } from './lib.mjs';
+import { localWindow, harness, choose, tab, shot, until, aimAtWords, looks, cardOf } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -29,7 +29,7 @@ test('a slow Pippa: the card and the tile show the reading the moment it arrives
   await harness('/test/pippa', { delayMs: 6000 });
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   await card.locator('[data-testid=card-reading]').filter({ hasText: /Waiting for Pippa|Pippa is reading/ }).waitFor();
   const id = await card.getAttribute('data-moment-id');
   assert.ok(id, 'the card knows its moment');
@@ -73,7 +73,7 @@ test('typing a caption while the reading arrives: the cursor and the words stay'
   await harness('/test/pippa', { delayMs: 4000 });
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   await until(async () => (await card.locator('.card-open').isEnabled()), 'the card can be opened');
   await card.locator('.card-open').click();
   const dialog = page.getByTestId('moment-dialog');
@@ -95,7 +95,7 @@ test('a failed reading says what to do, keeps the raw error behind Details, and 
   await harness('/test/pippa', { refuse: true });
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'could not read' }).waitFor({ timeout: 30_000 });
   await card.locator('.card-open').click();
   const dialog = page.getByTestId('moment-dialog');
@@ -157,7 +157,7 @@ test('the Keep this phrase bar covers neither the selected line nor the line und
   // selection with the mouse.
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
   await until(async () => (await card.getAttribute('data-state')) === 'sent', 'the photo sent');
   await card.locator('.card-open').click();

@@ -4,7 +4,7 @@
 // Escape to close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, choose, tab, shot, until } from './lib.mjs';
+import { localWindow, harness, choose, tab, shot, until, cardOf } from './lib.mjs';
 
 let page;
 localWindow((w) => ({ page } = w));
@@ -27,8 +27,8 @@ test('the viewer: full window, small copy then the original, zoom, pan, fit, 1:1
   await choose(page, [...small.paths, ...big.paths]);
   await until(async () => (await page.locator('[data-testid=card][data-state=sent]').count()) >= 3, 'three photos sent', 120_000);
 
-  // The big photo was chosen last, so its card is first.
-  const bigID = await page.getByTestId('card').first().getAttribute('data-moment-id');
+  // The big photo's moment, found by its card.
+  const { id: bigID } = await cardOf(page, big.paths[0]);
   await tab(page, 'Moments');
   await page.evaluate(() => (document.querySelector('[data-testid=moments-scroller]').scrollTop = 0));
   const tile = page.locator(`[data-testid=moment-tile][data-moment="${bigID}"]`);

@@ -6,7 +6,7 @@
 // a duplicate card shows the photo and opens the moment it duplicates (9).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, rpc, tab, shot, until, url, useLocalEngine, axe, familyMoments } from './lib.mjs';
+import { launch, harness, rpc, tab, shot, until, url, useLocalEngine, axe, familyMoments, cardOf } from './lib.mjs';
 
 before(async () => {
   assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
@@ -112,7 +112,7 @@ test('toasts in the moment dialog: three kept phrases, at most two toasts, none 
     try {
       const { paths } = await harness('/test/generate', { n: 1 });
       await chooseHere(page, paths);
-      const card = page.getByTestId('card').first();
+      const { card } = await cardOf(page, paths[0]);
       await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
       await card.locator('.card-open').click();
       const dialog = page.getByTestId('moment-dialog');
@@ -142,7 +142,7 @@ test('200%: the toast of a photo added again covers neither its card nor any con
   try {
     const { paths } = await harness('/test/generate', { n: 1 });
     await chooseHere(page, paths);
-    await page.getByTestId('card').first().getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
+    await (await cardOf(page, paths[0])).card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
     await page.getByTestId('cards').scrollIntoViewIfNeeded();
     await chooseHere(page, paths);
     await page.locator('#toasts .toast').filter({ hasText: 'already in Spark' }).waitFor();
@@ -167,9 +167,8 @@ test('a duplicate card shows the photo and opens the moment it duplicates (9)', 
     try {
       const { paths } = await harness('/test/generate', { n: 1 });
       await chooseHere(page, paths);
-      const first = page.getByTestId('card').first();
+      const { card: first, id } = await cardOf(page, paths[0]);
       await first.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-      const id = await first.getAttribute('data-moment-id');
       // Sent and forgotten by the outbox's queue: a photo added long ago.
       await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the photo is delivered');
       await chooseHere(page, paths);
@@ -205,13 +204,13 @@ test('a portrait photo leaves no gap before Caption; the dialog holds still when
     // The portrait one first, so the landscape one is newer: first in Moments.
     const portrait = await harness('/test/generate', { n: 1, portrait: true });
     await chooseHere(page, portrait.paths);
-    await page.getByTestId('card').first().getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-    const pid = await page.getByTestId('card').first().getAttribute('data-moment-id');
+    const { card: pcard, id: pid } = await cardOf(page, portrait.paths[0]);
+    await pcard.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
     const landscape = await harness('/test/generate', { n: 1 });
     await chooseHere(page, landscape.paths);
     await until(async () => (await page.getByTestId('card').count()) === 2, 'a second card');
-    await page.getByTestId('card').first().getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-    const lid = await page.getByTestId('card').first().getAttribute('data-moment-id');
+    const { card: lcard, id: lid } = await cardOf(page, landscape.paths[0]);
+    await lcard.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
     await tab(page, 'Moments');
     await page.locator(`[data-testid=moment-tile][data-moment="${lid}"]`).click();
     const dialog = page.getByTestId('moment-dialog');

@@ -7,7 +7,7 @@
 // controls fit (7); a toast ends when its news is done or off screen (8).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe } from './lib.mjs';
+import { launch, harness, rpc, choose, tab, shot, until, url, useLocalEngine, axe, cardOf } from './lib.mjs';
 
 before(async () => {
   assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
@@ -31,9 +31,9 @@ async function open(opts) {
 async function captureRead(page) {
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card, id } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-  return { card, id: await card.getAttribute('data-moment-id') };
+  return { card, id };
 }
 
 /** shots takes a picture of the page in light and in dark. */

@@ -3,7 +3,7 @@
 // the engine is back; the window shows it done without a reload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openOnFamily, aimAtWords, harness, rpc, choose, tab, shot, until, useLocalEngine, axe } from './lib.mjs';
+import { openOnFamily, aimAtWords, harness, rpc, choose, tab, shot, until, useLocalEngine, axe, cardOf } from './lib.mjs';
 
 let context;
 let page;
@@ -32,9 +32,9 @@ before(async () => {
   ({ context, page, remote } = await openOnFamily());
   const { paths } = await harness('/test/generate', { n: 1 });
   await choose(page, paths);
-  const card = page.getByTestId('card').first();
+  const { card, id } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'red door' }).waitFor({ timeout: 60_000 });
-  photo = await card.getAttribute('data-moment-id');
+  photo = id;
   // Dad has looked at his moments before the engine goes away.
   await tab(page, 'Moments');
   await page.locator(`[data-testid=moment-tile][data-moment="${photo}"]`).waitFor();
