@@ -93,7 +93,7 @@ export class SyncLine {
  * when the copy stopped, why and "Rebuild this computer's copy". */
 export function syncBlock(): HTMLElement {
   const body = h('div', { 'aria-live': 'polite' });
-  const block = h('fieldset', { class: 'sync-block', 'data-testid': 'sync-block', hidden: true }, h('legend', {}, 'This computer’s copy'), body);
+  const block = h('fieldset', { class: 'sync-block', 'data-testid': 'sync-block', hidden: true }, h('legend', {}, settingsWords.copy), body);
   let roomOpen = false;
   const render = (s: SyncStatus) => {
     block.hidden = s.state === 'local';
@@ -107,28 +107,28 @@ export function syncBlock(): HTMLElement {
       room.addEventListener('toggle', () => (roomOpen = room.open));
       clear(
         body,
-        h('p', {}, 'Spark keeps a copy of the family engine’s moments, readings and phrases on this computer, so you can read them without the internet. ', syncWords(s), '.'),
+        h('p', {}, settingsWords.copyWhy, syncWords(s), '.'),
         room,
       );
       return;
     }
-    const rebuild = h('button', { type: 'button', class: 'primary', 'data-testid': 'sync-rebuild' }, 'Rebuild this computer’s copy');
+    const rebuild = h('button', { type: 'button', class: 'primary', 'data-testid': 'sync-rebuild' }, settingsWords.rebuild);
     rebuild.addEventListener('click', () => {
       rebuild.disabled = true;
-      rebuild.textContent = 'Fetching everything again…';
+      rebuild.textContent = settingsWords.rebuilding;
       backend.sync
         .rebuild()
         .then(render)
         .catch((e: unknown) => {
           toastError(e);
           rebuild.disabled = false;
-          rebuild.textContent = 'Rebuild this computer’s copy';
+          rebuild.textContent = settingsWords.rebuild;
         });
     });
     clear(
       body,
       h('p', { class: 'warn-text', role: 'alert', 'data-testid': 'sync-problem' }, syncProblemWords(s)),
-      h('p', { class: 'hint' }, 'Nothing is lost: everything is kept on the family engine, and this computer fetches its copy again from the start.'),
+      h('p', { class: 'hint' }, settingsWords.rebuildHint),
       h('div', { class: 'row' }, rebuild),
     );
   };
@@ -147,7 +147,7 @@ export function syncBlock(): HTMLElement {
 function limitRow(s: SyncStatus, render: (s: SyncStatus) => void): HTMLElement {
   const gb = h('input', { id: 'sync-limit', type: 'number', min: '0.1', max: '10000', step: '0.5', 'data-testid': 'sync-limit' });
   gb.value = String(Math.round((s.cacheBytes / 2 ** 30) * 10) / 10);
-  const save = h('button', { type: 'button' }, 'Save');
+  const save = h('button', { type: 'button' }, settingsWords.save);
   save.addEventListener('click', () => {
     backend.sync
       .setCacheLimit(Number(gb.value))

@@ -46,21 +46,21 @@ export class Viewer {
   constructor() {
     const btn = (label: string, text: string, run: () => void, testid: string) =>
       h('button', { type: 'button', class: 'viewer-btn', 'aria-label': label, title: label, 'data-testid': testid, onclick: run }, text);
-    this.prevBtn = btn('Previous photo (←)', '‹', () => this.step(-1), 'viewer-prev');
-    this.nextBtn = btn('Next photo (→)', '›', () => this.step(1), 'viewer-next');
+    this.prevBtn = btn(viewerWords.previous, '‹', () => this.step(-1), 'viewer-prev');
+    this.nextBtn = btn(viewerWords.next, '›', () => this.step(1), 'viewer-next');
     const bar = h(
       'div',
-      { class: 'viewer-bar', role: 'toolbar', 'aria-label': 'Photo controls' },
+      { class: 'viewer-bar', role: 'toolbar', 'aria-label': viewerWords.controls },
       this.title,
       this.count,
       h('span', { class: 'grow' }),
-      btn('Zoom out (−)', '−', () => this.zoomBy(1 / 1.25), 'viewer-zoom-out'),
+      btn(viewerWords.zoomOut, '−', () => this.zoomBy(1 / 1.25), 'viewer-zoom-out'),
       this.zoomLabel,
-      btn('Zoom in (+)', '+', () => this.zoomBy(1.25), 'viewer-zoom-in'),
+      btn(viewerWords.zoomIn, '+', () => this.zoomBy(1.25), 'viewer-zoom-in'),
       h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.fitTitle, 'data-testid': 'viewer-fit', onclick: () => this.fit() }, viewerWords.fit),
       h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.actualTitle, 'data-testid': 'viewer-actual', onclick: () => this.actual() }, viewerWords.actual),
       h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.rotateTitle, 'data-testid': 'viewer-rotate', onclick: () => this.rotate() }, viewerWords.rotate),
-      h('button', { type: 'button', class: 'viewer-btn close', 'aria-label': 'Close the photo (Escape)', title: 'Close (Escape)', 'data-testid': 'viewer-close', onclick: () => this.close() }, '✕'),
+      h('button', { type: 'button', class: 'viewer-btn close', 'aria-label': viewerWords.close, title: viewerWords.closeTitle, 'data-testid': 'viewer-close', onclick: () => this.close() }, '✕'),
     );
     this.stage.append(this.img, this.prevBtn, this.nextBtn);
     this.dlg.append(bar, this.stage, this.note);

@@ -570,11 +570,24 @@ export const settingsWords = {
   copyUsage: (size: string): string => `The small photos take ${size} here; the full-size photos are fetched only when you open one.`,
   copyLimit: 'Room for the small photos, in GB',
   copyLimitHint: 'When it is full, the photos you looked at least recently make room for new ones.',
+  copy: 'This computer’s copy',
+  copyWhy: 'Spark keeps a copy of the family engine’s moments, readings and phrases on this computer, so you can read them without the internet. ',
+  rebuild: 'Rebuild this computer’s copy',
+  rebuilding: 'Fetching everything again…',
+  rebuildHint: 'Nothing is lost: everything is kept on the family engine, and this computer fetches its copy again from the start.',
+  save: 'Save',
 };
 
 /** viewerWords are the photo viewer's words: its buttons, and what it
  * says of the photo it shows. */
 export const viewerWords = {
+  previous: 'Previous photo (←)',
+  next: 'Next photo (→)',
+  controls: 'Photo controls',
+  zoomOut: 'Zoom out (−)',
+  zoomIn: 'Zoom in (+)',
+  close: 'Close the photo (Escape)',
+  closeTitle: 'Close (Escape)',
   fit: 'Fit',
   fitTitle: 'Fit the photo in the window (0)',
   actual: 'Actual size',
