@@ -107,6 +107,10 @@ grep -q 'Spark stopped' "$SPARK_DATA/logs/spark.log" || { tail "$SPARK_DATA/logs
 for scheme in light dark; do
   bash e2e/window-tour.sh "$bin" "$SPARK_DATA" "$out/tour" "$scheme" || { echo "FAIL: the window tour ($scheme)"; exit 1; }
 done
+# And Moments on a fresh data folder: empty, with its "Add photos".
+for scheme in light dark; do
+  bash e2e/window-tour.sh "$bin" "$tmp/empty" "$out/tour" "$scheme" empty || { echo "FAIL: the empty Moments ($scheme)"; exit 1; }
+done
 
 # The same window over 10,000 moments (written into its engine first): it
 # opens on Moments and shows the first page; its memory then.

@@ -9,7 +9,7 @@
 # Alt+5 open the tabs, Enter opens a tile, Escape closes) and a click on
 # the photo.
 #
-# Usage: e2e/window-tour.sh BIN DATA OUT light|dark
+# Usage: e2e/window-tour.sh BIN DATA OUT light|dark [empty]
 set -euo pipefail
 bin=$1 data=$2 out=$3 scheme=$4
 command -v xdotool >/dev/null || { echo "window tour: no xdotool, skipped"; exit 0; }
@@ -49,6 +49,15 @@ click() { xdotool mousemove $((X + $1)) $((Y + $2)) click 1; sleep "${PAUSE:-1.2
 # Focus the window: a click on the status bar, where nothing reacts.
 click 900 790
 key alt+2
+# A fresh data folder (mode "empty"): Moments with nothing in it yet, and
+# its "Add photos" button.
+if [ "${5:-}" = empty ]; then
+  shot moments-empty
+  kill -TERM "$app_pid"
+  for _ in $(seq 100); do kill -0 "$app_pid" 2>/dev/null || break; sleep 0.1; done
+  app_pid=""
+  exit 0
+fi
 shot moments
 # By the date added: this session's photos side by side (the README's picture).
 click 1012 99

@@ -49,7 +49,8 @@ export async function harness(path, body = {}) {
  * harness's file dialog answers with paths. */
 export async function choose(page, paths) {
   await harness('/test/dialog', { files: paths });
-  await page.getByRole('button', { name: 'Add photos' }).click();
+  // The tab, not any "Add photos": the empty Moments has one of its own.
+  await tab(page, 'Add photos');
   await page.getByRole('button', { name: 'Choose photos…' }).click();
 }
 

@@ -49,6 +49,7 @@ test('Settings on this computer speaks plainly; the address and the model are be
   assert.match(inside, /llava-test/, 'Details give Pippa’s model');
   assert.match(inside, /127\.0\.0\.1:9\/v1/, 'Details give Pippa’s address');
   assert.deepEqual(await axe(page, 'Settings, Details open'), []);
+  await shot(page, 'words-settings-details');
   await rpc('Settings/SetPippa', { url: was.url, model: was.model, key: was.key ?? '' });
 });
 
@@ -145,6 +146,7 @@ test('the moment’s picture and the viewer speak plainly, and say what Dad can 
   plain(await face(viewer), 'The viewer');
   assert.match(said, /open it|on the phone|computer it came from/i, `it says what Dad can do: ${said}`);
   assert.deepEqual(await axe(page, 'the viewer'), []);
+  await shot(page, 'words-viewer-cant-show');
   await page.unroute('**/rpc/Moments/Get');
   await page.keyboard.press('Escape');
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
