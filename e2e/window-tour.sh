@@ -67,8 +67,8 @@ key alt+2
 key Return
 sleep 1
 shot moment
-# The photo sits at the left of the moment dialog.
-click 330 330
+# The photo sits at the left of the moment dialog, under its title.
+click 330 180
 sleep 2 # the original
 shot viewer
 key Escape

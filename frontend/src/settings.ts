@@ -188,7 +188,7 @@ export class SettingsScreen implements Screen {
         'fieldset',
         { disabled: s.engine === 'remote', id: 'pippa', tabindex: -1, 'data-testid': 'pippa-section' },
         h('legend', {}, W.pippa),
-        h('p', {}, s.engine === 'remote' ? W.pippaFamily : W.pippaLocal),
+        h('p', {}, s.engine === 'remote' ? W.pippaFamily : s.pippa.url ? W.pippaLocal : W.pippaLocal + W.pippaHow),
         s.engine === 'remote'
           ? null
           : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url ? W.pippaSetUp(s.pippa.url === s.ollamaURL) : W.pippaNotSetUp),

@@ -537,7 +537,9 @@ export const settingsWords = {
       .join(' ') || 'The engine on this computer is not running.',
   pippa: 'Pippa, who reads your photos',
   pippaFamily: 'The family engine has its own Pippa; whoever looks after it sets her up.',
-  pippaLocal: 'Pippa looks at each photo and tells you in plain words what it shows. She works on this computer, without the internet, once the free program Ollama is installed (whoever helps you with the computer can do that). Then press “Use Ollama on this computer”.',
+  pippaLocal: 'Pippa looks at each photo and tells you in plain words what it shows.',
+  /** pippaHow: how to set her up, said while she is not. */
+  pippaHow: ' She works on this computer, without the internet, once the free program Ollama is installed (whoever helps you with the computer can do that). Then press “Use Ollama on this computer”.',
   pippaSetUp: (ollama: boolean): string => (ollama ? 'Pippa is set up on this computer: she reads each photo you add.' : 'Pippa is set up: she reads each photo you add.'),
   pippaNotSetUp: 'Pippa is not set up yet, so photos wait for her reading.',
   useOllama: 'Use Ollama on this computer',
