@@ -129,6 +129,11 @@ test('the moment’s picture and the viewer speak plainly, and say what Dad can 
     if (out.result?.original) out.result.original.contentType = 'image/heic';
     await route.fulfill({ response: r, json: out });
   });
+  // A note kept just before: its toast is still up when the viewer opens.
+  await page.getByLabel('Or write a note').fill(`A note before the viewer ${Date.now()}`);
+  await page.getByTestId('keep-note').click();
+  const toastShown = page.locator('#toasts .toast').filter({ hasText: 'Note kept' }).last(); // the newest
+  await toastShown.waitFor();
   await card.locator('.card-open').click();
   const dialog = page.getByTestId('moment-dialog');
   await until(async () => (await dialog.getAttribute('data-moment-id')) === id, 'the photo’s moment open');
@@ -141,6 +146,13 @@ test('the moment’s picture and the viewer speak plainly, and say what Dad can 
   const viewer = page.getByTestId('viewer');
   await viewer.waitFor();
   const note = viewer.getByTestId('viewer-note');
+  // The toast, held under the pointer, covers none of what the viewer says.
+  await toastShown.hover();
+  await note.waitFor();
+  const [t, n] = [await toastShown.boundingBox(), await note.boundingBox()];
+  const overlap = t.x < n.x + n.width && n.x < t.x + t.width && t.y < n.y + n.height && n.y < t.y + t.height;
+  assert.equal(overlap, false, `the toast (${JSON.stringify(t)}) covers the viewer’s words (${JSON.stringify(n)})`);
+  await page.mouse.move(5, 400);
   await until(async () => /full/i.test(await note.innerText()) && !/Loading/.test(await note.innerText()), 'the viewer’s note on the full photo');
   const said = await note.innerText();
   plain(await face(viewer), 'The viewer');

@@ -62,8 +62,10 @@ export class Viewer {
       h('button', { type: 'button', class: 'viewer-btn text', title: viewerWords.rotateTitle, 'data-testid': 'viewer-rotate', onclick: () => this.rotate() }, viewerWords.rotate),
       h('button', { type: 'button', class: 'viewer-btn close', 'aria-label': viewerWords.close, title: viewerWords.closeTitle, 'data-testid': 'viewer-close', onclick: () => this.close() }, '✕'),
     );
-    this.stage.append(this.img, this.prevBtn, this.nextBtn);
-    this.dlg.append(bar, this.stage, this.note);
+    // The note is at the foot of the photo, not of the window: a toast
+    // has its own band under the photo and never covers what it says.
+    this.stage.append(this.img, this.prevBtn, this.nextBtn, this.note);
+    this.dlg.append(bar, this.stage);
     document.body.append(this.dlg);
 
     this.dlg.addEventListener('keydown', (e) => this.key(e));
