@@ -1,7 +1,7 @@
 import { backend, type Leftovers, type SettingsView, type TestResult } from './backend';
 import { MoveBlock } from './move';
 import { toastError, errorBlock } from './feedback';
-import { h, clear, toast, detailsOf, confirmDialog, sentence } from './dom';
+import { h, clear, toast, confirmDialog, sentence } from './dom';
 import type { Screen } from './screen';
 import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
@@ -182,7 +182,7 @@ export class SettingsScreen implements Screen {
         notYet,
         remoteFields,
         MoveBlock.mount('settings'),
-        detailsOf(W.detailsWhere(s.engine === 'remote' ? s.remoteURL : '', s.localURL)),
+        h('details', { class: 'details' }, h('summary', {}, W.whereDetails), h('pre', {}, W.detailsWhere(s.engine === 'remote' ? s.remoteURL : '', s.localURL))),
       ),
       h(
         'fieldset',

@@ -518,7 +518,7 @@ export const settingsWords = {
   thisComputerMore: ' only',
   family: 'Family engine',
   familyMore: ': a computer the family shares, so everyone’s moments are in one place',
-  connectedTo: 'Spark is connected to the family engine. To connect to another one, paste the line its keeper sent you.',
+  connectedTo: 'Spark is connected to the family engine. To connect to another one, paste the line you were sent for it.',
   connection: 'Connection text',
   connectionHelp: 'One line that whoever looks after the family engine sends you. Paste it here; Spark checks it before connecting.',
   connectionPlaceholder: 'Paste the line you were sent',
@@ -530,7 +530,9 @@ export const settingsWords = {
   useThem: 'Connect with these',
   checking: 'Checking…',
   checkingFamily: 'Checking the family engine…',
-  /** detailsWhere is behind Details under the choice: the addresses. */
+  /** detailsWhere is behind Details under the choice (whereDetails):
+   * the addresses. */
+  whereDetails: 'Details: the addresses',
   detailsWhere: (remoteURL: string, localURL: string): string =>
     [remoteURL ? `The family engine is at ${remoteURL}.` : '', localURL ? `The engine on this computer answers at ${localURL} (only this computer can reach it).` : '']
       .filter(Boolean)
