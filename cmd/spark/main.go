@@ -13,7 +13,7 @@
 //	drain [--for 2m] [--watch]  send now; exit 0 once nothing is pending
 //	outbox [--json]             list entries with their steps and state
 //	sync [--watch] [--rebuild]  copy the engine onto this computer (DATA/replica)
-//	moments [--json]            list moments from this computer's copy, no network
+//	moments [--json] [--deleted] list moments from this computer's copy, no network
 //	retry ID | --all            put parked entries back to pending
 //	discard ID [--export DIR]   remove an entry (exporting its original first)
 //	--version                   print the version
@@ -78,8 +78,9 @@ commands:
   outbox [--json]             list entries, their steps, state and reasons
   sync [--watch] [--rebuild]  copy the engine's moments, readings and small photos
                               onto this computer; exit 0 once up to date
-  moments [--json]            list the moments on this computer (with the photos not
-                              sent yet), with no network
+  moments [--json] [--deleted]
+                              list the moments on this computer (with the photos not
+                              sent yet), with no network; --deleted: Recently deleted
   retry ID | --all            put parked entries back to pending
   discard ID [--export DIR]   remove an entry, copying its original to DIR first
   --version                   print the version

@@ -23,11 +23,13 @@ type momentsListing struct {
 }
 
 type momentLine struct {
-	ID         string        `json:"id"`
-	Kind       string        `json:"kind"`
-	Caption    string        `json:"caption"`
-	TakenAt    *time.Time    `json:"taken_at"`
-	Pending    bool          `json:"pending"`
+	ID      string     `json:"id"`
+	Kind    string     `json:"kind"`
+	Caption string     `json:"caption"`
+	TakenAt *time.Time `json:"taken_at"`
+	Pending bool       `json:"pending"`
+	// DeletedAt is, with --deleted, when the moment was deleted.
+	DeletedAt  *time.Time    `json:"deleted_at,omitempty"`
 	CopyCached bool          `json:"copy_cached"`
 	Readings   []readingLine `json:"readings"`
 }
@@ -42,6 +44,7 @@ func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
 	fs := flag.NewFlagSet("moments", flag.ContinueOnError)
 	g.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	deleted := fs.Bool("deleted", false, "list Recently deleted (the moments deleted in the last 30 days, which 'spark restore' brings back)")
 	if rest, err := parseInterleaved(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -57,7 +60,11 @@ func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
 		return err
 	}
 	defer o.Close()
-	l, err := listMoments(ctx, r, o)
+	list := listMoments
+	if *deleted {
+		list = listDeleted
+	}
+	l, err := list(ctx, r, o)
 	if err != nil {
 		return err
 	}
@@ -74,8 +81,11 @@ func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
 			taken = m.TakenAt.Local().Format("2006-01-02 15:04")
 		}
 		state := "on the engine"
-		if m.Pending {
+		switch {
+		case m.Pending:
 			state = "not sent yet"
+		case m.DeletedAt != nil:
+			state = "deleted " + m.DeletedAt.Local().Format("2006-01-02 15:04")
 		}
 		photo := "not here yet"
 		if m.CopyCached {
@@ -110,6 +120,80 @@ func readingText(rs []readingLine) string {
 	return "-"
 }
 
+// listDeleted lists the replica's Recently deleted, newest first, less
+// the moments whose restore waits in the outbox, with those whose delete
+// waits there.
+func listDeleted(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
+	l := momentsListing{Moments: []momentLine{}}
+	st, err := r.State(ctx)
+	if err != nil {
+		return l, err
+	}
+	l.AsOfSeq = st.Seq
+	if !st.SyncedAt.IsZero() {
+		l.SyncedAt = &st.SyncedAt
+	}
+	status, err := o.Status(ctx)
+	if err != nil {
+		return l, err
+	}
+	waiting := map[string]*time.Time{} // moment id -> when its waiting delete was made; nil: a restore waits
+	for _, w := range status.Writes {
+		switch w.Kind {
+		case outbox.WriteDelete:
+			at := w.MadeAt
+			waiting[w.MomentID] = &at
+		case outbox.WriteRestore:
+			waiting[w.MomentID] = nil
+		}
+	}
+	since := time.Now().Add(-api.RecentlyDeletedFor)
+	seen := map[string]bool{}
+	for before := ""; ; {
+		page, next, err := r.DeletedPage(ctx, since, api.MaxPageLimit, before)
+		if err != nil {
+			return l, err
+		}
+		for _, m := range page {
+			if at, ok := waiting[m.ID]; ok && at == nil {
+				continue
+			}
+			seen[m.ID] = true
+			l.Moments = append(l.Moments, lineOf(r, &m))
+		}
+		if next == nil {
+			break
+		}
+		before = *next
+	}
+	for id, at := range waiting {
+		if at == nil || seen[id] {
+			continue
+		}
+		m, err := r.Moment(ctx, id)
+		if err != nil {
+			continue // not in this computer's copy yet
+		}
+		line := lineOf(r, m)
+		line.DeletedAt = at
+		l.Moments = append(l.Moments, line)
+	}
+	sort.SliceStable(l.Moments, func(i, j int) bool { return l.Moments[i].ID > l.Moments[j].ID })
+	return l, nil
+}
+
+// lineOf is a moment of the replica as spark moments lists it.
+func lineOf(r *replica.Replica, m *api.Moment) momentLine {
+	line := momentLine{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: m.TakenAt, DeletedAt: m.DeletedAt, Readings: []readingLine{}}
+	if m.Copy != nil {
+		line.CopyCached = r.Copies().Has(m.Copy.SHA256)
+	}
+	for _, t := range m.Turns {
+		line.Readings = append(line.Readings, readingLine{ID: t.ID, Status: t.Status, Text: t.Text})
+	}
+	return line
+}
+
 // listMoments merges the replica's live moments with the outbox's captures
 // that the replica does not hold yet (pending), newest first.
 func listMoments(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
@@ -126,15 +210,8 @@ func listMoments(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (mom
 	if err != nil {
 		return l, err
 	}
-	for _, m := range moments {
-		line := momentLine{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: m.TakenAt, Readings: []readingLine{}}
-		if m.Copy != nil {
-			line.CopyCached = r.Copies().Has(m.Copy.SHA256)
-		}
-		for _, t := range m.Turns {
-			line.Readings = append(line.Readings, readingLine{ID: t.ID, Status: t.Status, Text: t.Text})
-		}
-		l.Moments = append(l.Moments, line)
+	for i := range moments {
+		l.Moments = append(l.Moments, lineOf(r, &moments[i]))
 	}
 	entries, err := o.Entries(ctx)
 	if err != nil {

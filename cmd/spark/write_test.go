@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,53 @@ func TestSpark_WriteBadInput(t *testing.T) {
 	defer o.Close()
 	if st, err := o.Status(context.Background()); err != nil || len(st.Writes) != 0 {
 		t.Errorf("the outbox holds %d writes after refused commands (%v); want none", len(st.Writes), err)
+	}
+}
+
+// TestSpark_MomentsDeleted: 'spark moments --deleted' lists Recently
+// deleted from this computer's copy, with when each was deleted, less what
+// a restore waiting in the outbox brings back; restored and synced, the
+// moment is in 'spark moments' again.
+func TestSpark_MomentsDeleted(t *testing.T) {
+	eng := enginetest.Start(t)
+	vars := map[string]string{"SPARK_ENGINE": eng.URL, "SPARK_TOKEN": eng.Token}
+	data := t.TempDir()
+	_, out, _ := spark(t, nil, "--data", data, "note", "read the gas meter")
+	id := strings.TrimSpace(out)
+	spark(t, nil, "--data", data, "delete", id)
+	for _, cmd := range [][]string{{"drain", "--for", "10s"}, {"sync"}} {
+		if code, out, errOut := spark(t, vars, append([]string{"--data", data}, cmd...)...); code != 0 {
+			t.Fatalf("%v = %d\n%s\n%s", cmd, code, out, errOut)
+		}
+	}
+	listed := func(args ...string) []momentLine {
+		t.Helper()
+		code, out, errOut := spark(t, nil, append([]string{"--data", data, "moments", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("moments %v = %d\n%s\n%s", args, code, out, errOut)
+		}
+		var l momentsListing
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l.Moments
+	}
+	if ms := listed("--deleted"); len(ms) != 1 || ms[0].ID != id || ms[0].DeletedAt == nil {
+		t.Fatalf("moments --deleted = %+v; want the note, with when it was deleted", ms)
+	}
+	if ms := listed(); len(ms) != 0 {
+		t.Fatalf("moments = %+v; want none live", ms)
+	}
+	spark(t, nil, "--data", data, "restore", id)
+	if ms := listed("--deleted"); len(ms) != 0 {
+		t.Fatalf("moments --deleted with the restore waiting = %+v; want none", ms)
+	}
+	for _, cmd := range [][]string{{"drain", "--for", "10s"}, {"sync"}} {
+		if code, out, errOut := spark(t, vars, append([]string{"--data", data}, cmd...)...); code != 0 {
+			t.Fatalf("%v = %d\n%s\n%s", cmd, code, out, errOut)
+		}
+	}
+	if ms := listed(); len(ms) != 1 || ms[0].ID != id || ms[0].DeletedAt != nil || ms[0].Caption != "read the gas meter" {
+		t.Fatalf("moments after the restore = %+v; want the note, live", ms)
 	}
 }
