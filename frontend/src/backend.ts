@@ -127,6 +127,10 @@ export const backend = {
     setCaption: (id: string, caption: string) => call(Moments.SetCaption(id, caption)),
     setTakenAt: (id: string, takenAt: string) => call(Moments.SetTakenAt(id, takenAt)),
     remove: (id: string) => call(Moments.Delete(id)),
+    /** deleted reads a page of Recently deleted (app Moments.Deleted). */
+    deleted: (before: string, limit: number): Promise<Page> => call(Moments.Deleted(before, limit)),
+    /** restore brings a deleted moment back, through the outbox. */
+    restore: (id: string) => call(Moments.Restore(id)),
     askCareful: (momentID: string, jobID: string) => call(Moments.AskCareful(momentID, jobID)),
     addNote: (id: string, text: string) => call(Moments.AddNote(id, text)),
     reading: (id: string) => call(Moments.Reading(id)),

@@ -4,7 +4,8 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords } from './words';
+import { restoreMoment } from './deleted';
 import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
@@ -480,14 +481,15 @@ export class MomentDialog {
   private async remove(): Promise<void> {
     const m = this.m;
     if (!m) return;
-    const ok = await confirmDialog('Delete this moment?', 'It disappears from Spark, with Pippa’s readings of it.', 'Delete');
+    const ok = await confirmDialog(deletedWords.confirmTitle, deletedWords.confirmBody, deletedWords.confirmYes);
     if (!ok) return;
     try {
       await backend.moments.remove(m.id);
       this.close();
       deleted(m.id);
-      // Deleted at once here; sent on its own if the engine is away.
-      toast('Moment deleted.');
+      // Deleted at once here; sent on its own if the engine is away. Undo
+      // brings it back, as Restore in Recently deleted does.
+      toast(deletedWords.done, 'info', '', { label: deletedWords.undo, run: () => void restoreMoment(m) });
     } catch (e) {
       toastError(e);
     }

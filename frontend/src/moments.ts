@@ -5,7 +5,8 @@ import { openMoment } from './moment';
 import { onMoment } from './store';
 import { place, onPlace } from './place';
 import { showing } from './onscreen';
-import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords } from './words';
+import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords, deletedWords } from './words';
+import { RecentlyDeleted } from './deleted';
 import { tileDate, type Order } from './timeline';
 import { MomentList, rowsOf, type Row } from './momentlist';
 import type { Screen } from './screen';
@@ -69,6 +70,8 @@ export class MomentsScreen implements Screen {
   private order: Order = localStorage.getItem('spark.order') === 'added' ? 'added' : 'taken';
   /** active is the tile that Tab reaches (roving tabindex). */
   private active = 0;
+  /** deleted is Recently deleted, opened from the header. */
+  private deleted = new RecentlyDeleted();
 
   constructor(addPhotos: () => void = () => {}) {
     this.empty = h(
@@ -93,7 +96,24 @@ export class MomentsScreen implements Screen {
     this.el = h(
       'section',
       { class: 'screen moments', 'aria-label': 'Moments' },
-      h('div', { class: 'row between' }, h('h1', {}, 'Moments'), h('div', { class: 'row' }, toggle, this.count)),
+      h(
+        'div',
+        { class: 'row between' },
+        // Recently deleted beside the heading: the order and the count
+        // keep their place on the right.
+        h(
+          'div',
+          { class: 'row' },
+          h('h1', {}, 'Moments'),
+          h(
+            'button',
+            { type: 'button', class: 'link', 'data-testid': 'open-deleted', onclick: () => void this.deleted.open() },
+            h('span', { class: 'wide-only' }, deletedWords.open),
+            h('span', { class: 'narrow-only' }, deletedWords.openShort),
+          ),
+        ),
+        h('div', { class: 'row' }, toggle, this.count),
+      ),
       this.move.el,
       this.empty,
       this.scroller,

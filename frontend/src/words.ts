@@ -623,6 +623,34 @@ export function dateNote(kind: string, takenAt: string): string {
 
 /** emptyMomentsWords is the empty Moments screen: what it says, and its
  * button, which does what the header's "Add photos" does. */
+/** deletedWords are Recently deleted's words, and the delete's. */
+export const deletedWords = {
+  open: 'Recently deleted',
+  /** openShort is open where the window is narrow (at 200%). */
+  openShort: 'Deleted',
+  heading: 'Recently deleted',
+  said: 'Moments you delete wait here for 30 days. Restore one to put it back in Moments.',
+  empty: 'Nothing has been deleted in the last 30 days.',
+  restore: 'Restore',
+  reading: 'Looking for what was deleted…',
+  close: 'Close',
+  confirmTitle: 'Delete this moment?',
+  confirmBody: 'It goes to Recently deleted, with Pippa’s readings of it. You can put it back from there for 30 days.',
+  confirmYes: 'Delete',
+  done: 'Moment deleted. It waits in Recently deleted for 30 days.',
+  undo: 'Undo',
+  /** when says when a moment was deleted: "Deleted on 3 May, 09:12". */
+  when: (iso: string): string => (iso ? `Deleted ${when(iso)}` : 'Deleted'),
+  /** restored says a moment is back, by its title. */
+  restored: (title: string): string => `“${title}” is back in Moments.`,
+};
+
+/** deletedTitle names a moment in Recently deleted: a photo by its title,
+ * a note by its first words. */
+export function deletedTitle(m: MomentLike & { caption: string }): string {
+  return m.kind === 'photo' ? titleOf(m) : firstLines(m.caption, 80) || kindWord(m);
+}
+
 export const emptyMomentsWords = {
   said: 'No moments yet. Add photos and they will show here, with what Pippa says about them.',
   add: 'Add photos',

@@ -274,3 +274,13 @@ test('a card’s name is shortened at the end of a word, never in the middle of 
   assert.equal(cardName('IMG_20240512_143022_really_long_name_here.jpg', 20), 'IMG_20240512_143022…');
   assert.equal(cardName('x'.repeat(50), 10), `${'x'.repeat(10)}…`);
 });
+
+test('Recently deleted names a note by its first words, a photo by its title, and says when it went', async () => {
+  const { deletedTitle, deletedWords } = await import('../src/words.js');
+  const note = { kind: 'note', caption: 'Call the surgery about the repeat prescription before Friday, and ask for the new leaflet they promised last time', pending: false, readings: [] };
+  assert.equal(deletedTitle(note), 'Call the surgery about the repeat prescription before Friday, and ask for the…');
+  assert.equal(deletedTitle({ kind: 'photo', caption: 'Grandpa’s roses', pending: false, readings: [] }), 'Grandpa’s roses');
+  assert.match(deletedWords.when('2026-05-03T09:12:00Z'), /^Deleted .*2026/);
+  assert.equal(deletedWords.when(''), 'Deleted');
+  assert.equal(deletedWords.restored('Grandpa’s roses'), '“Grandpa’s roses” is back in Moments.');
+});
