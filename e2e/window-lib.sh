@@ -12,12 +12,13 @@ build_window() {
   [ -x "$bin" ] || { echo "FAIL: no $bin"; exit 1; }
 }
 
-# start_xvfb starts Xvfb (1280x860) on a free display, its log in $1, sets
-# xvfb_pid and exports DISPLAY, and waits until it answers.
+# start_xvfb starts Xvfb (1280x860, or the size in $2) on a free display,
+# its log in $1, sets xvfb_pid and exports DISPLAY, and waits until it
+# answers.
 start_xvfb() {
   local disp=99
   while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-  Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp >"$1" 2>&1 &
+  Xvfb ":$disp" -screen 0 "${2:-1280x860}x24" -nolisten tcp >"$1" 2>&1 &
   xvfb_pid=$!
   export DISPLAY=":$disp"
   for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done

@@ -7,7 +7,7 @@
 # screenshot of the real window to build/screenshots/window.png. The photos
 # are read by a fake Pippa (e2e/cmd/windowpippa), so the pictures show readings;
 # with xdotool, e2e/window-tour.sh then takes a picture of every screen in
-# light and in dark (build/screenshots/tour/).
+# light and in dark, and in light at 200% (build/screenshots/tour/).
 #
 # Usage: e2e/window-test.sh [--no-build]   (needs xvfb, x11-utils, imagemagick; xdotool for the tour)
 set -euo pipefail
@@ -111,6 +111,12 @@ done
 for scheme in light dark; do
   bash e2e/window-tour.sh "$bin" "$tmp/empty" "$out/tour" "$scheme" empty || { echo "FAIL: the empty Moments ($scheme)"; exit 1; }
 done
+# Every screen at 200%, on a screen twice the size (*-light-200.png).
+(
+  start_xvfb "$tmp/xvfb200.log" 2560x1720
+  trap 'kill "$xvfb_pid" 2>/dev/null || true' EXIT
+  SCALE=2 bash e2e/window-tour.sh "$bin" "$SPARK_DATA" "$out/tour" light
+) || { echo "FAIL: the window tour at 200%"; exit 1; }
 
 # The same window over 10,000 moments (written into its engine first): it
 # opens on Moments and shows the first page; its memory then.

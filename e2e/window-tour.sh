@@ -9,9 +9,18 @@
 # Alt+5 open the tabs, Enter opens a tile, Escape closes) and a click on
 # the photo.
 #
-# Usage: e2e/window-tour.sh BIN DATA OUT light|dark [empty]
+# SCALE=2 takes the pictures at 200% (GDK_SCALE=2: every CSS pixel is two
+# on the screen), on a screen twice the size, into NAME-SCHEME-200.png.
+#
+# Usage: [SCALE=2] e2e/window-tour.sh BIN DATA OUT light|dark [empty]
 set -euo pipefail
 bin=$1 data=$2 out=$3 scheme=$4
+S=${SCALE:-1}
+suffix=""
+if [ "$S" != 1 ]; then
+  export GDK_SCALE=$S
+  suffix=-$((S * 100))
+fi
 command -v xdotool >/dev/null || { echo "window tour: no xdotool, skipped"; exit 0; }
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -37,14 +46,15 @@ app_pid=$!
 for _ in $(seq 150); do [ -s "$data/engine-address" ] && break; sleep 0.1; done
 sleep 5 # the first page, small copies and readings drawn
 
-# The window opens at 1180x800, centred on the 1280x860 screen.
-X=50 Y=30
+# The window opens at 1180x800, centred on the 1280x860 screen (at SCALE,
+# both S times as large, and every point of it S times as far).
+X=$((50 * S)) Y=$((30 * S))
 shot() {
-  import -window root png:- | convert png:- -crop 1180x800+$X+$Y +repage -strip "$out/$1-$scheme.png"
-  echo "window tour: $out/$1-$scheme.png"
+  import -window root png:- | convert png:- -crop $((1180 * S))x$((800 * S))+$X+$Y +repage -strip "$out/$1-$scheme$suffix.png"
+  echo "window tour: $out/$1-$scheme$suffix.png"
 }
 key() { xdotool key --clearmodifiers "$@"; sleep "${PAUSE:-1.2}"; }
-click() { xdotool mousemove $((X + $1)) $((Y + $2)) click 1; sleep "${PAUSE:-1.2}"; }
+click() { xdotool mousemove $((X + S * $1)) $((Y + S * $2)) click 1; sleep "${PAUSE:-1.2}"; }
 
 # Focus the window: a click on the status bar, where nothing reacts.
 click 900 790
@@ -83,7 +93,7 @@ key alt+5
 shot settings
 # The Off-site copy section, lower in Settings: the wheel, as a person
 # would scroll to it.
-xdotool mousemove $((X + 950)) $((Y + 420)) click --repeat 6 --delay 60 5
+xdotool mousemove $((X + S * 950)) $((Y + S * 420)) click --repeat 6 --delay 60 5
 sleep 1
 shot settings-offsite
 key ctrl+f
