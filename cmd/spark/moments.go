@@ -120,10 +120,8 @@ func readingText(rs []readingLine) string {
 	return "-"
 }
 
-// listDeleted lists the replica's Recently deleted, newest first, less
-// the moments whose restore waits in the outbox, with those whose delete
-// waits there.
-func listDeleted(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
+// newListing is an empty listing, as of the replica's last sync.
+func newListing(ctx context.Context, r *replica.Replica) (momentsListing, error) {
 	l := momentsListing{Moments: []momentLine{}}
 	st, err := r.State(ctx)
 	if err != nil {
@@ -132,6 +130,17 @@ func listDeleted(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (mom
 	l.AsOfSeq = st.Seq
 	if !st.SyncedAt.IsZero() {
 		l.SyncedAt = &st.SyncedAt
+	}
+	return l, nil
+}
+
+// listDeleted lists the replica's Recently deleted, newest first, less
+// the moments whose restore waits in the outbox, with those whose delete
+// waits there.
+func listDeleted(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
+	l, err := newListing(ctx, r)
+	if err != nil {
+		return l, err
 	}
 	status, err := o.Status(ctx)
 	if err != nil {
@@ -197,14 +206,9 @@ func lineOf(r *replica.Replica, m *api.Moment) momentLine {
 // listMoments merges the replica's live moments with the outbox's captures
 // that the replica does not hold yet (pending), newest first.
 func listMoments(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (momentsListing, error) {
-	l := momentsListing{Moments: []momentLine{}}
-	st, err := r.State(ctx)
+	l, err := newListing(ctx, r)
 	if err != nil {
 		return l, err
-	}
-	l.AsOfSeq = st.Seq
-	if !st.SyncedAt.IsZero() {
-		l.SyncedAt = &st.SyncedAt
 	}
 	moments, err := r.Moments(ctx)
 	if err != nil {
