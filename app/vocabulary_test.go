@@ -85,6 +85,15 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 		t.Fatal(err)
 	}
 	link.set(true, false)
+	// The window knows the engine is away as it does in life, from its
+	// status check (every 4 s): without it, what waits behind the note
+	// said "sending" or "family" by whether the first sync had ended
+	// before the link was cut (it failed 1 CI run here).
+	waitFor(t, "the window to see the family engine away", func() bool {
+		a.Settings.Status()
+		s, _ := a.Sync.Status()
+		return s.State == SyncOffline
+	})
 
 	const noteText, caption, phrase = "call the pharmacy", "call about the prescription", "red door"
 	typed := []string{noteText, caption, phrase, "keep:" + phrase} // a phrase's id is its text
