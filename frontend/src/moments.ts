@@ -99,20 +99,22 @@ export class MomentsScreen implements Screen {
       h(
         'div',
         { class: 'row between' },
-        // Recently deleted beside the heading: the order and the count
-        // keep their place on the right.
+        h('h1', {}, 'Moments'),
+        // Recently deleted first on the right: the order and the count
+        // keep their place at the right edge, and the menu that folds out
+        // at 200% (on the left) covers none of it.
         h(
           'div',
           { class: 'row' },
-          h('h1', {}, 'Moments'),
           h(
             'button',
             { type: 'button', class: 'link', 'data-testid': 'open-deleted', onclick: () => void this.deleted.open() },
             h('span', { class: 'wide-only' }, deletedWords.open),
             h('span', { class: 'narrow-only' }, deletedWords.openShort),
           ),
+          toggle,
+          this.count,
         ),
-        h('div', { class: 'row' }, toggle, this.count),
       ),
       this.move.el,
       this.empty,
