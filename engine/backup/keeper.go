@@ -334,7 +334,10 @@ func (k *Keeper) Pass(ctx context.Context) error {
 	})
 	st, err := k.Shipper.Ship(ctx)
 	log := k.Shipper.logger()
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
+		// A pass cut short by shutdown says nothing of the copy; one that
+		// finished as the shutdown came is recorded, so Health tells what
+		// it shipped.
 		return ctx.Err()
 	}
 	whole, missed := false, false
