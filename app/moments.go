@@ -122,7 +122,13 @@ func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 	if err != nil {
 		return Moment{}, err
 	}
-	return m.edit(outbox.NewCaption(id, caption))
+	// Written from the caption the window shows: with it, a caption
+	// changed meanwhile on another computer is kept beside this one.
+	var base *string
+	if v, err := m.a.getMoment(m.a.state(), id); err == nil && v.ID != "" {
+		base = &v.Caption
+	}
+	return m.edit(outbox.NewCaption(id, caption, base))
 }
 
 // SetTakenAt changes when a moment was taken (RFC 3339), through the
@@ -147,9 +153,9 @@ func (m *Moments) edit(w outbox.Write) (Moment, error) {
 	if err != nil {
 		return Moment{}, err
 	}
-	var mo api.Moment
-	if sent(got, &mo) && mo.ID != "" {
-		v := momentView(&mo, st.viewer())
+	var res api.EditMomentResponse
+	if sent(got, &res) && res.Moment != nil && res.Moment.ID != "" {
+		v := momentView(res.Moment, st.viewer())
 		m.a.overlayMoment(st, got.MomentID, &v, new(error))
 		return v, nil
 	}

@@ -50,8 +50,9 @@
 //
 // A deleted moment still takes uploads and turns: a client's outbox may
 // deliver a capture after the moment was deleted elsewhere, and refusing
-// would park the capture for nothing. Editing a deleted moment is refused
-// (moment_deleted).
+// would park the capture for nothing. An edit of a deleted moment brings
+// it back [extension]: what someone typed is never turned down for a
+// delete made elsewhere (the answer says restored).
 //
 // Workers (Config.Workers) take queued turns oldest first. A seat's
 // transient errors (pippa.IsTransient) are retried with full-jitter

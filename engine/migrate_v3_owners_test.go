@@ -34,11 +34,11 @@ func TestFixtureV3_OwnersAndAuthors(t *testing.T) {
 	}
 
 	caption := "changed"
-	_, err = e.EditMoment(dad, a, api.EditMomentRequest{Caption: &caption})
+	_, _, err = e.EditMoment(dad, a, api.EditMomentRequest{Caption: &caption})
 	wantCode(t, err, api.CodeForbidden)
 	_, err = e.DeleteMoment(dad, b)
 	wantCode(t, err, api.CodeForbidden)
-	if _, err := e.EditMoment(admin, a, api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := e.EditMoment(admin, a, api.EditMomentRequest{Caption: &caption}); err != nil {
 		t.Fatalf("an admin's edit of main's moment: %v", err)
 	}
 	// A repeat of main's job answers anyone: its maker is not known.
@@ -75,9 +75,9 @@ func TestFixtureV3_OwnersAndAuthors(t *testing.T) {
 
 	e2 := openEngine(t, dir)
 	kid := WithActor(ctxT(t), Actor{Name: "kid"})
-	_, err = e2.EditMoment(kid, mine.ID, api.EditMomentRequest{Caption: &caption})
+	_, _, err = e2.EditMoment(kid, mine.ID, api.EditMomentRequest{Caption: &caption})
 	wantCode(t, err, api.CodeForbidden)
-	if _, err := e2.EditMoment(WithActor(ctxT(t), Actor{Name: "dad"}), mine.ID, api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := e2.EditMoment(WithActor(ctxT(t), Actor{Name: "dad"}), mine.ID, api.EditMomentRequest{Caption: &caption}); err != nil {
 		t.Fatalf("dad's edit of his moment after a rebuild: %v", err)
 	}
 	r, err := e2.mirror.Request(ctxT(t), "dad-job")

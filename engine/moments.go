@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
+	"github.com/sparkfamily/spark/engine/oplog"
 )
 
 // This file and the other write paths hold the engine's checks of what a
@@ -171,6 +173,7 @@ func reused(id, kind string) error {
 
 var kindWords = map[string]string{
 	mirror.RequestMoment: "moment create",
+	mirror.RequestEdit:   "moment edit",
 	mirror.RequestTurn:   "turn start",
 	mirror.RequestRecall: "quick recall",
 	mirror.RequestJob:    "high-quality job",
@@ -329,54 +332,111 @@ func (e *Engine) Moments(ctx context.Context, limit int, before string) ([]api.M
 	return moments, next, nil
 }
 
-// EditMoment changes the caption and taken_at given. Values equal to the
-// moment's write nothing, and updated_at stays as it was.
-func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error) {
+// EditMoment changes the caption and taken_at given, and sets aside the
+// alternatives it dismisses: the moment, and true when the edit brought it
+// back from Recently deleted (an edit is never turned down for a delete:
+// what Dad typed is kept). Values equal to the moment's write nothing, and
+// updated_at stays as it was. A caption with a base that is no longer the
+// moment's is kept with the other (mirror.MomentEdit).
+func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, bool, error) {
 	id, err := requireULID("moment id", id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if err := api.CheckTakenAt(req.TakenAt); err != nil {
-		return nil, err
+	if err := checkEdit(ctx, &req); err != nil {
+		return nil, false, err
 	}
-	if req.Caption != nil {
-		if err := api.CheckCaption(*req.Caption); err != nil {
-			return nil, err
-		}
-	}
-	unlock, err := e.keys.lock(ctx, momentKey(id))
+	unlock, err := e.keys.lock(ctx, reqKey(req.ClientRequestID), momentKey(id))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer unlock()
 	mo, err := e.Moment(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := e.mayChangeMoment(ctx, id); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if mo.DeletedAt != nil {
-		return nil, api.Errorf(api.CodeMomentDeleted, "moment %s was deleted; it cannot be edited", id)
+	if req.ClientRequestID != "" {
+		r, err := e.mirror.Request(ctx, req.ClientRequestID)
+		switch {
+		case err == nil && (r.Kind != mirror.RequestEdit || r.MomentID != id):
+			return nil, false, reused(req.ClientRequestID, r.Kind)
+		case err == nil:
+			return mo, false, nil
+		case !isNotFound(err):
+			return nil, false, err
+		}
 	}
+	deleted := mo.DeletedAt != nil
 	edit := mirror.MomentEdit{ID: id}
 	if req.Caption != nil && *req.Caption != mo.Caption {
-		edit.Caption = req.Caption
+		edit.Caption, edit.BaseCaption = req.Caption, req.BaseCaption
+		if req.BaseCaption != nil {
+			edit.WrittenAt, edit.WrittenBy = utcPtr(req.WrittenAt), req.WrittenBy
+		}
 	}
 	if req.TakenAt != nil && (mo.TakenAt == nil || !sameTime(*req.TakenAt, *mo.TakenAt)) {
 		edit.TakenAt = req.TakenAt
 	}
-	if edit.Caption == nil && edit.TakenAt == nil {
-		return mo, nil
+	for _, d := range req.Dismiss {
+		if slices.ContainsFunc(mo.Alternatives, func(a api.Alternative) bool { return a.ID == d }) && !slices.Contains(edit.Dismiss, d) {
+			edit.Dismiss = append(edit.Dismiss, d)
+		}
 	}
-	rec, err := record(api.OpMomentEdit, "", edit)
+	if edit.Caption == nil && edit.TakenAt == nil && len(edit.Dismiss) == 0 && !deleted {
+		// Nothing changes, and nothing is written: not even its request
+		// id, so that a moment pushed to another engine and back finds
+		// it all there. (A repeat of such an edit after other edits is
+		// an edit from an old base: the caption it replaces is kept.)
+		return mo, false, nil
+	}
+	rec, err := record(api.OpMomentEdit, req.ClientRequestID, edit)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := e.appendOps(ctx, rec); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return e.Moment(ctx, id)
+	mo, err = e.Moment(ctx, id)
+	return mo, deleted, err
+}
+
+// checkEdit refuses, as bad_edit, an edit's extension fields out of
+// bounds, and drops a written_by that only an admin may send.
+func checkEdit(ctx context.Context, req *api.EditMomentRequest) error {
+	if req.ClientRequestID != "" {
+		if err := api.CheckRequestID(req.ClientRequestID); err != nil {
+			return err
+		}
+	}
+	if err := api.CheckTakenAt(req.TakenAt); err != nil {
+		return err
+	}
+	for _, c := range []*string{req.Caption, req.BaseCaption} {
+		if c == nil {
+			continue
+		}
+		if err := api.CheckCaption(*c); err != nil {
+			return err
+		}
+	}
+	if len(req.WrittenBy) > oplog.MaxAuthorLen {
+		return api.Errorf(api.CodeBadEdit, "written_by is %d bytes; at most %d", len(req.WrittenBy), oplog.MaxAuthorLen)
+	}
+	if !actorOf(ctx).Admin {
+		req.WrittenBy = ""
+	}
+	if len(req.Dismiss) > api.MaxDismiss {
+		return api.Errorf(api.CodeBadEdit, "an edit may dismiss at most %d alternatives, not %d", api.MaxDismiss, len(req.Dismiss))
+	}
+	for _, d := range req.Dismiss {
+		if !api.IsAlternativeID(d) {
+			return api.Errorf(api.CodeBadEdit, "dismiss holds %.40q, which is not an alternative's id (16 hex digits)", d)
+		}
+	}
+	return nil
 }
 
 // mayChangeMoment refuses, with forbidden, a change to moment id (held

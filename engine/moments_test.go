@@ -255,7 +255,7 @@ func TestIdempotency_EditMoment(t *testing.T) {
 	mo := mustCreate(t, e, api.CreateMomentRequest{ID: newULID(), Caption: "gas bill", TakenAt: &taken})
 
 	caption := "gas bill"
-	same, err := e.EditMoment(ctxT(t), mo.ID, api.EditMomentRequest{Caption: &caption, TakenAt: &taken})
+	same, _, err := e.EditMoment(ctxT(t), mo.ID, api.EditMomentRequest{Caption: &caption, TakenAt: &taken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestIdempotency_EditMoment(t *testing.T) {
 	wantOps(t, e, map[string]int{api.OpMomentCreate: 1})
 
 	caption = "gas bill, paid"
-	edited, err := e.EditMoment(ctxT(t), mo.ID, api.EditMomentRequest{Caption: &caption})
+	edited, _, err := e.EditMoment(ctxT(t), mo.ID, api.EditMomentRequest{Caption: &caption})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestIdempotency_EditMoment(t *testing.T) {
 	}
 	wantOps(t, e, map[string]int{api.OpMomentCreate: 1, api.OpMomentEdit: 1})
 
-	_, err = e.EditMoment(ctxT(t), newULID(), api.EditMomentRequest{Caption: &caption})
+	_, _, err = e.EditMoment(ctxT(t), newULID(), api.EditMomentRequest{Caption: &caption})
 	wantCode(t, err, api.CodeNotFound)
 }
 
@@ -524,21 +524,27 @@ func TestOps_Pages(t *testing.T) {
 	}
 }
 
-// A deleted moment refuses edits, whatever they say, but still takes the
-// writes that complete a capture, so that a delivery finishing after a
-// delete is not refused (docs/API.md, DELETE /v1/moments/{id}).
+// A deleted moment takes the writes that complete a capture, so that a
+// delivery finishing after a delete is not refused (docs/API.md, DELETE
+// /v1/moments/{id}); and an edit, whatever it says, brings it back from
+// Recently deleted rather than drop what was typed.
 func TestDeletedMoment_Writes(t *testing.T) {
 	p := pippatest.New(t)
 	e := openEngine(t, t.TempDir(), withSeats(p.Config()))
 	ctx := ctxT(t)
+	for _, c := range []string{"the letter", "another"} {
+		mo := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the letter"})
+		if deleted, err := e.DeleteMoment(ctx, mo.ID); err != nil || !deleted {
+			t.Fatalf("delete: %v %v", deleted, err)
+		}
+		got, restored, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: &c})
+		if err != nil || !restored || got.DeletedAt != nil || got.Caption != c {
+			t.Fatalf("edit %q of a deleted moment = %+v, restored %v, %v; want it back, with the caption", c, got, restored, err)
+		}
+	}
 	mo := mustCreate(t, e, api.CreateMomentRequest{Kind: api.KindPhoto, Caption: "the letter"})
 	if deleted, err := e.DeleteMoment(ctx, mo.ID); err != nil || !deleted {
 		t.Fatalf("delete: %v %v", deleted, err)
-	}
-	same, other := "the letter", "another"
-	for _, c := range []*string{&same, &other} {
-		_, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: c})
-		wantCode(t, err, api.CodeMomentDeleted)
 	}
 	before := opCounts(t, e)
 	mustPut(t, e, newULID(), mo.ID, api.RoleCopy, smallJPEG(t, 3))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -49,8 +50,18 @@ func workload(tb testing.TB, e *Engine, p *pippatest.Server, tag string) {
 		mustCreate(tb, e, req)
 	}
 	caption := tag + " edited"
-	if _, err := e.EditMoment(ctx, moments[1], api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := e.EditMoment(ctx, moments[1], api.EditMomentRequest{Caption: &caption}); err != nil {
 		tb.Fatal(err)
+	}
+	// Two captions written from the same one on two computers: the
+	// second keeps the first as an alternative.
+	base := fmt.Sprintf("%s moment 3", tag)
+	for i, c := range []string{tag + " from the desktop", tag + " from the laptop"} {
+		written := time.Date(2026, 12, 1, 9, 59+i, 0, 0, time.UTC)
+		if _, _, err := e.EditMoment(ctx, moments[3], api.EditMomentRequest{Caption: &c, BaseCaption: &base, WrittenAt: &written,
+			ClientRequestID: fmt.Sprintf("%s-edit-%d", tag, i)}); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if _, err := e.DeleteMoment(ctx, moments[2]); err != nil {
 		tb.Fatal(err)

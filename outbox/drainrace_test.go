@@ -43,7 +43,7 @@ func TestDrain_WriteRetriedWhenDueDuringSchedule(t *testing.T) {
 	runDrain(t, o)
 	for i := range 5 {
 		m := noteOn(t, cl, "a note")
-		w, err := o.AddWrite(ctx, NewCaption(m, "caption "+string(rune('a'+i))))
+		w, err := o.AddWrite(ctx, NewCaption(m, "caption "+string(rune('a'+i)), nil))
 		if err != nil {
 			t.Fatal(err)
 		}

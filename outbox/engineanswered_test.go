@@ -45,7 +45,7 @@ func newAnswered(t *testing.T, trouble fault) *answeredSetup {
 	s.o = openTest(t, "", opts)
 	s.o.SetTarget(Target{URL: s.proxy.URL(), Token: s.eng.Token})
 	runDrain(t, s.o)
-	w, err := s.o.AddWrite(ctx, NewCaption(s.m, "changed offline"))
+	w, err := s.o.AddWrite(ctx, NewCaption(s.m, "changed offline", nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,11 @@ var kinds = map[Kind]kindSpec{
 	WriteNote: {steps: []string{StepCreate, StepTurn}, check: api.CheckCaption, send: sendNote},
 	WriteCaption: {merges: true, check: api.CheckCaption,
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
-			return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{Caption: &w.Text})
+			req := api.EditMomentRequest{Caption: &w.Text, ClientRequestID: editRequestID(w)}
+			if w.Base != nil {
+				req.BaseCaption, req.WrittenAt = w.Base, &w.MadeAt
+			}
+			return edit(ctx, c, w, req)
 		}},
 	WriteTakenAt: {merges: true,
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
@@ -64,7 +68,7 @@ var kinds = map[Kind]kindSpec{
 			if err != nil {
 				return nil, Permanent("bad_entry", fmt.Errorf("the outbox holds a bad date %q; discard this change and make it again", w.Text))
 			}
-			return c.EditMoment(ctx, w.MomentID, api.EditMomentRequest{TakenAt: &t})
+			return edit(ctx, c, w, api.EditMomentRequest{TakenAt: &t, ClientRequestID: editRequestID(w)})
 		}},
 	WriteDelete: {repeats: "moment_id", bare: true,
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
@@ -162,6 +166,23 @@ func sendNote(ctx context.Context, c *client.Client, w *Write) (any, error) {
 func startPractical(ctx context.Context, c *client.Client, w *Write) (any, error) {
 	t, _, err := c.StartTurn(ctx, w.MomentID, api.StartTurnRequest{ClientRequestID: w.TurnRequestID, Mode: api.ModePractical})
 	return t, err
+}
+
+// edit sends an edit; its answer is the engine's (api.EditMomentResponse:
+// the moment, and whether the edit brought it back from Recently deleted).
+func edit(ctx context.Context, c *client.Client, w *Write, req api.EditMomentRequest) (any, error) {
+	m, restored, err := c.EditMoment(ctx, w.MomentID, req)
+	if err != nil {
+		return nil, err
+	}
+	return api.EditMomentResponse{Moment: m, Restored: restored}, nil
+}
+
+// editRequestID is the request id an edit goes out under: its id and its
+// text's revision, so that a retry of the same text is recognised and a
+// newer text, merged into it before it went, is not mistaken for it.
+func editRequestID(w *Write) string {
+	return fmt.Sprintf("%s:%d", w.ID, w.Rev)
 }
 
 // Describe words a write for a list: `caption "letter"`.

@@ -28,7 +28,7 @@ func TestStatus_OneInstant(t *testing.T) {
 				return
 			default:
 			}
-			w, err := o.AddWrite(ctx, NewCaption(ulid.Make().String(), "x"))
+			w, err := o.AddWrite(ctx, NewCaption(ulid.Make().String(), "x", nil))
 			if err != nil {
 				t.Error(err)
 				return

@@ -44,6 +44,13 @@ type Write struct {
 	RequestID     string `json:"request_id,omitempty"`      // note: the create's client request id
 	TurnRequestID string `json:"turn_request_id,omitempty"` // note, again
 	Text          string `json:"text,omitempty"`            // note text, caption, taken_at, phrase text
+	// Base is the caption a caption was written from, as Dad saw it; nil
+	// when not known (the engine then replaces the caption). Two unsent
+	// captions that merge keep the first's base.
+	Base *string `json:"base,omitempty"`
+	// Rev counts the times its text was replaced by a newer one before it
+	// was sent: each text goes out under its own request id.
+	Rev int `json:"-"`
 
 	MadeAt    time.Time  `json:"made_at"`
 	State     State      `json:"state"`
@@ -86,9 +93,10 @@ func secretID() string {
 	return ulid.MustNew(ulid.Now(), rand.Reader).String()
 }
 
-// NewCaption sets a moment's caption.
-func NewCaption(momentID, caption string) Write {
-	return Write{Kind: WriteCaption, MomentID: momentID, Text: caption}
+// NewCaption sets a moment's caption, written from base (the caption Dad
+// saw; nil when not known).
+func NewCaption(momentID, caption string, base *string) Write {
+	return Write{Kind: WriteCaption, MomentID: momentID, Text: caption, Base: base}
 }
 
 // NewTakenAt sets when a moment was taken.
@@ -131,7 +139,11 @@ func NewRecall(recallID string) Write { return Write{ID: recallID, Kind: WriteRe
 func (r *row) write() *Write {
 	w := Write{Seq: r.Seq, ID: r.ID, Kind: r.Kind, MomentID: r.MomentID, PhraseID: r.PhraseID, RequestID: r.RequestID,
 		TurnRequestID: r.TurnReqID, Text: r.Text, MadeAt: r.MadeAt, State: r.State, StepsDone: r.Steps, Target: r.Target,
-		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), AwaitsEngine: r.awaitsEngine(), SentAt: r.DoneAt}
+		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), AwaitsEngine: r.awaitsEngine(), SentAt: r.DoneAt,
+		Rev: r.Rev}
+	if r.Base.Valid {
+		w.Base = &r.Base.String
+	}
 	if r.Result != "" {
 		w.Result = json.RawMessage(r.Result)
 	}
@@ -202,9 +214,9 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 	if id, ok, err := sameUnsent(ctx, tx, w); err != nil || ok {
 		return id, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, made_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, formatTime(o.opts.Now()))
+	_, err = tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, base, made_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, w.Base, formatTime(o.opts.Now()))
 	if err != nil {
 		return "", err
 	}

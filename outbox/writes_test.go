@@ -52,7 +52,7 @@ func TestOpen_MigratesV1(t *testing.T) {
 	if c, err := o.Counts(ctx); err != nil || c != (Counts{Pending: 1, Parked: 1, Done: 1}) {
 		t.Errorf("counts = %+v, %v", c, err)
 	}
-	if _, err := o.AddWrite(ctx, NewCaption(waiting.MomentID, "the letter")); err != nil {
+	if _, err := o.AddWrite(ctx, NewCaption(waiting.MomentID, "the letter", nil)); err != nil {
 		t.Fatalf("AddWrite in the upgraded outbox: %v", err)
 	}
 	o.Close()
@@ -115,15 +115,15 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	if err != nil || b.Seq != a.Seq || b.RequestID != "note:"+note {
 		t.Fatalf("second AddWrite of one note = %+v, %v; want the first %+v", b, err, a)
 	}
-	c1, _ := o.AddWrite(ctx, NewCaption(m, "one"))
-	c2, _ := o.AddWrite(ctx, NewCaption(m, "two"))
+	c1, _ := o.AddWrite(ctx, NewCaption(m, "one", nil))
+	c2, _ := o.AddWrite(ctx, NewCaption(m, "two", nil))
 	if c2.ID != c1.ID || c2.Text != "two" {
 		t.Errorf("unsent captions not merged: %+v then %+v", c1, c2)
 	}
 	if _, err := o.AddWrite(ctx, NewDelete(m)); err != nil {
 		t.Fatal(err)
 	}
-	c3, _ := o.AddWrite(ctx, NewCaption(m, "three"))
+	c3, _ := o.AddWrite(ctx, NewCaption(m, "three", nil))
 	if c3.ID == c1.ID {
 		t.Errorf("a caption after a delete merged into the one before it")
 	}
@@ -231,7 +231,7 @@ func writeCases() []writeCase {
 				}
 			}},
 		{"caption", func(t *testing.T, cl *client.Client) Write {
-			return NewCaption(noteOn(t, cl, "old"), "letter from the council")
+			return NewCaption(noteOn(t, cl, "old"), "letter from the council", nil)
 		},
 			map[string]int{api.OpMomentEdit: 1},
 			func(t *testing.T, cl *client.Client, w *Write) {
@@ -389,7 +389,7 @@ func TestWrites_AfterTheirMomentsCreate(t *testing.T) {
 	res := mustCapture(t, o, writePhoto(t, t.TempDir(), "door.jpg", 7))
 	photo := res[0].Entry.MomentID
 	note := ulid.Make().String()
-	for _, w := range []Write{NewCaption(photo, "the red door"), NewNote(note, "first"), NewCaption(note, "second")} {
+	for _, w := range []Write{NewCaption(photo, "the red door", nil), NewNote(note, "first"), NewCaption(note, "second", nil)} {
 		if _, err := o.AddWrite(ctx, w); err != nil {
 			t.Fatal(err)
 		}
@@ -442,7 +442,7 @@ func TestWrites_ParkedRetryDiscard(t *testing.T) {
 	o.SetTarget(Target{URL: eng.URL, Token: eng.Token})
 	runDrain(t, o)
 	missing := ulid.Make().String()
-	w, err := o.AddWrite(ctx, NewCaption(missing, "nobody"))
+	w, err := o.AddWrite(ctx, NewCaption(missing, "nobody", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,12 +500,12 @@ func TestWrites_CaptionMergedWhileSending(t *testing.T) {
 	o := openTest(t, "", testOptions())
 	o.SetTarget(Target{URL: srv, Token: eng.Token})
 	runDrain(t, o)
-	first, err := o.AddWrite(ctx, NewCaption(m, "first"))
+	first, err := o.AddWrite(ctx, NewCaption(m, "first", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-arrived
-	second, err := o.AddWrite(ctx, NewCaption(m, "second"))
+	second, err := o.AddWrite(ctx, NewCaption(m, "second", nil))
 	if err != nil || second.ID != first.ID {
 		t.Fatalf("second caption = %+v, %v; want it merged into the unsent first", second, err)
 	}
@@ -538,17 +538,17 @@ func TestAddWrite_CaptionTooLong(t *testing.T) {
 	o := openTest(t, "", testOptions())
 	m := ulid.Make().String()
 	long := strings.Repeat("é", api.MaxCaptionBytes/2) + "!"
-	for _, w := range []Write{NewCaption(m, long), NewNote(ulid.Make().String(), long)} {
+	for _, w := range []Write{NewCaption(m, long, nil), NewNote(ulid.Make().String(), long)} {
 		got, err := o.AddWrite(ctx, w)
 		if api.ErrorCode(err) != api.CodeCaptionTooLong || got != nil {
 			t.Errorf("AddWrite of a %s of %d bytes = %v, %v; want %s", w.Kind, len(long), got != nil, err, api.CodeCaptionTooLong)
 		}
 	}
 	// An unsent caption is not replaced by a refused one either.
-	if _, err := o.AddWrite(ctx, NewCaption(m, "the letter")); err != nil {
+	if _, err := o.AddWrite(ctx, NewCaption(m, "the letter", nil)); err != nil {
 		t.Fatal(err)
 	}
-	o.AddWrite(ctx, NewCaption(m, long))
+	o.AddWrite(ctx, NewCaption(m, long, nil))
 	ws, err := o.UnsentWrites(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -571,7 +571,7 @@ func TestWrites_CountsByKind(t *testing.T) {
 	ctx := context.Background()
 	o := openTest(t, "", testOptions())
 	note := ulid.Make().String()
-	for _, w := range []Write{NewNote(note, "first"), NewNote(ulid.Make().String(), "second"), NewCaption(note, "a caption")} {
+	for _, w := range []Write{NewNote(note, "first"), NewNote(ulid.Make().String(), "second"), NewCaption(note, "a caption", nil)} {
 		if _, err := o.AddWrite(ctx, w); err != nil {
 			t.Fatal(err)
 		}

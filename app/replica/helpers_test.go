@@ -97,7 +97,7 @@ func extras(tb testing.TB, eng *enginetest.Engine, tag string) {
 		tb.Fatalf("moments: %v (%d)", err, len(ms))
 	}
 	caption := tag + " edited"
-	if _, err := c.EditMoment(ctx, ms[0].ID, api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := c.EditMoment(ctx, ms[0].ID, api.EditMomentRequest{Caption: &caption}); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := c.DeleteMoment(ctx, ms[1].ID); err != nil {

@@ -107,7 +107,7 @@ func TestRead_SameAnswersAsTheEngine(t *testing.T) {
 
 	// A caption edited on the engine: the next sync names that moment only.
 	caption := "changed again"
-	if _, err := c.EditMoment(ctx, all[0].ID, api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := c.EditMoment(ctx, all[0].ID, api.EditMomentRequest{Caption: &caption}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = r.Sync(ctx, c)

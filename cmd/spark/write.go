@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/sparkfamily/spark/app/replica"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -51,12 +53,36 @@ func cmdCaption(ctx context.Context, g *globals, args []string, e env) error {
 	if err != nil {
 		return fmt.Errorf("the moment's id: %w", err)
 	}
-	w, err := addWrite(ctx, g, outbox.NewCaption(id, strings.Join(pos[1:], " ")))
+	base, err := shownCaption(ctx, g, id)
+	if err != nil {
+		return err
+	}
+	w, err := addWrite(ctx, g, outbox.NewCaption(id, strings.Join(pos[1:], " "), base))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "the caption is kept on this computer as %s; 'spark drain' sends it\n", w.ID)
 	return nil
+}
+
+// shownCaption is the caption 'spark moments' shows for moment id, from
+// this computer's copy: what a new caption is written from. nil when the
+// copy does not hold the moment (the engine then simply replaces its
+// caption).
+func shownCaption(ctx context.Context, g *globals, id string) (*string, error) {
+	r, err := g.openReplica(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m, err := r.Moment(ctx, id)
+	switch {
+	case errors.Is(err, replica.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &m.Caption, nil
 }
 
 // cmdDelete deletes a moment.

@@ -28,7 +28,7 @@ func TestSpark_Writes(t *testing.T) {
 	note := ulid.Make().String()
 	unknown := ulid.Make().String()
 	var ids []string
-	for _, w := range []outbox.Write{outbox.NewNote(note, "call the pharmacy"), outbox.NewCaption(unknown, "nobody"), outbox.NewDelete(unknown)} {
+	for _, w := range []outbox.Write{outbox.NewNote(note, "call the pharmacy"), outbox.NewCaption(unknown, "nobody", nil), outbox.NewDelete(unknown)} {
 		got, err := o.AddWrite(ctx, w)
 		if err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ const (
 	CodeBadTakenAt       = "bad_taken_at"
 	CodeBadCreatedAt     = "bad_created_at"
 	CodeBadDeleted       = "bad_deleted" // [extension] GET /v1/moments?deleted= neither true nor false
+	CodeBadEdit          = "bad_edit"    // [extension] PATCH's written_by too long, or dismiss not alternatives' ids
 	CodeBadMode          = "bad_mode"
 	CodeBadRole          = "bad_role"
 	CodeBadLimit         = "bad_limit"
@@ -99,6 +100,7 @@ var statusOf = map[string]int{
 	CodeBadTakenAt:       400,
 	CodeBadCreatedAt:     400,
 	CodeBadDeleted:       400,
+	CodeBadEdit:          400,
 	CodeBadMode:          400,
 	CodeBadRole:          400,
 	CodeBadLimit:         400,

@@ -81,6 +81,24 @@ type Moment struct {
 	// member), for the window to say whose it is. Absent for moments the
 	// engine made itself and those added before authors were recorded.
 	Member string `json:"member,omitempty"`
+	// Alternatives [extension] are the other captions the moment keeps:
+	// each one written on another computer from the same caption as the
+	// one shown, and not merged into it. Absent when there are none.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+}
+
+// Alternative [extension] is a caption kept beside the moment's own: the
+// words one computer wrote when another had changed the caption first.
+type Alternative struct {
+	// ID names it within its moment (the same words, the same id, on
+	// every engine); PATCH's dismiss takes it.
+	ID      string `json:"id"`
+	Caption string `json:"caption"`
+	// WrittenAt is when it was typed, WrittenBy the name of the computer
+	// (its token) it was typed on; absent when not known (a caption
+	// written before edits carried their base).
+	WrittenAt *time.Time `json:"written_at,omitempty"`
+	WrittenBy string     `json:"written_by,omitempty"`
 }
 
 // Media is a stored file: a moment's small copy or its original.
@@ -182,6 +200,53 @@ type CreateMomentRequest struct {
 type EditMomentRequest struct {
 	Caption *string    `json:"caption,omitempty"`
 	TakenAt *time.Time `json:"taken_at,omitempty"`
+	// BaseCaption [extension] is the caption the new one was written
+	// from, as the writer saw it. When the moment's caption has changed
+	// since, neither is lost: they merge word by word, or the new one
+	// becomes the caption and the other an alternative. Absent, the
+	// caption is replaced, as in the contract.
+	BaseCaption *string `json:"base_caption,omitempty"`
+	// WrittenAt [extension] is when the caption was typed (its
+	// alternative's written_at); a time after the engine's is the
+	// engine's.
+	WrittenAt *time.Time `json:"written_at,omitempty"`
+	// WrittenBy [extension] names the computer it was typed on, kept
+	// from an admin token only (push and a move, carrying an edit
+	// across); others are named by their token.
+	WrittenBy string `json:"written_by,omitempty"`
+	// Dismiss [extension] are ids of alternatives to set aside.
+	Dismiss []string `json:"dismiss,omitempty"`
+	// ClientRequestID [extension] makes the edit a write the engine
+	// remembers: a repeat (a retry after a lost reply) writes nothing and
+	// answers the moment as it is, so that an edit sent twice never
+	// lands twice, after edits from elsewhere. Each new text needs its
+	// own id.
+	ClientRequestID string `json:"client_request_id,omitempty"`
+}
+
+// EditMomentResponse is the answer to PATCH /v1/moments/{id}.
+type EditMomentResponse struct {
+	Moment *Moment `json:"moment"`
+	// Restored [extension] is true when the edit brought the moment back
+	// from Recently deleted: an edit is never turned down.
+	Restored bool `json:"restored,omitempty"`
+}
+
+// MaxDismiss is how many alternatives one edit may dismiss.
+const MaxDismiss = 100
+
+// IsAlternativeID reports whether s has the form of an alternative's id:
+// 16 lower-case hex digits.
+func IsAlternativeID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // StartTurnRequest is the body of POST /v1/moments/{id}/turns.

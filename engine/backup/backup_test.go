@@ -78,7 +78,7 @@ func capture(tb testing.TB, e *engine.Engine, seed, n int) {
 		}
 		if i%3 == 0 {
 			c := fmt.Sprintf("moment %d, edited", i)
-			if _, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: &c}); err != nil {
+			if _, _, err := e.EditMoment(ctx, mo.ID, api.EditMomentRequest{Caption: &c}); err != nil {
 				tb.Fatal(err)
 			}
 		}

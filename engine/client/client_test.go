@@ -99,7 +99,7 @@ func TestClient_Routes(t *testing.T) {
 
 	t.Run("Moments", func(t *testing.T) {
 		caption := "at the lake"
-		m, err := c.EditMoment(ctx, momentID, api.EditMomentRequest{Caption: &caption})
+		m, _, err := c.EditMoment(ctx, momentID, api.EditMomentRequest{Caption: &caption})
 		if err != nil || m.Caption != caption {
 			t.Fatalf("EditMoment = %+v, %v", m, err)
 		}

@@ -75,13 +75,15 @@ func (c *Client) moments(ctx context.Context, limit int, before string, deleted 
 	return out.Moments, out.Next, nil
 }
 
-// EditMoment changes a moment's caption or time (PATCH /v1/moments/{id}).
-func (c *Client) EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, error) {
-	var out api.MomentResponse
+// EditMoment changes a moment's caption or time (PATCH /v1/moments/{id}):
+// the moment, and true when the edit brought it back from Recently
+// deleted [extension].
+func (c *Client) EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, bool, error) {
+	var out api.EditMomentResponse
 	if _, err := c.call(ctx, http.MethodPatch, "/v1/moments/"+esc(id), "edit moment "+id, in, &out); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return out.Moment, nil
+	return out.Moment, out.Restored, nil
 }
 
 // DeleteMoment deletes a moment (DELETE /v1/moments/{id}); false means it

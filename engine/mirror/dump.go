@@ -9,11 +9,16 @@ import (
 
 // Tables are the mirror's tables, in the order Dump and Diff visit them.
 // Every table's first column is its text primary key.
-var Tables = []string{"meta", "moments", "media", "turns", "phrases", "recalls", "jobs", "requests"}
+var Tables = []string{"meta", "moments", "media", "turns", "phrases", "recalls", "jobs", "requests", "alternatives"}
+
+// keyColumns is how many leading columns make a table's key, where more
+// than one: an alternative is named within its moment.
+var keyColumns = map[string]int{"alternatives": 2}
 
 // rowCursor walks one table in primary-key order, rendering each row as text.
 type rowCursor struct {
 	rows *sql.Rows
+	keys int // leading columns that make the key
 	vals []any
 	key  string
 	row  string
@@ -22,7 +27,12 @@ type rowCursor struct {
 
 func (m *DB) cursor(ctx context.Context, table string) (*rowCursor, error) {
 	m.awaitFold(ctx)
-	rows, err := m.r.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY 1")
+	keys := max(keyColumns[table], 1)
+	order := "1"
+	if keys == 2 {
+		order = "1, 2"
+	}
+	rows, err := m.r.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY "+order)
 	if err != nil {
 		return nil, m.wrap("dump "+table, err)
 	}
@@ -31,7 +41,7 @@ func (m *DB) cursor(ctx context.Context, table string) (*rowCursor, error) {
 		rows.Close()
 		return nil, m.wrap("dump "+table, err)
 	}
-	c := &rowCursor{rows: rows, vals: make([]any, len(cols))}
+	c := &rowCursor{rows: rows, vals: make([]any, len(cols)), keys: keys}
 	return c, c.next()
 }
 
@@ -64,6 +74,9 @@ func (c *rowCursor) next() error {
 		}
 	}
 	c.key = fmt.Sprint(c.vals[0])
+	if c.keys == 2 {
+		c.key += "/" + fmt.Sprint(c.vals[1])
+	}
 	c.row = b.String()
 	return nil
 }

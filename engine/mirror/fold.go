@@ -2,8 +2,11 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,8 +26,15 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlMomentEdit = `UPDATE moments SET
 		caption = CASE WHEN ?1 THEN ?2 ELSE caption END,
+		caption_at = CASE WHEN ?1 THEN ?7 ELSE caption_at END,
+		caption_by = CASE WHEN ?1 THEN ?8 ELSE caption_by END,
 		taken_at = CASE WHEN ?3 THEN ?4 ELSE taken_at END,
+		deleted_at = NULL,
 		updated_at = ?5 WHERE id = ?6`
+	sqlMomentCaption  = `SELECT caption, caption_at, caption_by, deleted_at IS NOT NULL FROM moments WHERE id = ?`
+	sqlAltInsert      = `INSERT INTO alternatives (moment_id, id, caption, written_at, written_by, seq) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	sqlAltCaption     = `DELETE FROM alternatives WHERE moment_id = ? AND caption = ?`
+	sqlAltDismiss     = `DELETE FROM alternatives WHERE moment_id = ? AND id = ?`
 	sqlMomentDelete   = `UPDATE moments SET deleted_at = ?1, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NULL`
 	sqlMomentRestore  = `UPDATE moments SET deleted_at = NULL, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NOT NULL`
 	sqlMediaInsert    = `INSERT INTO media (id, moment_id, role, sha256, size, content_type, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -48,7 +58,7 @@ const (
 )
 
 var foldSQL = []string{
-	sqlMomentInsert, sqlMomentEdit, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
+	sqlMomentInsert, sqlMomentEdit, sqlMomentCaption, sqlAltInsert, sqlAltCaption, sqlAltDismiss, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
 	sqlTurnInsert, sqlTurnFinish, sqlJobInsert, sqlRecallInsert, sqlPhraseRecalled, sqlPhraseKeep,
 	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq, sqlBegin, sqlCommit, sqlRollback, sqlCheckpoint,
 }
@@ -99,6 +109,79 @@ type tx struct {
 
 func (t *tx) exec(q string, args ...any) (sql.Result, error) {
 	return t.m.fold.stmts[q].ExecContext(t.ctx, args...)
+}
+
+func (t *tx) queryRow(q string, args ...any) *sql.Row {
+	return t.m.fold.stmts[q].QueryRowContext(t.ctx, args...)
+}
+
+// foldEdit folds a moment.edit. An edit brings a deleted moment back (it
+// is never turned down, so nothing typed is lost). A caption with a base
+// that is no longer the moment's caption keeps both: the two merged word
+// by word when they changed different words (merge3), else the new one
+// becomes the caption and the one it replaces an alternative, with when
+// and where it was written. An alternative that equals the caption is
+// dropped, as are those the edit dismisses.
+func (t *tx) foldEdit(r *oplog.Record, d *MomentEdit, at, seq int64) error {
+	if err := t.request(r, r.RequestID, RequestEdit, d.ID, ""); err != nil {
+		return err
+	}
+	var cur string
+	var curAt sql.NullInt64
+	var curBy sql.NullString
+	var deleted bool
+	switch err := t.queryRow(sqlMomentCaption, d.ID).Scan(&cur, &curAt, &curBy, &deleted); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil // an edit of a moment the log never made changes nothing
+	case err != nil:
+		return err
+	}
+	if d.Caption == nil && d.TakenAt == nil && len(d.Dismiss) == 0 && !deleted {
+		return nil // only its request id is remembered
+	}
+	caption := cur
+	var capAt, capBy any
+	if d.Caption != nil {
+		caption = *d.Caption
+		if d.BaseCaption != nil {
+			w := at
+			if d.WrittenAt != nil && nanos(*d.WrittenAt) < at {
+				w = nanos(*d.WrittenAt)
+			}
+			by := d.WrittenBy
+			if by == "" {
+				by = r.Author
+			}
+			capAt, capBy = w, by
+			if *d.BaseCaption != cur && caption != cur {
+				if merged, ok := merge3(*d.BaseCaption, cur, caption); ok {
+					caption = merged
+				} else if strings.TrimSpace(cur) != "" {
+					if _, err := t.exec(sqlAltInsert, d.ID, AlternativeID(cur), cur, curAt, curBy.String, seq); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if _, err := t.exec(sqlAltCaption, d.ID, caption); err != nil {
+			return err
+		}
+	}
+	for _, id := range d.Dismiss {
+		if _, err := t.exec(sqlAltDismiss, d.ID, id); err != nil {
+			return err
+		}
+	}
+	_, err := t.exec(sqlMomentEdit, d.Caption != nil, caption, d.TakenAt != nil, nullTime(d.TakenAt), at, d.ID, capAt, capBy)
+	return err
+}
+
+// AlternativeID names an alternative caption within its moment: the
+// first 16 hex digits of its SHA-256, so that the same words are the
+// same alternative on every engine, replica and move.
+func AlternativeID(caption string) string {
+	sum := sha256.Sum256([]byte(caption))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Apply folds a batch of log records, in seq order, in one transaction that
@@ -291,12 +374,7 @@ func (t *tx) fold(r *oplog.Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
-		var caption string
-		if d.Caption != nil {
-			caption = *d.Caption
-		}
-		_, err := t.exec(sqlMomentEdit, d.Caption != nil, caption, d.TakenAt != nil, nullTime(d.TakenAt), at, d.ID)
-		return err
+		return t.foldEdit(r, &d, at, seq)
 	case api.OpMomentDelete:
 		var d MomentDelete
 		if err := json.Unmarshal(r.Data, &d); err != nil {

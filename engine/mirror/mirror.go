@@ -28,8 +28,9 @@ import (
 // version 4 the owners of moments and request ids (owners.sql); version 5
 // the codes of why failed readings failed (errorcodes.sql); version 6 the
 // owners of kept phrases, and owners that are family members
-// (phraseowners.sql).
-const SchemaVersion = 6
+// (phraseowners.sql); version 7 the alternatives of captions written on
+// two computers from the same base (alternatives.sql).
+const SchemaVersion = 7
 
 //go:embed schema.sql
 var schema string
@@ -48,6 +49,9 @@ var errorCodesSchema string
 
 //go:embed phraseowners.sql
 var phraseOwnersSchema string
+
+//go:embed alternatives.sql
+var alternativesSchema string
 
 // migrations bring a mirror of an older version up to SchemaVersion with
 // sqlitedb.Migrate, each in the transaction that stores its version. A
@@ -70,6 +74,7 @@ func migrations(path string, have int, members MembersFunc) []sqlitedb.Migration
 			}
 			return derivePhraseOwners(ctx, tx, path, members)
 		}},
+		{Version: 7, SQL: alternativesSchema}, // captions written from the same base on two computers
 	}
 }
 
@@ -259,6 +264,9 @@ func (m *DB) init(ctx context.Context) error {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, phraseOwnersSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, alternativesSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {

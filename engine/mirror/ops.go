@@ -8,6 +8,7 @@ import (
 // Request kinds in the requests table.
 const (
 	RequestMoment = "moment"
+	RequestEdit   = "edit" // [extension] a moment.edit with a client request id
 	RequestTurn   = "turn"
 	RequestRecall = "recall"
 	RequestJob    = "job"
@@ -68,6 +69,18 @@ type MomentEdit struct {
 	ID      string     `json:"id"`
 	Caption *string    `json:"caption,omitempty"`
 	TakenAt *time.Time `json:"taken_at,omitempty"`
+	// BaseCaption [extension] is the caption the new one was written
+	// from. When the moment's caption is no longer that, both are kept
+	// (see the package doc). Nil: the caption simply changes, as before.
+	BaseCaption *string `json:"base_caption,omitempty"`
+	// WrittenAt and WrittenBy [extension] are when and on which computer
+	// the caption was typed, for the alternative it may become; the fold
+	// takes At for a WrittenAt after it, and the op's author for an empty
+	// WrittenBy.
+	WrittenAt *time.Time `json:"written_at,omitempty"`
+	WrittenBy string     `json:"written_by,omitempty"`
+	// Dismiss [extension] are alternatives Dad has set aside.
+	Dismiss []string `json:"dismiss,omitempty"`
 }
 
 // MomentDelete is the data of a moment.delete op.

@@ -213,8 +213,35 @@ func (m *DB) fill(ctx context.Context, mo *api.Moment, copyID, originalID string
 			return err
 		}
 	}
+	if mo.Alternatives, err = m.alternatives(ctx, mo.ID); err != nil {
+		return err
+	}
 	mo.Turns, mo.TurnsNext, err = m.MomentTurns(ctx, mo.ID, "", MomentTurnsLimit, MomentTurnBytes)
 	return err
+}
+
+// alternatives are the other captions a moment keeps [extension], oldest
+// first; nil when it keeps none.
+func (m *DB) alternatives(ctx context.Context, momentID string) ([]api.Alternative, error) {
+	rows, err := m.query(ctx, "SELECT id, caption, written_at, written_by FROM alternatives WHERE moment_id = ? ORDER BY seq, id", momentID)
+	if err != nil {
+		return nil, m.wrap("read alternatives", err)
+	}
+	defer rows.Close()
+	var out []api.Alternative
+	for rows.Next() {
+		var a api.Alternative
+		var at sql.NullInt64
+		if err := rows.Scan(&a.ID, &a.Caption, &at, &a.WrittenBy); err != nil {
+			return nil, m.wrap("read alternatives", err)
+		}
+		a.WrittenAt = timePtr(at)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, m.wrap("read alternatives", err)
+	}
+	return out, nil
 }
 
 // A moment read from the mirror carries its first turns only, the oldest,

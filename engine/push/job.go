@@ -3,6 +3,8 @@ package push
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +101,24 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		j.kind, j.id, j.moment = KindEdit, d.ID, d.ID
-		j.edit = &api.EditMomentRequest{Caption: d.Caption, TakenAt: d.TakenAt}
+		// Every edit goes with a request id, its own or one derived from
+		// the op, so that a replay is recognised: an edit lands on a
+		// deleted moment as a restore, and a replayed one must not bring
+		// back a moment a later op of this log deleted.
+		j.edit = &api.EditMomentRequest{Caption: d.Caption, TakenAt: d.TakenAt, Dismiss: d.Dismiss, ClientRequestID: editRequestID(&r)}
+		if d.BaseCaption != nil {
+			// The edit lands on the target as it did here: from the
+			// same base, written when and where it was written.
+			written := r.At
+			if d.WrittenAt != nil && d.WrittenAt.Before(written) {
+				written = *d.WrittenAt
+			}
+			by := d.WrittenBy
+			if by == "" {
+				by = r.Author
+			}
+			j.edit.BaseCaption, j.edit.WrittenAt, j.edit.WrittenBy = d.BaseCaption, &written, by
+		}
 	case api.OpMomentDelete:
 		var d mirror.MomentDelete
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -375,7 +394,7 @@ func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 		_, ok, err := t.CreateMoment(ctx, *j.create)
 		return created(ok), err
 	case j.edit != nil:
-		_, err := t.EditMoment(ctx, j.id, *j.edit)
+		_, _, err := t.EditMoment(ctx, j.id, *j.edit)
 		// An edit is idempotent by its values: the target tells no
 		// difference, so it counts as sent.
 		return sent, err
@@ -518,4 +537,17 @@ func (p *pusher) askUnfinished(dispatch func(job) error) error {
 		}
 	}
 	return nil
+}
+
+// editRequestID is the request id an edit is pushed with: its own, else
+// "edit:" and 32 hex digits of the SHA-256 of the op as logged (its time,
+// author and data), the same on every run of every push of that log.
+func editRequestID(r *oplog.Record) string {
+	if r.RequestID != "" {
+		return r.RequestID
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00", r.At.UnixNano(), r.Author, r.Member)
+	h.Write(r.Data)
+	return "edit:" + hex.EncodeToString(h.Sum(nil)[:16])
 }

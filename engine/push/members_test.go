@@ -123,10 +123,10 @@ func TestPush_KeepsMembers(t *testing.T) {
 			}
 			desktop := client.New(dst.URL, dst.AddMemberToken(t, "dad-desktop", "dad", auth.ScopeDevice), dst.Client())
 			caption := "the boiler, serviced"
-			if _, err := desktop.EditMoment(t.Context(), dads, api.EditMomentRequest{Caption: &caption}); err != nil {
+			if _, _, err := desktop.EditMoment(t.Context(), dads, api.EditMomentRequest{Caption: &caption}); err != nil {
 				t.Errorf("dad's desktop editing his moved moment: %v", err)
 			}
-			if _, err := desktop.EditMoment(t.Context(), mums, api.EditMomentRequest{Caption: &caption}); api.ErrorCode(err) != api.CodeForbidden {
+			if _, _, err := desktop.EditMoment(t.Context(), mums, api.EditMomentRequest{Caption: &caption}); api.ErrorCode(err) != api.CodeForbidden {
 				t.Errorf("dad's desktop editing mum's moved moment: %v; want forbidden", err)
 			}
 			closeAndFsck(t, dst)

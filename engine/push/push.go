@@ -45,7 +45,7 @@ type Target interface {
 	CreateMoment(ctx context.Context, in api.CreateMomentRequest) (*api.Moment, bool, error)
 	Moment(ctx context.Context, id string) (*api.Moment, error)
 	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
-	EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, error)
+	EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, bool, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
 	PutMedia(ctx context.Context, m client.PutMedia) (*api.Media, bool, error)

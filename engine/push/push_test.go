@@ -86,7 +86,7 @@ func fillSource(t *testing.T, e *enginetest.Engine, n int) {
 		turns = append(turns, tr.ID)
 		if i%7 == 3 {
 			caption := fmt.Sprintf("moment %d, edited", i)
-			if _, err := c.EditMoment(ctx, id, api.EditMomentRequest{Caption: &caption}); err != nil {
+			if _, _, err := c.EditMoment(ctx, id, api.EditMomentRequest{Caption: &caption}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -33,7 +33,7 @@ func TestPush_ReplayOverADeleteAsksThroughTrouble(t *testing.T) {
 		t.Fatal(err)
 	}
 	caption := "second"
-	if _, err := c.EditMoment(ctx, id, api.EditMomentRequest{Caption: &caption}); err != nil {
+	if _, _, err := c.EditMoment(ctx, id, api.EditMomentRequest{Caption: &caption}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.DeleteMoment(ctx, id); err != nil {
@@ -45,9 +45,14 @@ func TestPush_ReplayOverADeleteAsksThroughTrouble(t *testing.T) {
 	}
 
 	// Again from the start (a checkpoint that never caught up), through a
-	// proxy that is busy for the first two look-ups of the moment.
+	// proxy that is busy for the first two look-ups of the moment, and
+	// that answers the edit as engines before edits restored did (this
+	// engine recognises the replay by its request id).
 	var busy atomic.Int64
 	proxy := faultproxy.New(t, dst.URL, func(r *http.Request) faultproxy.Fault {
+		if r.Method == http.MethodPatch {
+			return faultproxy.Fault{Kind: faultproxy.Answer, Status: http.StatusConflict, Code: api.CodeMomentDeleted, Message: "moment was deleted; it cannot be edited"}
+		}
 		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/moments/") && busy.Add(1) <= 2 {
 			return faultproxy.Fault{Kind: faultproxy.Answer, Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the proxy is busy"}
 		}

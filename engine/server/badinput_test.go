@@ -158,7 +158,9 @@ func TestRefusedWrites(t *testing.T) {
 		code                     string
 	}{
 		{"CopyIsOriginal", "POST", "/v1/moments", fmt.Sprintf(`{"kind":"photo","copy_id":%q,"original_id":%q}`, same, same), 400, api.CodeBadMediaRef},
-		{"EditDeleted", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"too late"}`, 409, api.CodeMomentDeleted},
+		{"EditDismissNotAnID", "PATCH", "/v1/moments/" + gone.ID, `{"dismiss":["../../etc"]}`, 400, api.CodeBadEdit},
+		{"EditWrittenByTooLong", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"x","base_caption":"","written_by":"` + strings.Repeat("a", 65) + `"}`, 400, api.CodeBadEdit},
+		{"EditRequestIDBad", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"x","client_request_id":"a/b"}`, 400, api.CodeBadID},
 		{"PhraseUnknownMoment", "POST", "/v1/phrases", fmt.Sprintf(`{"text":"hello","moment_id":%q}`, newID()), 404, api.CodeUnknownMoment},
 		{"MediaOtherRole", "PUT", mediaPath(newID(), live.ID, "copy"), "bytes", 409, api.CodeMediaConflict},
 		{"DeleteNeverSeen", "DELETE", "/v1/moments/" + newID(), "", 404, api.CodeNotFound},

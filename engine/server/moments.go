@@ -111,12 +111,12 @@ func (s *server) editMoment(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	m, err := s.svc.EditMoment(r.Context(), r.PathValue("id"), req)
+	m, restored, err := s.svc.EditMoment(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		s.Error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.MomentResponse{Moment: m})
+	writeJSON(w, http.StatusOK, api.EditMomentResponse{Moment: m, Restored: restored})
 }
 
 func (s *server) deleteMoment(w http.ResponseWriter, r *http.Request) {

@@ -26,7 +26,7 @@ type Service interface {
 	// EachMoment and EachOp give a page one item at a time and stop when
 	// the callback returns engine.ErrPageFull.
 	EachMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
-	EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, error)
+	EditMoment(ctx context.Context, id string, req api.EditMomentRequest) (*api.Moment, bool, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	EachDeletedMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)

@@ -29,6 +29,7 @@ export const engineError = {
   badCreatedAt: 'bad_created_at',
   badDeleted: 'bad_deleted',
   badDigest: 'bad_digest',
+  badEdit: 'bad_edit',
   badErrorCode: 'bad_error_code',
   badHost: 'bad_host',
   badId: 'bad_id',
