@@ -32,6 +32,9 @@ type momentLine struct {
 	DeletedAt  *time.Time    `json:"deleted_at,omitempty"`
 	CopyCached bool          `json:"copy_cached"`
 	Readings   []readingLine `json:"readings"`
+	// Alternatives are the other captions kept with the moment: typed on
+	// another computer from the same caption, and not merged into it.
+	Alternatives []api.Alternative `json:"alternatives,omitempty"`
 }
 
 type readingLine struct {
@@ -92,6 +95,9 @@ func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
 			photo = "here"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, taken, state, photo, readingText(m.Readings), oneLine(m.Caption))
+		for _, a := range m.Alternatives {
+			fmt.Fprintf(tw, "\t\t\t\t\talso written%s: %s\n", writtenWhere(a), oneLine(a.Caption))
+		}
 	}
 	tw.Flush()
 	if l.SyncedAt == nil {
@@ -100,6 +106,18 @@ func cmdMoments(ctx context.Context, g *globals, args []string, e env) error {
 		fmt.Fprintf(e.stdout, "%d moments, as of %s (seq %d)\n", len(l.Moments), l.SyncedAt.Local().Format("2006-01-02 15:04:05"), l.AsOfSeq)
 	}
 	return nil
+}
+
+// writtenWhere says where and when an alternative was written, when known.
+func writtenWhere(a api.Alternative) string {
+	var s string
+	if a.WrittenBy != "" {
+		s += " on " + a.WrittenBy
+	}
+	if a.WrittenAt != nil {
+		s += ", " + a.WrittenAt.Local().Format("2006-01-02 15:04")
+	}
+	return s
 }
 
 // readingText is the last finished reading's first words, or where the
@@ -193,7 +211,8 @@ func listDeleted(ctx context.Context, r *replica.Replica, o *outbox.Outbox) (mom
 
 // lineOf is a moment of the replica as spark moments lists it.
 func lineOf(r *replica.Replica, m *api.Moment) momentLine {
-	line := momentLine{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: m.TakenAt, DeletedAt: m.DeletedAt, Readings: []readingLine{}}
+	line := momentLine{ID: m.ID, Kind: m.Kind, Caption: m.Caption, TakenAt: m.TakenAt, DeletedAt: m.DeletedAt, Readings: []readingLine{},
+		Alternatives: m.Alternatives}
 	if m.Copy != nil {
 		line.CopyCached = r.Copies().Has(m.Copy.SHA256)
 	}
