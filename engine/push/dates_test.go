@@ -15,7 +15,8 @@ import (
 )
 
 // TestPush_KeepsDatesAndAuthors (issue 35): a move there and back keeps
-// every moment's created_at, taken_at and author. Seen before: a walk of
+// every moment's created_at, taken_at and author, and its caption's
+// alternatives with when and where they were written. Seen before: a walk of
 // the window moved 32 moments to the family engine and every one said it
 // was added at the time of the move.
 func TestPush_KeepsDatesAndAuthors(t *testing.T) {
@@ -39,8 +40,20 @@ func TestPush_KeepsDatesAndAuthors(t *testing.T) {
 			taken := clock.Add(-time.Duration(i) * time.Hour)
 			req.TakenAt = &taken
 		}
-		if _, _, err := c.CreateMoment(client.WithMember(t.Context(), members[i%len(members)]), req); err != nil {
+		ctx := client.WithMember(t.Context(), members[i%len(members)])
+		if _, _, err := c.CreateMoment(ctx, req); err != nil {
 			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			// Captions typed on two computers from the one it had: the
+			// first kept beside the second, with when and where.
+			for k, by := range []string{"dads-laptop", "dads-desktop"} {
+				caption, written := fmt.Sprintf("note %d, from %s", i, by), clock.Add(-time.Duration(k+1)*time.Minute)
+				edit := api.EditMomentRequest{Caption: &caption, BaseCaption: &req.Caption, WrittenAt: &written, WrittenBy: by, ClientRequestID: fmt.Sprintf("e-%s-%d", id, k)}
+				if _, _, err := c.EditMoment(ctx, id, edit); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	want := datesOf(t, home)
@@ -102,7 +115,10 @@ func datesOf(t *testing.T, e *enginetest.Engine) map[string]string {
 			if m.TakenAt != nil {
 				taken = m.TakenAt.UTC().Format(time.RFC3339Nano)
 			}
-			out[m.ID] = fmt.Sprintf("added %s taken %s by %s", m.CreatedAt.UTC().Format(time.RFC3339Nano), taken, m.Member)
+			out[m.ID] = fmt.Sprintf("added %s taken %s by %s, %q", m.CreatedAt.UTC().Format(time.RFC3339Nano), taken, m.Member, m.Caption)
+			for _, a := range m.Alternatives {
+				out[m.ID] += fmt.Sprintf(" also %q at %s on %s", a.Caption, a.WrittenAt.UTC().Format(time.RFC3339Nano), a.WrittenBy)
+			}
 		}
 		if next == nil {
 			return out
