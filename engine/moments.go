@@ -544,6 +544,47 @@ func (e *Engine) RestoreMoment(ctx context.Context, id string) (*api.Moment, boo
 	return mo, restored, err
 }
 
+// PutWords [extension] keeps the words found in a moment's photo: the
+// words the moment keeps, and true when this call wrote them. The first
+// words sent for a moment are kept; a repeat, or words read by another
+// computer, write nothing and answer those (a photo's words are read
+// wherever it is first shown, and every reader lands on the same). Any
+// member's token may send them, as it may start a reading: they are read
+// from the photo, not written by anyone. A deleted moment takes them,
+// like its uploads; an id never seen is 404 unknown_moment.
+func (e *Engine) PutWords(ctx context.Context, momentID string, w api.Words) (*api.Words, bool, error) {
+	id, err := requireULID("moment id", momentID)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := api.CheckWords(w); err != nil {
+		return nil, false, err
+	}
+	unlock, err := e.keys.lock(ctx, momentKey(id))
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	mo, err := e.Moment(ctx, id)
+	if api.ErrorCode(err) == api.CodeNotFound {
+		return nil, false, api.Errorf(api.CodeUnknownMoment, "moment %s does not exist; its words cannot be kept", id)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if mo.Words != nil {
+		return mo.Words, false, nil
+	}
+	rec, err := record(api.OpMomentWords, "", mirror.MomentWords{ID: id, Text: w.Text, Lang: w.Lang})
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.appendOps(ctx, rec); err != nil {
+		return nil, false, err
+	}
+	return &w, true, nil
+}
+
 // utcPtr is t in UTC, nil for nil.
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {

@@ -53,6 +53,9 @@ func workload(tb testing.TB, e *Engine, p *pippatest.Server, tag string) {
 	if _, _, err := e.EditMoment(ctx, moments[1], api.EditMomentRequest{Caption: &caption}); err != nil {
 		tb.Fatal(err)
 	}
+	if _, _, err := e.PutWords(ctx, moments[0], api.Words{Text: tag + " words in the photo", Lang: "eng"}); err != nil {
+		tb.Fatal(err)
+	}
 	// Two captions written from the same one on two computers: the
 	// second keeps the first as an alternative.
 	base := fmt.Sprintf("%s moment 3", tag)

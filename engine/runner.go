@@ -323,6 +323,9 @@ func (e *Engine) pippaRequest(ctx context.Context, t *mirror.Turn) (pippa.Reques
 		return pippa.Request{}, fmt.Errorf("read moment %s: %w", t.MomentID, err)
 	}
 	req := pippa.Request{Mode: t.Mode, Kind: mo.Kind, Caption: mo.Caption}
+	if mo.Words != nil {
+		req.Words = mo.Words.Text
+	}
 	if mo.Copy != nil {
 		img, err := e.readBlob(mo.Copy.SHA256)
 		if err != nil {

@@ -332,7 +332,7 @@ func (t *Touched) Add(ops []api.Op) {
 			continue
 		}
 		switch op.Op {
-		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpMomentRestore:
+		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpMomentRestore, api.OpMomentWords:
 			t.order = append(t.order, d.ID)
 		case api.OpMediaPut:
 			t.order = append(t.order, d.MomentID)

@@ -18,6 +18,7 @@ const (
 	CodeBadCreatedAt     = "bad_created_at"
 	CodeBadDeleted       = "bad_deleted" // [extension] GET /v1/moments?deleted= neither true nor false
 	CodeBadEdit          = "bad_edit"    // [extension] PATCH's written_by too long, or dismiss not alternatives' ids
+	CodeBadWords         = "bad_words"   // [extension] a photo's words past MaxWordsBytes, not UTF-8, or a bad language
 	CodeBadMode          = "bad_mode"
 	CodeBadRole          = "bad_role"
 	CodeBadLimit         = "bad_limit"
@@ -101,6 +102,7 @@ var statusOf = map[string]int{
 	CodeBadCreatedAt:     400,
 	CodeBadDeleted:       400,
 	CodeBadEdit:          400,
+	CodeBadWords:         400,
 	CodeBadMode:          400,
 	CodeBadRole:          400,
 	CodeBadLimit:         400,

@@ -46,6 +46,8 @@ const (
 	OpPhraseUnkeep = "phrase.unkeep"
 	// OpMomentRestore [extension] brings a deleted moment back.
 	OpMomentRestore = "moment.restore"
+	// OpMomentWords [extension] keeps the words found in a moment's photo.
+	OpMomentWords = "moment.words"
 )
 
 // Limits of the contract.
@@ -85,6 +87,25 @@ type Moment struct {
 	// each one written on another computer from the same caption as the
 	// one shown, and not merged into it. Absent when there are none.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Words [extension] are the words found in the moment's photo, by a
+	// reader of text on the computer that first showed it; absent until
+	// then.
+	Words *Words `json:"words,omitempty"`
+}
+
+// Words [extension] are the words found in a photo: its text as read, line
+// by line, and the language it was read in (a BCP 47 tag, "eng" style
+// codes of the reader allowed).
+type Words struct {
+	Text string `json:"text"`
+	Lang string `json:"lang"`
+}
+
+// WordsResponse answers POST /v1/moments/{id}/words [extension]: the
+// moment's words, and whether this request wrote them.
+type WordsResponse struct {
+	Words   *Words `json:"words"`
+	Created bool   `json:"created"`
 }
 
 // Alternative [extension] is a caption kept beside the moment's own: the

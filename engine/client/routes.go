@@ -106,6 +106,17 @@ func (c *Client) RestoreMoment(ctx context.Context, id string) (*api.Moment, boo
 	return out.Moment, out.Restored, nil
 }
 
+// PutWords keeps the words found in a moment's photo (POST
+// /v1/moments/{id}/words [extension]): the words the moment keeps (the
+// first sent for it), and whether this call wrote them.
+func (c *Client) PutWords(ctx context.Context, momentID string, w api.Words) (*api.Words, bool, error) {
+	var out api.WordsResponse
+	if _, err := c.call(ctx, http.MethodPost, "/v1/moments/"+esc(momentID)+"/words", "keep the words of moment "+momentID, w, &out); err != nil {
+		return nil, false, err
+	}
+	return out.Words, out.Created, nil
+}
+
 // StartTurn starts a practical turn on a moment (POST /v1/moments/{id}/turns).
 // A repeat of the same client request id returns the turn already started.
 func (c *Client) StartTurn(ctx context.Context, momentID string, in api.StartTurnRequest) (*api.Turn, bool, error) {

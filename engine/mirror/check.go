@@ -95,6 +95,15 @@ func checkRecord(r oplog.Record) error {
 			return err
 		}
 		return canonicalULID("moment id", d.ID)
+	case api.OpMomentWords:
+		var d MomentWords
+		if err := decode(r, &d); err != nil {
+			return err
+		}
+		if err := canonicalULID("moment id", d.ID); err != nil {
+			return err
+		}
+		return api.CheckWords(api.Words{Text: d.Text, Lang: d.Lang})
 	case api.OpMomentRestore:
 		var d MomentRestore
 		if err := decode(r, &d); err != nil {

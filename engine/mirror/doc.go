@@ -32,9 +32,14 @@
 //	                             or, moved from another engine, its CreatedAt.
 //	               With Recall set it is a quick recall's moment: the recall
 //	               is stored and its phrases' last_recalled_at becomes At.
-//	moment.edit    MomentEdit    the fields given change; updated_at = At.
+//	moment.edit    MomentEdit    the fields given change; updated_at = At. With
+//	               base_caption, a caption changed since is kept: merged
+//	               (merge3) or an alternative [extension]. It brings a
+//	               deleted moment back.
 //	moment.delete  MomentDelete  deleted_at = updated_at = At.
 //	moment.restore MomentRestore deleted_at = NULL, updated_at = At [extension].
+//	moment.words   MomentWords   the words found in the photo, the first kept
+//	               [extension]; updated_at stays.
 //	media.put      MediaPut      a stored blob; it becomes its moment's copy or
 //	               original unless the moment already names another one.
 //	turn.start     TurnStart     a turn, queued; started_at = At.

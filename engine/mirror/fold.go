@@ -35,6 +35,7 @@ const (
 	sqlAltInsert      = `INSERT INTO alternatives (moment_id, id, caption, written_at, written_by, seq) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlAltCaption     = `DELETE FROM alternatives WHERE moment_id = ? AND caption = ?`
 	sqlAltDismiss     = `DELETE FROM alternatives WHERE moment_id = ? AND id = ?`
+	sqlWordsInsert    = `INSERT INTO words (moment_id, text, lang, seq) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM moments WHERE id = ?1) ON CONFLICT DO NOTHING`
 	sqlMomentDelete   = `UPDATE moments SET deleted_at = ?1, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NULL`
 	sqlMomentRestore  = `UPDATE moments SET deleted_at = NULL, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NOT NULL`
 	sqlMediaInsert    = `INSERT INTO media (id, moment_id, role, sha256, size, content_type, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -58,7 +59,7 @@ const (
 )
 
 var foldSQL = []string{
-	sqlMomentInsert, sqlMomentEdit, sqlMomentCaption, sqlAltInsert, sqlAltCaption, sqlAltDismiss, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
+	sqlMomentInsert, sqlMomentEdit, sqlMomentCaption, sqlAltInsert, sqlAltCaption, sqlAltDismiss, sqlWordsInsert, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
 	sqlTurnInsert, sqlTurnFinish, sqlJobInsert, sqlRecallInsert, sqlPhraseRecalled, sqlPhraseKeep,
 	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq, sqlBegin, sqlCommit, sqlRollback, sqlCheckpoint,
 }
@@ -381,6 +382,13 @@ func (t *tx) fold(r *oplog.Record) error {
 			return err
 		}
 		_, err := t.exec(sqlMomentDelete, at, d.ID)
+		return err
+	case api.OpMomentWords:
+		var d MomentWords
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return err
+		}
+		_, err := t.exec(sqlWordsInsert, d.ID, d.Text, d.Lang, seq)
 		return err
 	case api.OpMomentRestore:
 		var d MomentRestore

@@ -29,8 +29,9 @@ import (
 // the codes of why failed readings failed (errorcodes.sql); version 6 the
 // owners of kept phrases, and owners that are family members
 // (phraseowners.sql); version 7 the alternatives of captions written on
-// two computers from the same base (alternatives.sql).
-const SchemaVersion = 7
+// two computers from the same base (alternatives.sql); version 8 the words
+// found in photos (words.sql).
+const SchemaVersion = 8
 
 //go:embed schema.sql
 var schema string
@@ -52,6 +53,9 @@ var phraseOwnersSchema string
 
 //go:embed alternatives.sql
 var alternativesSchema string
+
+//go:embed words.sql
+var wordsSchema string
 
 // migrations bring a mirror of an older version up to SchemaVersion with
 // sqlitedb.Migrate, each in the transaction that stores its version. A
@@ -75,6 +79,7 @@ func migrations(path string, have int, members MembersFunc) []sqlitedb.Migration
 			return derivePhraseOwners(ctx, tx, path, members)
 		}},
 		{Version: 7, SQL: alternativesSchema}, // captions written from the same base on two computers
+		{Version: 8, SQL: wordsSchema},        // the words found in photos
 	}
 }
 
@@ -267,6 +272,9 @@ func (m *DB) init(ctx context.Context) error {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, alternativesSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, wordsSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {

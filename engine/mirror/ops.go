@@ -83,6 +83,14 @@ type MomentEdit struct {
 	Dismiss []string `json:"dismiss,omitempty"`
 }
 
+// MomentWords is the data of a moment.words op [extension]: the words
+// found in the moment's photo. The first for a moment is kept.
+type MomentWords struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	Lang string `json:"lang"`
+}
+
 // MomentDelete is the data of a moment.delete op.
 type MomentDelete struct {
 	ID string `json:"id"`

@@ -216,8 +216,25 @@ func (m *DB) fill(ctx context.Context, mo *api.Moment, copyID, originalID string
 	if mo.Alternatives, err = m.alternatives(ctx, mo.ID); err != nil {
 		return err
 	}
+	if mo.Words, err = m.words(ctx, mo.ID); err != nil {
+		return err
+	}
 	mo.Turns, mo.TurnsNext, err = m.MomentTurns(ctx, mo.ID, "", MomentTurnsLimit, MomentTurnBytes)
 	return err
+}
+
+// words are the words found in a moment's photo [extension]; nil when
+// none were kept.
+func (m *DB) words(ctx context.Context, momentID string) (*api.Words, error) {
+	var w api.Words
+	err := m.queryRow(ctx, "SELECT text, lang FROM words WHERE moment_id = ?", momentID).Scan(&w.Text, &w.Lang)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, m.wrap("read words", err)
+	}
+	return &w, nil
 }
 
 // alternatives are the other captions a moment keeps [extension], oldest

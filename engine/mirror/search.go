@@ -19,6 +19,7 @@ const (
 	SourceCaption = "caption"
 	SourceReading = "reading"
 	SourcePhrase  = "phrase"
+	SourceWords   = "words" // [extension] the words found in a photo
 )
 
 // Snippet markers: Search's snippets hold the matching words between

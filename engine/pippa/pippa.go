@@ -20,9 +20,12 @@ import (
 
 // Request is what a turn asks Pippa.
 type Request struct {
-	Mode      string // "practical", "careful" or "recall"
-	Kind      string // the moment's kind: "photo", "note" or "recall"
-	Caption   string
+	Mode    string // "practical", "careful" or "recall"
+	Kind    string // the moment's kind: "photo", "note" or "recall"
+	Caption string
+	// Words are the words found in the photo on Dad's computer, if any:
+	// given with the photo, they help with small print.
+	Words     string
 	Image     []byte // the moment's small copy, if any
 	ImageType string // its media type; "image/jpeg" when empty
 	Phrases   []string

@@ -15,6 +15,9 @@ var modeAsk = map[string]string{
 	ModeRecall:    `Build a short quick-recall exercise for Dad from the phrases he kept (below): for each phrase, one simple question or gap to fill that makes him recall it, then the answers at the end. Keep it friendly and brief.`,
 }
 
+// maxPromptWords bounds the words of a photo given to Pippa.
+const maxPromptWords = 8 << 10
+
 // userText is the text part of the user message.
 func userText(req Request) (string, error) {
 	ask, ok := modeAsk[req.Mode]
@@ -46,6 +49,13 @@ func userText(req Request) (string, error) {
 		fmt.Fprintf(&b, "Caption: %s\n", c)
 	} else {
 		b.WriteString("Caption: (none)\n")
+	}
+	if w := strings.TrimSpace(req.Words); w != "" {
+		// Bounded: the words of a page, not a book, go to the model.
+		if len(w) > maxPromptWords {
+			w = strings.ToValidUTF8(w[:maxPromptWords], "") + "…"
+		}
+		fmt.Fprintf(&b, "Words read from the photo on Dad's computer (they may hold misreadings):\n%s\n", w)
 	}
 	return b.String(), nil
 }

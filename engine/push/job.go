@@ -36,6 +36,7 @@ type job struct {
 	edit    *api.EditMomentRequest
 	delete  bool
 	restore bool
+	words   *api.Words
 	media   *mirror.MediaPut
 	turn    *api.ImportTurnRequest
 	keep    *api.KeepPhraseRequest
@@ -131,6 +132,12 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		j.kind, j.id, j.moment, j.restore = KindRestore, d.ID, d.ID, true
+	case api.OpMomentWords:
+		var d mirror.MomentWords
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j.kind, j.id, j.moment, j.words = KindWords, d.ID, d.ID, &api.Words{Text: d.Text, Lang: d.Lang}
 	case api.OpMediaPut:
 		var d mirror.MediaPut
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -403,6 +410,9 @@ func (p *pusher) send(ctx context.Context, j job) (outcome, error) {
 		return created(ok), err
 	case j.restore:
 		_, ok, err := t.RestoreMoment(ctx, j.id)
+		return created(ok), err
+	case j.words != nil:
+		_, ok, err := t.PutWords(ctx, j.id, *j.words)
 		return created(ok), err
 	case j.media != nil:
 		return p.sendMedia(ctx, j.media)

@@ -48,6 +48,7 @@ type Target interface {
 	EditMoment(ctx context.Context, id string, in api.EditMomentRequest) (*api.Moment, bool, error)
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
+	PutWords(ctx context.Context, momentID string, w api.Words) (*api.Words, bool, error)
 	PutMedia(ctx context.Context, m client.PutMedia) (*api.Media, bool, error)
 	ImportTurn(ctx context.Context, in api.ImportTurnRequest) (*api.Turn, bool, error)
 	StartTurn(ctx context.Context, momentID string, in api.StartTurnRequest) (*api.Turn, bool, error)
@@ -122,6 +123,7 @@ const (
 	KindEdit    Kind = "edits"
 	KindDelete  Kind = "deletes"
 	KindRestore Kind = "restores"
+	KindWords   Kind = "words" // [extension] the words found in photos
 	KindReading Kind = "readings"
 	KindPhrase  Kind = "phrases"
 	KindUnkeep  Kind = "phrase_removals"

@@ -90,6 +90,11 @@ func fillSource(t *testing.T, e *enginetest.Engine, n int) {
 				t.Fatal(err)
 			}
 		}
+		if i%6 == 1 {
+			if _, _, err := c.PutWords(ctx, id, api.Words{Text: fmt.Sprintf("Words in photo %d\nRef RD/%d/Q", i, 7700+i), Lang: "eng"}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if i%5 == 0 {
 			if _, _, err := c.KeepPhrase(ctx, api.KeepPhraseRequest{Text: fmt.Sprintf("Phrase number %d", i), MomentID: id}); err != nil {
 				t.Fatal(err)
@@ -260,7 +265,8 @@ func TestPush_CopiesEverythingAndRepeatsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("push: %v (%+v)", err, st)
 	}
-	if !st.Complete || st.Kinds[push.KindMoment].Sent != 31 /* and the recall's */ || st.Kinds[push.KindReading].Refused != 0 || progress == 0 {
+	if !st.Complete || st.Kinds[push.KindMoment].Sent != 31 /* and the recall's */ || st.Kinds[push.KindReading].Refused != 0 || progress == 0 ||
+		st.Kinds[push.KindWords].Sent != 5 {
 		t.Fatalf("summary %+v, progress calls %d", st, progress)
 	}
 	checkSame(t, src, dst)

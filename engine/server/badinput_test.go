@@ -158,6 +158,8 @@ func TestRefusedWrites(t *testing.T) {
 		code                     string
 	}{
 		{"CopyIsOriginal", "POST", "/v1/moments", fmt.Sprintf(`{"kind":"photo","copy_id":%q,"original_id":%q}`, same, same), 400, api.CodeBadMediaRef},
+		{"WordsNoLang", "POST", "/v1/moments/" + live.ID + "/words", `{"text":"Severn Water"}`, 400, api.CodeBadWords},
+		{"WordsUnknownMoment", "POST", "/v1/moments/" + newID() + "/words", `{"text":"x","lang":"eng"}`, 404, api.CodeUnknownMoment},
 		{"EditDismissNotAnID", "PATCH", "/v1/moments/" + gone.ID, `{"dismiss":["../../etc"]}`, 400, api.CodeBadEdit},
 		{"EditWrittenByTooLong", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"x","base_caption":"","written_by":"` + strings.Repeat("a", 65) + `"}`, 400, api.CodeBadEdit},
 		{"EditRequestIDBad", "PATCH", "/v1/moments/" + gone.ID, `{"caption":"x","client_request_id":"a/b"}`, 400, api.CodeBadID},

@@ -130,6 +130,26 @@ func (s *server) deleteMoment(w http.ResponseWriter, r *http.Request) {
 
 // restoreMoment is POST /v1/moments/{id}/restore [extension]: a deleted
 // moment brought back.
+// putWords keeps the words found in a moment's photo [extension]: 201 the
+// first time, 200 with the words kept before after.
+func (s *server) putWords(w http.ResponseWriter, r *http.Request) {
+	var body api.Words
+	if err := decodeJSON(w, r, &body); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	words, created, err := s.svc.PutWords(r.Context(), r.PathValue("id"), body)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, api.WordsResponse{Words: words, Created: created})
+}
+
 func (s *server) restoreMoment(w http.ResponseWriter, r *http.Request) {
 	m, restored, err := s.svc.RestoreMoment(r.Context(), r.PathValue("id"))
 	if err != nil {

@@ -30,6 +30,7 @@ type Service interface {
 	DeleteMoment(ctx context.Context, id string) (bool, error)
 	EachDeletedMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error)
 	RestoreMoment(ctx context.Context, id string) (*api.Moment, bool, error)
+	PutWords(ctx context.Context, momentID string, w api.Words) (*api.Words, bool, error)
 	PutMedia(ctx context.Context, put PutMedia) (*api.Media, bool, error)
 	OpenMedia(ctx context.Context, id string) (*api.Media, *os.File, error)
 	StartTurn(ctx context.Context, momentID string, req api.StartTurnRequest) (*api.Turn, bool, error)
@@ -122,6 +123,7 @@ func (s *server) routes() {
 	m.HandleFunc("PATCH /v1/moments/{id}", s.editMoment)
 	m.HandleFunc("DELETE /v1/moments/{id}", s.deleteMoment)
 	m.HandleFunc("POST /v1/moments/{id}/restore", s.restoreMoment) // [extension]
+	m.HandleFunc("POST /v1/moments/{id}/words", s.putWords)        // [extension]
 	m.HandleFunc("PUT /v1/media/{id}", s.putMedia)
 	m.HandleFunc("GET /v1/media/{id}", s.getMedia)
 	m.HandleFunc("POST /v1/moments/{id}/turns", s.startTurn)

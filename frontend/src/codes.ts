@@ -43,6 +43,7 @@ export const engineError = {
   badStatus: 'bad_status',
   badTakenAt: 'bad_taken_at',
   badText: 'bad_text',
+  badWords: 'bad_words',
   bodyTooLarge: 'body_too_large',
   captionTooLong: 'caption_too_long',
   digestMismatch: 'digest_mismatch',
