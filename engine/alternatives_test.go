@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/oplog"
 )
 
 // TestEditMoment_Base: what an edit that knows its base does, step by
@@ -69,4 +70,12 @@ func TestEditMoment_Base(t *testing.T) {
 	// A request id of another kind of write is refused.
 	_, _, err = e.EditMoment(desktop, mo.ID, api.EditMomentRequest{Caption: ptr("x"), ClientRequestID: "a-create"})
 	wantCode(t, err, api.CodeRequestIDReused)
+}
+
+// TestMaxWrittenByLen: an edit's written_by names a token, and is bounded
+// as the log bounds a token's name.
+func TestMaxWrittenByLen(t *testing.T) {
+	if api.MaxWrittenByLen != oplog.MaxAuthorLen {
+		t.Fatalf("api.MaxWrittenByLen = %d, oplog.MaxAuthorLen = %d; want the same", api.MaxWrittenByLen, oplog.MaxAuthorLen)
+	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/mirror"
-	"github.com/sparkfamily/spark/engine/oplog"
 )
 
 // This file and the other write paths hold the engine's checks of what a
@@ -403,38 +402,14 @@ func (e *Engine) EditMoment(ctx context.Context, id string, req api.EditMomentRe
 	return mo, deleted, err
 }
 
-// checkEdit refuses, as bad_edit, an edit's extension fields out of
-// bounds, and drops a written_by that only an admin may send.
+// checkEdit refuses an edit the engine would never log (api.CheckEdit),
+// and drops a written_by that only an admin may send.
 func checkEdit(ctx context.Context, req *api.EditMomentRequest) error {
-	if req.ClientRequestID != "" {
-		if err := api.CheckRequestID(req.ClientRequestID); err != nil {
-			return err
-		}
-	}
-	if err := api.CheckTakenAt(req.TakenAt); err != nil {
+	if err := api.CheckEdit(*req); err != nil {
 		return err
-	}
-	for _, c := range []*string{req.Caption, req.BaseCaption} {
-		if c == nil {
-			continue
-		}
-		if err := api.CheckCaption(*c); err != nil {
-			return err
-		}
-	}
-	if len(req.WrittenBy) > oplog.MaxAuthorLen {
-		return api.Errorf(api.CodeBadEdit, "written_by is %d bytes; at most %d", len(req.WrittenBy), oplog.MaxAuthorLen)
 	}
 	if !actorOf(ctx).Admin {
 		req.WrittenBy = ""
-	}
-	if len(req.Dismiss) > api.MaxDismiss {
-		return api.Errorf(api.CodeBadEdit, "an edit may dismiss at most %d alternatives, not %d", api.MaxDismiss, len(req.Dismiss))
-	}
-	for _, d := range req.Dismiss {
-		if !api.IsAlternativeID(d) {
-			return api.Errorf(api.CodeBadEdit, "dismiss holds %.40q, which is not an alternative's id (16 hex digits)", d)
-		}
 	}
 	return nil
 }

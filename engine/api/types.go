@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 )
 
 // Moment kinds.
@@ -255,6 +256,47 @@ type EditMomentResponse struct {
 
 // MaxDismiss is how many alternatives one edit may dismiss.
 const MaxDismiss = 100
+
+// MaxWrittenByLen bounds an edit's written_by: a token's name (engine/auth
+// and oplog.MaxAuthorLen).
+const MaxWrittenByLen = 64
+
+// CheckEdit refuses an edit the engine would never write: a caption or
+// base_caption too long (caption_too_long), a bad taken_at or request id,
+// and, as bad_edit, a written_by longer than a token's name or not UTF-8,
+// or a dismiss of more than MaxDismiss ids or of one that is not an
+// alternative's. The engine applies it to a request, and a replica or a
+// push to an op read from another engine's log.
+func CheckEdit(req EditMomentRequest) error {
+	if req.ClientRequestID != "" {
+		if err := CheckRequestID(req.ClientRequestID); err != nil {
+			return err
+		}
+	}
+	if err := CheckTakenAt(req.TakenAt); err != nil {
+		return err
+	}
+	for _, c := range []*string{req.Caption, req.BaseCaption} {
+		if c == nil {
+			continue
+		}
+		if err := CheckCaption(*c); err != nil {
+			return err
+		}
+	}
+	if len(req.WrittenBy) > MaxWrittenByLen || !utf8.ValidString(req.WrittenBy) {
+		return Errorf(CodeBadEdit, "written_by has %d bytes or is not UTF-8; it names a computer's token, at most %d bytes of UTF-8", len(req.WrittenBy), MaxWrittenByLen)
+	}
+	if len(req.Dismiss) > MaxDismiss {
+		return Errorf(CodeBadEdit, "an edit may dismiss at most %d alternatives, not %d", MaxDismiss, len(req.Dismiss))
+	}
+	for _, d := range req.Dismiss {
+		if !IsAlternativeID(d) {
+			return Errorf(CodeBadEdit, "dismiss holds %.40q, which is not an alternative's id (16 hex digits)", d)
+		}
+	}
+	return nil
+}
 
 // IsAlternativeID reports whether s has the form of an alternative's id:
 // 16 lower-case hex digits.

@@ -69,26 +69,8 @@ func checkRecord(r oplog.Record) error {
 		if err := canonicalULID("moment id", d.ID); err != nil {
 			return err
 		}
-		for _, c := range []*string{d.Caption, d.BaseCaption} {
-			if c == nil {
-				continue
-			}
-			if err := api.CheckCaption(*c); err != nil {
-				return err
-			}
-		}
-		if len(d.WrittenBy) > oplog.MaxAuthorLen || !utf8.ValidString(d.WrittenBy) {
-			return fmt.Errorf("written_by has %d bytes or is not UTF-8; a token's name has at most %d bytes of UTF-8", len(d.WrittenBy), oplog.MaxAuthorLen)
-		}
-		if len(d.Dismiss) > api.MaxDismiss {
-			return fmt.Errorf("the edit dismisses %d alternatives; at most %d", len(d.Dismiss), api.MaxDismiss)
-		}
-		for _, id := range d.Dismiss {
-			if !api.IsAlternativeID(id) {
-				return fmt.Errorf("dismiss holds %.40q, not an alternative's id", id)
-			}
-		}
-		return api.CheckTakenAt(d.TakenAt)
+		return api.CheckEdit(api.EditMomentRequest{Caption: d.Caption, TakenAt: d.TakenAt, BaseCaption: d.BaseCaption,
+			WrittenBy: d.WrittenBy, Dismiss: d.Dismiss})
 	case api.OpMomentDelete:
 		var d MomentDelete
 		if err := decode(r, &d); err != nil {
