@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
@@ -296,6 +298,15 @@ func CheckEdit(req EditMomentRequest) error {
 		}
 	}
 	return nil
+}
+
+// AlternativeID names an alternative caption within its moment: the
+// first 16 hex digits of its SHA-256, so that the same words are the
+// same alternative on every engine, replica and move, and a client that
+// shows an alternative can name it to dismiss it.
+func AlternativeID(caption string) string {
+	sum := sha256.Sum256([]byte(caption))
+	return hex.EncodeToString(sum[:8])
 }
 
 // IsAlternativeID reports whether s has the form of an alternative's id:

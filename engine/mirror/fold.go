@@ -2,9 +2,7 @@ package mirror
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,7 +156,7 @@ func (t *tx) foldEdit(r *oplog.Record, d *MomentEdit, at, seq int64) error {
 				if merged, ok := merge3(*d.BaseCaption, cur, caption); ok {
 					caption = merged
 				} else if strings.TrimSpace(cur) != "" {
-					if _, err := t.exec(sqlAltInsert, d.ID, AlternativeID(cur), cur, curAt, curBy.String, seq); err != nil {
+					if _, err := t.exec(sqlAltInsert, d.ID, api.AlternativeID(cur), cur, curAt, curBy.String, seq); err != nil {
 						return err
 					}
 				}
@@ -175,14 +173,6 @@ func (t *tx) foldEdit(r *oplog.Record, d *MomentEdit, at, seq int64) error {
 	}
 	_, err := t.exec(sqlMomentEdit, d.Caption != nil, caption, d.TakenAt != nil, nullTime(d.TakenAt), at, d.ID, capAt, capBy)
 	return err
-}
-
-// AlternativeID names an alternative caption within its moment: the
-// first 16 hex digits of its SHA-256, so that the same words are the
-// same alternative on every engine, replica and move.
-func AlternativeID(caption string) string {
-	sum := sha256.Sum256([]byte(caption))
-	return hex.EncodeToString(sum[:8])
 }
 
 // Apply folds a batch of log records, in seq order, in one transaction that
