@@ -1,0 +1,218 @@
+// The reader of words' scheduling and wording (issue 37), apart from
+// tesseract.js so that it is tested without it (test/ocrlane.test.ts): one
+// job at a time through one worker, started when the first job comes and
+// let go after a while without work, so that its memory goes back; a job
+// after that starts it again. Also the tidying of the text read, and the
+// errors, in words a caller can act on. No DOM, no tesseract here.
+
+/** The timers the lane waits with: setTimeout by default, a fake in tests. */
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+export interface LaneOptions<W> {
+  /** start makes the worker: for the first job, and the first after it was let go. */
+  start(): Promise<W>;
+  /** stop lets a worker go (and its memory with it). Its failure is ignored. */
+  stop(worker: W): Promise<unknown> | void;
+  /** idleMs: how long the worker is kept without work. */
+  idleMs: number;
+  /** keep tells, of a job's error, that the worker is still sound; by
+   * default a worker whose job failed is let go and the next job starts a
+   * fresh one. */
+  keep?: (err: unknown) => boolean;
+  timers?: Timers;
+}
+
+export interface Lane<W> {
+  /** run queues job; it runs once every job queued before it is done, with
+   * the worker (started if need be). Its result or error comes back. */
+  run<T>(job: (worker: W) => Promise<T>): Promise<T>;
+  /** stop lets the worker go now: the job running and those queued are
+   * rejected with a StoppedError. A job run after it starts a worker again. */
+  stop(): Promise<void>;
+  /** started: a worker is held (starting, working or idle). */
+  readonly started: boolean;
+  /** pending: jobs queued or running. */
+  readonly pending: number;
+}
+
+/** StoppedError rejects the jobs that stop() cut short. */
+export class StoppedError extends Error {
+  constructor() {
+    super('The reader of words was stopped before it read this photo.');
+    this.name = 'StoppedError';
+  }
+}
+
+interface Entry<W> {
+  job: (worker: W) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+export function createLane<W>(opts: LaneOptions<W>): Lane<W> {
+  const timers = opts.timers ?? realTimers;
+  const keep = opts.keep ?? (() => false);
+  const queue: Entry<W>[] = [];
+  // held is the worker once started (boxed: W may be any value).
+  let held: { worker: W } | null = null;
+  let starting = false;
+  let running = false;
+  let idle: { handle: unknown } | null = null;
+  // letting is the last stop under way: a start waits for it, so two
+  // workers are never alive at once.
+  let letting: Promise<void> = Promise.resolve();
+  // cut rejects the job running, from stop().
+  let cut: ((err: Error) => void) | null = null;
+
+  function clearIdle(): void {
+    if (idle) timers.clear(idle.handle);
+    idle = null;
+  }
+
+  function release(): Promise<void> {
+    clearIdle();
+    const h = held;
+    held = null;
+    if (h) {
+      letting = letting.then(
+        () => Promise.resolve(opts.stop(h.worker)).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+    }
+    return letting;
+  }
+
+  async function step(e: Entry<W>): Promise<void> {
+    const abort = new Promise<never>((_, reject) => {
+      cut = reject;
+    });
+    abort.catch(() => undefined);
+    try {
+      await Promise.race([letting, abort]);
+      if (!held) {
+        starting = true;
+        const made = opts.start();
+        let won = false;
+        try {
+          const worker = await Promise.race([made.then((w) => ((won = true), w)), abort]);
+          held = { worker };
+        } catch (err) {
+          // Stopped while starting: the worker, if it comes, is let go.
+          if (!won) made.then((w) => opts.stop(w), () => undefined).catch(() => undefined);
+          throw err;
+        } finally {
+          starting = false;
+        }
+      }
+      e.resolve(await Promise.race([e.job(held.worker), abort]));
+    } catch (err) {
+      e.reject(err);
+      if (!(err instanceof StoppedError) && !keep(err)) void release();
+    } finally {
+      cut = null;
+    }
+  }
+
+  async function drain(): Promise<void> {
+    if (running) return;
+    running = true;
+    clearIdle();
+    try {
+      for (let e = queue.shift(); e; e = queue.shift()) await step(e);
+    } finally {
+      running = false;
+    }
+    if (held) {
+      const handle = timers.set(() => {
+        if (idle?.handle === handle) void release();
+      }, opts.idleMs);
+      idle = { handle };
+    }
+  }
+
+  return {
+    run<T>(job: (worker: W) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+        void drain();
+      });
+    },
+    stop(): Promise<void> {
+      const waiting = queue.splice(0);
+      for (const e of waiting) e.reject(new StoppedError());
+      cut?.(new StoppedError());
+      return release();
+    },
+    get started() {
+      return held !== null || starting;
+    },
+    get pending() {
+      return queue.length + (running ? 1 : 0);
+    },
+  };
+}
+
+/** tidyText: each line without its trailing spaces, and no empty lines at
+ * the start or the end (those between paragraphs stay). */
+export function tidyText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/[\s\u00a0]+$/u, ''));
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.join('\n');
+}
+
+/** isLangCode: a code of the shipped data, "eng", "chi_sim". */
+export function isLangCode(lang: string): boolean {
+  return /^[a-z]{3}(_[a-z]+)?$/.test(lang);
+}
+
+/** ReadError is what a failed read rejects with: message says what went
+ * wrong in a sentence; kind tells the caller what to do (start: the
+ * reader's own files, try again later or rebuild; lang: that language is
+ * not shipped; image: this photo can't be read, don't retry it; read:
+ * anything else, may be retried); cause keeps tesseract's own words. */
+export type ReadErrorKind = 'start' | 'lang' | 'image' | 'read';
+
+export class ReadError extends Error {
+  readonly kind: ReadErrorKind;
+  constructor(kind: ReadErrorKind, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'ReadError';
+    this.kind = kind;
+  }
+}
+
+/** rawMessage: what tesseract.js rejected with, which is often a string. */
+export function rawMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'string') return err;
+  if (err && typeof err === 'object' && 'message' in err && typeof err.message === 'string') return err.message;
+  return String(err);
+}
+
+/** explain words an error of tesseract.js, in the phase it came in
+ * (start: making the worker and loading lang; read: reading a photo). */
+export function explain(err: unknown, phase: 'start' | 'read', lang: string): Error {
+  if (err instanceof ReadError || err instanceof StoppedError) return err;
+  const raw = rawMessage(err);
+  if (/traineddata/i.test(raw)) {
+    return new ReadError('lang', `No words data for the language "${lang}" is in this build of Spark.`, err);
+  }
+  if (phase === 'start') {
+    return new ReadError('start', 'The reader of words could not start: its files did not load. Try again, or reinstall Spark.', err);
+  }
+  if (/read image|image format|pix_?read|unsupported image|could not be read/i.test(raw)) {
+    return new ReadError('image', 'This picture could not be opened to read its words: it is damaged, or not a JPEG, PNG, WebP, BMP or TIFF.', err);
+  }
+  return new ReadError('read', 'The words in this photo could not be read. Try again.', err);
+}
