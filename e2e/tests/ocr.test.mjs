@@ -7,6 +7,9 @@
 // leaves 127.0.0.1; one read at a time; the worker is let go when idle and
 // starts again; failures say what went wrong. It prints the start, the
 // time per read (median of 3) and the browser's memory (PSS, from /proc).
+// Then the same in WebKitGTK, the window's web view on Linux, with the app
+// served through the wails:// scheme as Wails v2 serves it (e2e/ocr-webkit.c),
+// where its development files, gcc and xvfb-run are there.
 //
 // Needs no harness: it serves frontend/dist itself, so it also runs alone,
 // after `npm run build` in frontend/:
@@ -14,9 +17,10 @@
 // e2e/run.mjs runs it with the others (E2E_FILES=ocr for it alone).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, sep } from 'node:path';
 import { chromiumArgs, chromiumPath } from './lib.mjs';
@@ -112,9 +116,8 @@ function pss(pid) {
   }
 }
 
-/** browser lists the browser's processes: { pid, type } (type '' for the
- * browser itself, 'renderer', 'gpu-process', 'zygote', ...). */
-function browser() {
+/** processes lists every process: { pid, ppid, cmd, exe }. */
+function processes() {
   const all = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -128,14 +131,26 @@ function browser() {
       // gone, or not ours to read
     }
   }
-  const top = all.find((p) => p.cmd.some((a) => a === `--user-data-dir=${profile}`) && !p.cmd.some((a) => a.startsWith('--type=')));
-  if (!top) return [];
-  const ours = new Set([top.pid]);
+  return all;
+}
+
+/** tree: the process pid and its descendants, of all. */
+function tree(all, pid) {
+  const ours = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of all) if (!ours.has(p.pid) && ours.has(p.ppid)) ours.add(p.pid), (grew = true);
   }
-  return all.filter((p) => ours.has(p.pid)).map((p) => ({ pid: p.pid, type: (p.cmd.find((a) => a.startsWith('--type=')) ?? '').slice(7) }));
+  return all.filter((p) => ours.has(p.pid));
+}
+
+/** browser lists the browser's processes: { pid, type } (type '' for the
+ * browser itself, 'renderer', 'gpu-process', 'zygote', ...). */
+function browser() {
+  const all = processes();
+  const top = all.find((p) => p.cmd.some((a) => a === `--user-data-dir=${profile}`) && !p.cmd.some((a) => a.startsWith('--type=')));
+  if (!top) return [];
+  return tree(all, top.pid).map((p) => ({ pid: p.pid, type: (p.cmd.find((a) => a.startsWith('--type=')) ?? '').slice(7) }));
 }
 
 /** memory: the PSS of the whole browser and of its renderers, in MB. */
@@ -391,7 +406,79 @@ test('a camera photo with a sign in it, at 1,600 pixels (../shared/photos)', asy
   assert.equal(typeof r.text, 'string');
 });
 
-test('the worker let go, the browser\'s memory goes back', async () => {
+test('in WebKitGTK, the window\'s web view, as Wails v2 serves the app (wails://wails/)', async (t) => {
+  // e2e/ocr-webkit.c: a GTK window with a WebKit web view, the "wails"
+  // scheme registered as Wails v2 does on Linux, serving frontend/dist.
+  const flags = spawnSync('pkg-config', ['--cflags', '--libs', 'webkit2gtk-4.0'], { encoding: 'utf8' });
+  const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+  if (flags.status !== 0 || !have('gcc') || !have('xvfb-run')) return t.skip('no WebKitGTK 4.0 development files, gcc or xvfb-run here');
+  const dir = mkdtempSync(join(tmpdir(), 'spark-ocr-webkit-'));
+  try {
+    const bin = join(dir, 'ocr-webkit');
+    const cc = spawnSync('gcc', ['-O1', '-o', bin, join(root, 'e2e', 'ocr-webkit.c'), ...flags.stdout.trim().split(/\s+/)], { encoding: 'utf8' });
+    assert.equal(cc.status, 0, `gcc: ${cc.stderr}`);
+    const script = `
+      const out = {};
+      try {
+        const draw = ${draw.toString()};
+        const median = (xs) => [...xs].sort((a, b) => a - b)[1];
+        const reader = window.sparkOcr.createReader({ idleMs: 60000 });
+        out.simd = window.sparkOcr.hasSimd();
+        const canvas = draw(${JSON.stringify(bill)}, 1200, 56);
+        let t = performance.now();
+        out.canvas = (await reader.read(canvas)).text;
+        out.start = performance.now() - t;
+        const times = [];
+        for (let i = 0; i < 3; i++) { t = performance.now(); await reader.read(canvas); times.push(performance.now() - t); }
+        out.canvasMedian = median(times);
+        const jpeg = await new Promise((r) => draw(${JSON.stringify(letter)}, 1600, 44).toBlob(r, 'image/jpeg', 0.85));
+        const lt = [];
+        for (let i = 0; i < 3; i++) { t = performance.now(); out.letter = (await reader.read(jpeg)).text; lt.push(performance.now() - t); }
+        out.letterMedian = median(lt);
+        await reader.stop();
+        out.stopped = !reader.started;
+      } catch (e) {
+        out.error = String(e?.message ?? e);
+      }
+      document.title = JSON.stringify(out);`;
+    const entry = chunk();
+    const pageFile = join(dir, 'page.html');
+    writeFileSync(pageFile, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>reader of words</title>
+<script>addEventListener('error', (e) => (document.title = JSON.stringify({ error: String(e.message) })));</script>
+<script type="module">import '/assets/${entry}';\n${script}</script></head><body></body></html>`);
+    const child = spawn('xvfb-run', ['-a', bin, dist, pageFile], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    // The web process's memory (the page and its worker), sampled.
+    let peak = 0;
+    const web = () => tree(processes(), child.pid).filter((p) => /WebKitWebProcess/.test(p.exe));
+    const timer = setInterval(() => (peak = Math.max(peak, web().reduce((s, p) => s + pss(p.pid), 0))), 100);
+    const killer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 240_000);
+    const code = await new Promise((r) => child.on('exit', r));
+    clearInterval(timer);
+    clearTimeout(killer);
+    assert.equal(code, 0, `ocr-webkit exited ${code}: ${stderr.slice(-2000)}`);
+    const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
+    const asked = stderr.split('\n').filter((l) => l.startsWith('wk: ')).map((l) => l.slice(4));
+    console.log(`# WebKitGTK ${spawnSync('pkg-config', ['--modversion', 'webkit2gtk-4.0'], { encoding: 'utf8' }).stdout.trim()} (wails://wails/, SIMD: ${r.simd}): first read ${ms(r.start)}; canvas median ${ms(r.canvasMedian)}; letter 1600 px JPEG median ${ms(r.letterMedian)}; web process PSS peak ${Math.round(peak / 1048576)} MB`);
+    console.log(`# asked for: ${asked.join(' ')}`);
+    assert.equal(r.error, undefined, `the page: ${r.error}`);
+    assert.match(r.canvas, /Severn Water/);
+    assert.match(r.canvas, /RD\/7731\/Q/);
+    assert.match(r.letter, /RD\/7731\/Q/);
+    assert.match(r.letter, /Dear Mr Hartley/);
+    assert.equal(r.stopped, true);
+    assert.ok(asked.includes('wails://wails/ocr/worker.min.js') && asked.includes('wails://wails/ocr/lang/eng.traineddata.gz'), 'the worker and the data came through the app\'s scheme');
+    assert.ok(asked.every((u) => u.startsWith('wails://wails/')), `only the app's own files: ${asked}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the worker let go, the browser\'s memory goes back', async (t) => {
+  if (!idleRenderer || !peakRenderer) return t.skip('it measures after the reads above, which did not run');
   // Every reader above was stopped: the worker's thread and its memory
   // (the engine, the data, the image) are gone.
   await page.evaluate(() => window.reader?.stop());
