@@ -89,6 +89,7 @@ func BenchmarkSmallCopy(b *testing.B) {
 			continue
 		}
 		b.Run(filepath.Base(f), func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := SmallCopy(context.Background(), f, io.Discard, Options{}); err != nil {
 					b.Fatal(err)

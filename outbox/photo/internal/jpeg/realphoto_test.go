@@ -70,6 +70,7 @@ func BenchmarkRealPhotos(b *testing.B) {
 	for name, data := range sharedPhotos(b) {
 		for _, scale := range []int{1, 2} {
 			b.Run(name+"/"+string(rune('0'+scale)), func(b *testing.B) {
+				defer reportCPU(b)()
 				for b.Loop() {
 					if _, err := DecodeScaled(bytes.NewReader(data), scale); err != nil {
 						b.Fatal(err)
@@ -84,5 +85,34 @@ func BenchmarkRealPhotos(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSmallCopyDecode decodes every real photo at the scale its small
+// copy (long edge 1,600 pixels) is decoded at, one after the other: the
+// decoder's share of a small copy, the figure its changes are measured by
+// (docs/PHOTO.md, "What the fork changes, and what each earns").
+func BenchmarkSmallCopyDecode(b *testing.B) {
+	photos := sharedPhotos(b)
+	type job struct {
+		data  []byte
+		scale int
+	}
+	var jobs []job
+	for _, data := range photos {
+		cfg, err := DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, h := cfg.Width*1600/max(cfg.Width, cfg.Height), cfg.Height*1600/max(cfg.Width, cfg.Height)
+		jobs = append(jobs, job{data, ChooseScale(cfg.Width, cfg.Height, w, h)})
+	}
+	defer reportCPU(b)()
+	for b.Loop() {
+		for _, j := range jobs {
+			if _, err := DecodeScaled(bytes.NewReader(j.data), j.scale); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

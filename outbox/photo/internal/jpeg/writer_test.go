@@ -88,6 +88,7 @@ func BenchmarkEncode420(b *testing.B) {
 	} {
 		b.Run(enc.name, func(b *testing.B) {
 			var w bytes.Buffer
+			defer reportCPU(b)()
 			for b.Loop() {
 				w.Reset()
 				if err := enc.fn(&w); err != nil {

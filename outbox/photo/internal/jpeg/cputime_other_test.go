@@ -1,0 +1,8 @@
+//go:build !unix
+
+package jpeg
+
+import "testing"
+
+// reportCPU reports nothing where getrusage is missing.
+func reportCPU(b *testing.B) func() { return func() {} }
