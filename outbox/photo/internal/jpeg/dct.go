@@ -349,10 +349,6 @@ func fdctRows(b *block) {
 // In fdctRows, the same analysis applies, but the initial values are
 // in [-2040, 2040] instead of [-255, 255], so the bound is 2040*3.6246 < 7395.
 
-// idctShortcuts is false only in a test that checks the short cuts of
-// idctRows and idctCols against the full computation.
-var idctShortcuts = true
-
 // idct implements the inverse DCT.
 // Inputs are UQ8.0; outputs are Q10.3.
 func idct(b *block) {
@@ -366,13 +362,6 @@ func idct(b *block) {
 func idctRows(b *block) {
 	for i := range 8 {
 		x := b[8*i : 8*i+8 : 8*i+8]
-		if x[1]|x[2]|x[3]|x[4]|x[5]|x[6]|x[7] == 0 && idctShortcuts {
-			// Only the DC term: the code below gives x[0]<<17 for
-			// all eight (and zeros for a row of zeros).
-			v := x[0] << 17
-			x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7] = v, v, v, v, v, v, v, v
-			continue
-		}
 		x0 := x[0]
 		x7 := x[1]
 		x2 := x[2]
@@ -459,14 +448,6 @@ func idctRows(b *block) {
 // Outputs are Q10.3. That is, the result is the IDCT*8.
 func idctCols(b *block) {
 	for i := range 8 {
-		if b[1*8+i]|b[2*8+i]|b[3*8+i]|b[4*8+i]|b[5*8+i]|b[6*8+i]|b[7*8+i] == 0 && idctShortcuts {
-			// Only the first row: the code below gives this for all
-			// eight.
-			v := (b[i] + 1<<19) >> 20
-			b[0*8+i], b[1*8+i], b[2*8+i], b[3*8+i] = v, v, v, v
-			b[4*8+i], b[5*8+i], b[6*8+i], b[7*8+i] = v, v, v, v
-			continue
-		}
 		x0 := b[0*8+i]
 		x7 := b[1*8+i]
 		x2 := b[2*8+i]

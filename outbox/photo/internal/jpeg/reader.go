@@ -15,7 +15,7 @@
 //     of its pixels;
 //   - in the decoder, a 64-bit bit reader, Huffman codes and their extra
 //     bits decoded together, coefficients dequantized as they are decoded,
-//     short cuts for blocks, rows and columns with no AC term, and the
+//     a short cut for blocks with no AC term, and the
 //     inverse DCTs of a large picture in a second goroutine while the
 //     Huffman decoding goes on. At scale 1 the pictures are image/jpeg's,
 //     bit for bit; the tests check that on its test images, and the fuzz
