@@ -15,11 +15,10 @@
 //     of its pixels;
 //   - in the decoder, a 64-bit bit reader, Huffman codes and their extra
 //     bits decoded together, coefficients dequantized as they are decoded,
-//     a short cut for blocks with no AC term, and the
-//     inverse DCTs of a large picture in a second goroutine while the
-//     Huffman decoding goes on. At scale 1 the pictures are image/jpeg's,
-//     bit for bit; the tests check that on its test images, and the fuzz
-//     target on damaged ones.
+//     and the inverse DCTs of a large picture in a second goroutine while
+//     the Huffman decoding goes on. At scale 1 the pictures are
+//     image/jpeg's, bit for bit; the tests check that on its test images,
+//     and the fuzz target on damaged ones.
 //   - in the encoder, 4:2:0 chroma read from the planes, the quantizer's
 //     division by a multiplication, and the output gathered in memory.
 //     The bytes are image/jpeg's.

@@ -362,7 +362,7 @@ func (d *decoder) scanSequential(scan []scanComp, mxx, myy int) (err error) {
 	var (
 		// put hands a decoded block to the inverse DCT; b is where the
 		// next block is decoded, zero.
-		put func(b *block, hasAC bool, bx, by, compIndex int) (*block, error)
+		put func(b *block, bx, by, compIndex int) (*block, error)
 		b   = new(block)
 	)
 	perMCU := 0
@@ -378,12 +378,12 @@ func (d *decoder) scanSequential(scan []scanComp, mxx, myy int) (err error) {
 			}
 		}()
 		b = nil
-		if b, err = put(nil, false, 0, 0, 0); err != nil {
+		if b, err = put(nil, 0, 0, 0); err != nil {
 			return err
 		}
 	} else {
-		put = func(b *block, hasAC bool, bx, by, compIndex int) (*block, error) {
-			err := d.storeBlock(b, hasAC, bx, by, compIndex)
+		put = func(b *block, bx, by, compIndex int) (*block, error) {
+			err := d.storeBlock(b, bx, by, compIndex)
 			*b = block{}
 			return b, err
 		}
@@ -420,11 +420,10 @@ func (d *decoder) scanSequential(scan []scanComp, mxx, myy int) (err error) {
 							continue
 						}
 					}
-					ac, err := d.decodeBlock(b, dcH, acH, qt, &dc[compIndex])
-					if err != nil {
+					if err := d.decodeBlock(b, dcH, acH, qt, &dc[compIndex]); err != nil {
 						return err
 					}
-					if b, err = put(b, ac, bx, by, int(compIndex)); err != nil {
+					if b, err = put(b, bx, by, int(compIndex)); err != nil {
 						return err
 					}
 				}
@@ -454,7 +453,6 @@ type decodedBlock struct {
 	b      block
 	bx, by int32
 	comp   uint8
-	hasAC  bool
 }
 
 // storeAside starts a goroutine that stores blocks to the image, in
@@ -463,7 +461,7 @@ type decodedBlock struct {
 // them all to be stored and returns the goroutine's error. The batches
 // live in three buffers, so the memory is bounded whatever the image's
 // size.
-func (d *decoder) storeAside() (put func(b *block, hasAC bool, bx, by, compIndex int) (*block, error), wait func() error) {
+func (d *decoder) storeAside() (put func(b *block, bx, by, compIndex int) (*block, error), wait func() error) {
 	full := make(chan []decodedBlock, 2)
 	free := make(chan []decodedBlock, 3)
 	for range 3 {
@@ -486,17 +484,17 @@ func (d *decoder) storeAside() (put func(b *block, hasAC bool, bx, by, compIndex
 			for i := range batch {
 				p := &batch[i]
 				if err == nil {
-					err = d.storeBlock(&p.b, p.hasAC, int(p.bx), int(p.by), int(p.comp))
+					err = d.storeBlock(&p.b, int(p.bx), int(p.by), int(p.comp))
 				}
 			}
 			free <- batch[:0]
 		}
 	}()
 	cur := <-free
-	put = func(b *block, hasAC bool, bx, by, compIndex int) (*block, error) {
+	put = func(b *block, bx, by, compIndex int) (*block, error) {
 		if b != nil {
 			p := &cur[len(cur)-1]
-			p.bx, p.by, p.comp, p.hasAC = int32(bx), int32(by), uint8(compIndex), hasAC
+			p.bx, p.by, p.comp = int32(bx), int32(by), uint8(compIndex)
 			if len(cur) == batchBlocks {
 				full <- cur
 				cur = <-free
@@ -517,30 +515,30 @@ func (d *decoder) storeAside() (put func(b *block, hasAC bool, bx, by, compIndex
 }
 
 // decodeBlock decodes one block of a sequential scan into b, which is
-// zero, dequantized with qt and in natural order, and reports whether it
-// has a non-zero AC coefficient. dc is the component's DC predictor.
-func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32) (hasAC bool, err error) {
+// zero, dequantized with qt and in natural order. dc is the component's DC
+// predictor.
+func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32) error {
 	// Decode the DC coefficient, as specified in section F.2.2.1.
 	value, err := d.decodeHuffman(dcH)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if value > 16 {
-		return false, UnsupportedError("excessive DC component")
+		return UnsupportedError("excessive DC component")
 	}
 	dcDelta, err := d.receiveExtend(value)
 	if err != nil {
-		return false, err
+		return err
 	}
 	*dc += dcDelta
 	b[0] = *dc * qt[0]
 
 	if d.eobRun > 0 {
 		d.eobRun--
-		return false, nil
+		return nil
 	}
 	if acH.nCodes == 0 {
-		return false, FormatError("uninitialized Huffman table")
+		return FormatError("uninitialized Huffman table")
 	}
 	// Decode the AC coefficients, as specified in section F.2.2.2. The
 	// bit accumulator is kept in locals; with 32 bits in it, a code (16
@@ -553,13 +551,12 @@ func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32)
 			if d.bits.n < 32 {
 				// The end of the segment is near: read this code
 				// with the checks of decodeHuffman and receiveExtend.
-				z, stored, done, err := d.decodeACSlow(b, acH, qt, zig)
+				z, done, err := d.decodeACSlow(b, acH, qt, zig)
 				if err != nil {
-					return false, err
+					return err
 				}
-				hasAC = hasAC || stored
 				if done {
-					return hasAC, nil
+					return nil
 				}
 				zig = z
 				a, n = d.bits.a, d.bits.n
@@ -574,7 +571,6 @@ func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32)
 				zig = z
 				n -= f & 0xff
 				b[unzig[zig&63]] = (f >> 16) * qt[zig&63]
-				hasAC = true
 				continue
 			}
 		}
@@ -596,7 +592,7 @@ func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32)
 				code <<= 1
 			}
 			if !ok {
-				return false, FormatError("bad Huffman code")
+				return FormatError("bad Huffman code")
 			}
 		}
 		val0 := int32(value >> 4)
@@ -614,7 +610,6 @@ func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32)
 				x += ((-1) << val1) + 1
 			}
 			b[unzig[zig&63]] = x * qt[zig&63]
-			hasAC = true
 			continue
 		}
 		if val0 != 0x0f {
@@ -629,46 +624,45 @@ func (d *decoder) decodeBlock(b *block, dcH, acH *huffman, qt *block, dc *int32)
 		zig += 0x0f
 	}
 	d.bits.a, d.bits.n = a, n
-	return hasAC, nil
+	return nil
 }
 
 // decodeACSlow decodes one AC code of a sequential block at zig, and the
 // coefficient it gives, with the checks that the end of the data needs:
 // decodeBlock's loop body, with d.bits. It returns the zig-zag index the
-// code took the block to, whether it stored a coefficient, and whether the
-// block has no more.
-func (d *decoder) decodeACSlow(b *block, acH *huffman, qt *block, zig int32) (next int32, stored, done bool, err error) {
+// code took the block to and whether the block has no more.
+func (d *decoder) decodeACSlow(b *block, acH *huffman, qt *block, zig int32) (next int32, done bool, err error) {
 	value, err := d.decodeHuffman(acH)
 	if err != nil {
-		return 0, false, false, err
+		return 0, false, err
 	}
 	val0 := int32(value >> 4)
 	val1 := value & 0x0f
 	if val1 != 0 {
 		zig += val0
 		if zig >= blockSize {
-			return zig, false, true, nil
+			return zig, true, nil
 		}
 		ac, err := d.receiveExtend(val1)
 		if err != nil {
-			return 0, false, false, err
+			return 0, false, err
 		}
 		b[unzig[zig]] = ac * qt[zig]
-		return zig, true, false, nil
+		return zig, false, nil
 	}
 	if val0 != 0x0f {
 		d.eobRun = uint16(1 << val0)
 		if val0 != 0 {
 			bits, err := d.decodeBits(val0)
 			if err != nil {
-				return 0, false, false, err
+				return 0, false, err
 			}
 			d.eobRun |= uint16(bits)
 		}
 		d.eobRun--
-		return zig, false, true, nil
+		return zig, true, nil
 	}
-	return zig + 0x0f, false, false, nil
+	return zig + 0x0f, false, nil
 }
 
 // refine decodes a successive approximation refinement block, as specified in
@@ -833,17 +827,12 @@ func (d *decoder) reconstructBlock(b *block, bx, by, compIndex int) error {
 	for zig := 0; zig < blockSize; zig++ {
 		b[unzig[zig]] *= qt[zig]
 	}
-	var ac int32
-	for _, c := range b[1:] {
-		ac |= c
-	}
-	return d.storeBlock(b, ac != 0, bx, by, compIndex)
+	return d.storeBlock(b, bx, by, compIndex)
 }
 
 // storeBlock performs the inverse DCT of the dequantized block b, reduced
-// to d.bs by d.bs pixels, and stores it to the image. hasAC is false only
-// when the AC coefficients are all zero.
-func (d *decoder) storeBlock(b *block, hasAC bool, bx, by, compIndex int) error {
+// to d.bs by d.bs pixels, and stores it to the image.
+func (d *decoder) storeBlock(b *block, bx, by, compIndex int) error {
 	bs := d.bs
 	dst, stride := []byte(nil), 0
 	if d.nComp == 1 {
@@ -861,18 +850,6 @@ func (d *decoder) storeBlock(b *block, hasAC bool, bx, by, compIndex int) error 
 		default:
 			return UnsupportedError("too many components")
 		}
-	}
-	if !hasAC {
-		// Every pixel is the DC term: what idct gives for such a block,
-		// to the bit, and the mean of the block at any scale.
-		v := level(dcOnly(b[0]))
-		for y := 0; y < bs; y++ {
-			row := dst[y*stride : y*stride+bs]
-			for x := range row {
-				row[x] = v
-			}
-		}
-		return nil
 	}
 	switch bs {
 	case 8:
