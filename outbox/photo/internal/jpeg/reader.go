@@ -19,9 +19,9 @@
 //     the Huffman decoding goes on. At scale 1 the pictures are
 //     image/jpeg's, bit for bit; the tests check that on its test images,
 //     and the fuzz target on damaged ones.
-//   - in the encoder, 4:2:0 chroma read from the planes, the quantizer's
-//     division by a multiplication, and the output gathered in memory.
-//     The bytes are image/jpeg's.
+//   - in the encoder, 4:2:0 chroma read from the planes and the
+//     quantizer's division by a multiplication. The bytes are
+//     image/jpeg's.
 //   - no registration with package image.
 //
 // JPEG is defined in ITU-T T.81: https://www.w3.org/Graphics/JPEG/itu-t81.pdf.

@@ -5,6 +5,7 @@
 package jpeg
 
 import (
+	"bufio"
 	"errors"
 	"image"
 	"image/color"
@@ -198,19 +199,23 @@ func init() {
 	}
 }
 
+// writer is a buffered writer.
+type writer interface {
+	Flush() error
+	io.Writer
+	io.ByteWriter
+}
+
 // encoder encodes an image to the JPEG format.
-//
-// Unlike image/jpeg's, it gathers the whole file in out, with a 64-bit bit
-// accumulator for the entropy-coded data, and writes it at the end; the
-// output is the same, byte for byte.
 type encoder struct {
-	// out is the JPEG file so far.
-	out []byte
+	// w is the writer to write to. err is the first error encountered during
+	// writing. All attempted writes after the first error become no-ops.
+	w   writer
+	err error
 	// buf is a scratch buffer.
 	buf [16]byte
-	// bits holds nBits accumulated bits to write to out, in its low bits.
-	bits  uint64
-	nBits uint32
+	// bits and nBits are accumulated bits to write to w.
+	bits, nBits uint32
 	// quant is the scaled quantization tables, in zig-zag order.
 	quant [nQuantIndex][blockSize]byte
 	// recip[q][zig] is ceil(2**32 / (8*quant[q][zig])): divide reads it to
@@ -218,35 +223,43 @@ type encoder struct {
 	recip [nQuantIndex][blockSize]uint64
 }
 
+func (e *encoder) flush() {
+	if e.err != nil {
+		return
+	}
+	e.err = e.w.Flush()
+}
+
 func (e *encoder) write(p []byte) {
-	e.out = append(e.out, p...)
+	if e.err != nil {
+		return
+	}
+	_, e.err = e.w.Write(p)
 }
 
 func (e *encoder) writeByte(b byte) {
-	e.out = append(e.out, b)
+	if e.err != nil {
+		return
+	}
+	e.err = e.w.WriteByte(b)
 }
 
 // emit emits the least significant nBits bits of bits to the bit-stream.
 // The precondition is bits < 1<<nBits && nBits <= 16.
 func (e *encoder) emit(bits, nBits uint32) {
-	e.bits = e.bits<<nBits | uint64(bits)
-	e.nBits += nBits
-	if e.nBits >= 32 {
-		e.flushBits()
-	}
-}
-
-// flushBits moves the whole bytes of the accumulator to out, stuffing a
-// 0x00 after each 0xff.
-func (e *encoder) flushBits() {
-	for e.nBits >= 8 {
-		e.nBits -= 8
-		b := uint8(e.bits >> e.nBits)
-		e.out = append(e.out, b)
+	nBits += e.nBits
+	bits <<= 32 - nBits
+	bits |= e.bits
+	for nBits >= 8 {
+		b := uint8(bits >> 24)
+		e.writeByte(b)
 		if b == 0xff {
-			e.out = append(e.out, 0x00)
+			e.writeByte(0x00)
 		}
+		bits <<= 8
+		nBits -= 8
 	}
+	e.bits, e.nBits = bits, nBits
 }
 
 // emitHuff emits the given value with the given Huffman encoder.
@@ -623,8 +636,11 @@ func Encode(w io.Writer, m image.Image, o *Options) error {
 		return errors.New("jpeg: image is too large to encode")
 	}
 	var e encoder
-	// About a bit per pixel at the qualities of a small copy.
-	e.out = make([]byte, 0, 4096+b.Dx()*b.Dy()/4)
+	if ww, ok := w.(writer); ok {
+		e.w = ww
+	} else {
+		e.w = bufio.NewWriter(w)
+	}
 	// Clip quality to [1, 100].
 	quality := DefaultQuality
 	if o != nil {
@@ -676,10 +692,9 @@ func Encode(w io.Writer, m image.Image, o *Options) error {
 	// Write the image data.
 	e.writeSOS(m)
 	// Write the End Of Image marker.
-	e.flushBits()
 	e.buf[0] = 0xff
 	e.buf[1] = 0xd9
 	e.write(e.buf[:2])
-	_, err := w.Write(e.out)
-	return err
+	e.flush()
+	return e.err
 }
