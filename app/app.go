@@ -273,7 +273,7 @@ func (a *App) connect(ctx context.Context, cur *state, p prefs, switched bool) (
 			Addr:   "127.0.0.1:0",
 			Token:  p.LocalToken,
 			Pippa:  p.Pippa,
-			Backup: a.offsiteTarget(ctx, p.Offsite),
+			Backup: a.offsiteTarget(ctx, Offsite(p.Offsite)),
 			Logger: a.log.With("part", "engine"),
 		})
 		if err != nil {

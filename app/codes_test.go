@@ -28,7 +28,7 @@ func TestCodesTS(t *testing.T) {
 		name, doc string
 		codes     []string
 	}{
-		{"readFail", "Why a reading failed (a reading's errorCode): engine/api.ReadFailCodes.", api.ReadFailCodes},
+		{"readFail", "Why a reading failed (a reading's error_code): engine/api.ReadFailCodes.", api.ReadFailCodes},
 		{"readingStatus", "A reading's status: engine/api's Turn constants, and app/views.go's ReadingWaiting (asked for on this computer, not sent yet).",
 			append(goConstants(t, "../engine/api/types.go", has("Turn")), goConstants(t, "views.go", has("ReadingWaiting"))...)},
 		{"engineError", "The engine's error codes (a UIError's code for a call the engine refused): engine/api's Code constants.",
@@ -40,7 +40,7 @@ func TestCodesTS(t *testing.T) {
 			goConstants(t, "settingsapi.go", has("Test"))},
 		{"moveStop", "Why bringing moments along stopped, or could not start or count (MoveView.stop): app/move.go's MoveStop constants.",
 			goConstants(t, "move.go", has("MoveStop"))},
-		{"waitsFor", "What a change not sent yet waits for (waitsFor of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants.",
+		{"waitsFor", "What a change not sent yet waits for (waits_for of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants.",
 			goConstants(t, "writes.go", has("Waits"))},
 		{"writeKind", "The kinds of Dad's writes other than photos (Write.kind, WriteEvent.kind): outbox.WriteKinds, the outbox's table of kinds.",
 			kindCodes()},

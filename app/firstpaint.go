@@ -21,7 +21,7 @@ type firstPaint struct {
 type PaintMarks struct {
 	Origin    float64 `json:"origin"`
 	Script    float64 `json:"script"`
-	FirstPage float64 `json:"firstPage"`
+	FirstPage float64 `json:"first_page"`
 	App       float64 `json:"app"`
 	Tiles     float64 `json:"tiles"`
 }

@@ -33,7 +33,7 @@ type Offsite struct {
 	// KeyID and Secret the key it gave (OffsiteProvider).
 	Address string `json:"address,omitempty"`
 	Bucket  string `json:"bucket,omitempty"`
-	KeyID   string `json:"keyId,omitempty"`
+	KeyID   string `json:"key_id,omitempty"`
 	Secret  string `json:"secret,omitempty"`
 }
 
@@ -98,7 +98,7 @@ type Recovery struct {
 	// secret is never printed).
 	Place   string `json:"place"`
 	Address string `json:"address"`
-	KeyID   string `json:"keyId"`
+	KeyID   string `json:"key_id"`
 	// Key is the text of the key the copy is encrypted with; "" while
 	// copies are not encrypted.
 	Key string `json:"key"`
@@ -114,7 +114,7 @@ func (a *App) offsiteView(st *state) (OffsiteView, error) {
 	if err != nil {
 		return OffsiteView{}, err
 	}
-	v := OffsiteView{Engine: st.prefs.Engine, Choice: st.prefs.Offsite}
+	v := OffsiteView{Engine: st.prefs.Engine, Choice: Offsite(st.prefs.Offsite)}
 	if h, err := healthOf(context.Background(), cl); err == nil {
 		v.Reachable, v.Health = true, h.Backup
 	}
@@ -198,7 +198,7 @@ func (s *Settings) SetOffsite(o Offsite) (OffsiteView, error) {
 			return nil, ErrNotReady
 		}
 		next := *cur
-		next.prefs.Offsite = o
+		next.prefs.Offsite = savedOffsite(o)
 		if err := savePrefs(next.dataDir, next.prefs); err != nil {
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func (s *Settings) TurnOffOffsite() (OffsiteView, error) {
 			return nil, ErrNotReady
 		}
 		next := *cur
-		next.prefs.Offsite = Offsite{}
+		next.prefs.Offsite = savedOffsite{}
 		if err := savePrefs(next.dataDir, next.prefs); err != nil {
 			return nil, err
 		}

@@ -39,7 +39,22 @@ type prefs struct {
 	CacheBytes int64 `json:"replica_cache_bytes,omitempty"`
 	// Offsite is where the engine on this computer keeps its off-site
 	// copy (offsite.go); its Kind is "" when Dad set none up.
-	Offsite Offsite `json:"offsite"`
+	Offsite savedOffsite `json:"offsite"`
+}
+
+// savedOffsite is Offsite as settings.json keeps it. The window reads
+// Offsite in snake_case (key_id), but the file has said "keyId" since
+// the off-site copy came, so the file keeps its own spelling: a file
+// written by an older Spark reads the same, and an older Spark reads a
+// file this one wrote. Offsite(p) and savedOffsite(o) convert, field
+// for field (Go ignores tags in a conversion).
+type savedOffsite struct {
+	Kind    string `json:"kind"`
+	Folder  string `json:"folder,omitempty"`
+	Address string `json:"address,omitempty"`
+	Bucket  string `json:"bucket,omitempty"`
+	KeyID   string `json:"keyId,omitempty"`
+	Secret  string `json:"secret,omitempty"`
 }
 
 // Pippa is an OpenAI-compatible chat-completions endpoint.

@@ -68,7 +68,7 @@ type SyncStatus struct {
 	State string `json:"state"` // one of the Sync* states
 	// AsOf is when this computer's copy last caught up with the family
 	// engine (RFC 3339), "" if never.
-	AsOf string `json:"asOf"`
+	AsOf string `json:"as_of"`
 	// Syncing is true while a sync runs.
 	Syncing bool `json:"syncing"`
 	// Problem says why the sync stopped (State "problem": a SyncStop
@@ -80,8 +80,8 @@ type SyncStatus struct {
 	Detail string `json:"detail"`
 	// CopyBytes and CacheBytes are the small copies' bytes on this
 	// computer and their limit.
-	CopyBytes  int64 `json:"copyBytes"`
-	CacheBytes int64 `json:"cacheBytes"`
+	CopyBytes  int64 `json:"copy_bytes"`
+	CacheBytes int64 `json:"cache_bytes"`
 }
 
 // Sync is the bound struct of the replica: its status and its rebuild.

@@ -22,7 +22,7 @@ type Status struct {
 	Starting bool `json:"starting"`
 	// Engine is "local" or "remote"; EngineURL is where it is.
 	Engine    string `json:"engine"`
-	EngineURL string `json:"engineURL"`
+	EngineURL string `json:"engine_url"`
 	// Reachable tells whether the engine answered its last health check;
 	// Refused, that it answered but refused Spark's token.
 	Reachable bool `json:"reachable"`
@@ -33,8 +33,8 @@ type Status struct {
 	// tallyWords).
 	Waiting      int    `json:"waiting"`
 	Parked       int    `json:"parked"`
-	WaitingItems Tally  `json:"waitingItems"`
-	ParkedItems  Tally  `json:"parkedItems"`
+	WaitingItems Tally  `json:"waiting_items"`
+	ParkedItems  Tally  `json:"parked_items"`
 	Refused      bool   `json:"refused"` // the engine refused the token (401/403)
 	Version      string `json:"version"`
 	// Backup is how the off-site copy of the engine in use stands, from
@@ -44,7 +44,7 @@ type Status struct {
 	// BackupFailingSince is when this Spark first saw the copy failing,
 	// in the failing spell it is in now; "" when it is not failing. A
 	// disk unplugged for a minute is not worth a word on the bar.
-	BackupFailingSince string `json:"backupFailingSince"`
+	BackupFailingSince string `json:"backup_failing_since"`
 	// Pippa is whether the engine in use has a Pippa to read the photos,
 	// from its health: PippaSeated or PippaNoSeat; "" when it is not
 	// known (the engine did not answer, or is older than the word). With
@@ -80,8 +80,8 @@ func (t Tally) Total() int { return t.Photos + t.Notes + t.Changes }
 type CaptureResult struct {
 	Path      string   `json:"path"`
 	Name      string   `json:"name"`
-	EntryID   string   `json:"entryID"`
-	MomentID  string   `json:"momentID"`
+	EntryID   string   `json:"entry_id"`
+	MomentID  string   `json:"moment_id"`
 	Thumb     string   `json:"thumb"` // URL of the small copy, "" on error
 	Duplicate bool     `json:"duplicate"`
 	Error     *UIError `json:"error"`
@@ -108,7 +108,7 @@ type CaptureEvent struct {
 type Media struct {
 	ID          string `json:"id"`
 	Size        int64  `json:"size"`
-	ContentType string `json:"contentType"`
+	ContentType string `json:"content_type"`
 	URL         string `json:"url"` // served to the webview by the app
 }
 
@@ -123,9 +123,9 @@ type Reading struct {
 	// ErrorCode is why a failed reading failed (api.ReadFailCodes), ""
 	// for a reading that did not fail or from an engine older than the
 	// codes; Error is the engine's words, for "Details".
-	ErrorCode  string `json:"errorCode"`
-	StartedAt  string `json:"startedAt"`
-	FinishedAt string `json:"finishedAt"`
+	ErrorCode  string `json:"error_code"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at"`
 }
 
 // ReadingWaiting is the Status of a reading asked for on this computer and
@@ -138,8 +138,8 @@ type Moment struct {
 	ID        string `json:"id"`
 	Kind      string `json:"kind"`
 	Caption   string `json:"caption"`
-	TakenAt   string `json:"takenAt"`
-	CreatedAt string `json:"createdAt"`
+	TakenAt   string `json:"taken_at"`
+	CreatedAt string `json:"created_at"`
 	// DeletedAt is, in Recently deleted, when the moment was deleted (RFC
 	// 3339); "" for a live moment.
 	DeletedAt string    `json:"deleted_at"`
@@ -150,13 +150,13 @@ type Moment struct {
 	// Pending is true for a capture the engine does not have yet; EntryID
 	// is its outbox entry.
 	Pending bool   `json:"pending"`
-	EntryID string `json:"entryID"`
+	EntryID string `json:"entry_id"`
 	Name    string `json:"name"`
 	// WaitsFor is "" when the engine has every write Dad made to this
 	// moment; otherwise what one waits for on this computer: a Waits
 	// code of writes.go (the engine, or, refused, Dad in the Outbox),
 	// worded by the window (words.ts waitingWords).
-	WaitsFor string `json:"waitsFor"`
+	WaitsFor string `json:"waits_for"`
 	// CarefulAsked is true when a careful reading is waiting in the
 	// outbox or started; CarefulJobID is its job.
 	CarefulAsked bool   `json:"careful_asked"`
@@ -164,16 +164,16 @@ type Moment struct {
 	// FullPhoto says, of a photo the engine has without its full photo
 	// (its original), what becomes of that: FullSending, FullRefused or
 	// FullNone; "" for any other moment.
-	FullPhoto string `json:"fullPhoto"`
+	FullPhoto string `json:"full_photo"`
 	// AddedBy is the name of the family member who added the moment, when
 	// it is someone else than the member Spark's key belongs to; "" for
 	// Dad's own, for one added before members, and whenever Spark does not
 	// know whose key it holds (viewer.go): the window never guesses.
-	AddedBy string `json:"addedBy"`
+	AddedBy string `json:"added_by"`
 	// OwnerOnly is true when only that member may change or delete the
 	// moment: Spark's key is a family member's device key, not the engine
 	// owner's, so the window offers no caption to edit and no Delete.
-	OwnerOnly bool `json:"ownerOnly"`
+	OwnerOnly bool `json:"owner_only"`
 }
 
 // The values of Moment.FullPhoto.
@@ -201,33 +201,33 @@ type Page struct {
 type Phrase struct {
 	ID       string `json:"id"`
 	Text     string `json:"text"`
-	MomentID string `json:"momentID"`
-	KeptAt   string `json:"keptAt"`
+	MomentID string `json:"moment_id"`
+	KeptAt   string `json:"kept_at"`
 	// MomentThumb is the URL of the moment's small copy, "" when it has
 	// none; MomentKind and MomentCaption describe it; MomentGone is true
 	// when the moment was deleted or could not be read.
-	MomentThumb   string `json:"momentThumb"`
-	MomentKind    string `json:"momentKind"`
-	MomentCaption string `json:"momentCaption"`
-	MomentGone    bool   `json:"momentGone"`
+	MomentThumb   string `json:"moment_thumb"`
+	MomentKind    string `json:"moment_kind"`
+	MomentCaption string `json:"moment_caption"`
+	MomentGone    bool   `json:"moment_gone"`
 	// WaitsFor is "" once the engine has the keep; otherwise what it
 	// waits for on this computer (a Waits code, as Moment.WaitsFor).
-	WaitsFor string `json:"waitsFor"`
+	WaitsFor string `json:"waits_for"`
 	// KeptBy is the name of the family member who keeps the phrase, when
 	// it is someone else (as Moment.AddedBy). KeeperOnly is true when only
 	// that member may remove it: Spark's key is a family member's device
 	// key, not the engine owner's, so the window offers no Remove.
-	KeptBy     string `json:"keptBy"`
-	KeeperOnly bool   `json:"keeperOnly"`
+	KeptBy     string `json:"kept_by"`
+	KeeperOnly bool   `json:"keeper_only"`
 }
 
 // Recall is a quick recall: its moment and its reading.
 type Recall struct {
-	MomentID string  `json:"momentID"`
+	MomentID string  `json:"moment_id"`
 	Reading  Reading `json:"reading"`
 	// WaitsFor is set while the recall waits on this computer (a Waits
 	// code, as Moment.WaitsFor); Reading is then the zero Reading (ID "").
-	WaitsFor string `json:"waitsFor"`
+	WaitsFor string `json:"waits_for"`
 }
 
 // Careful is what AskCareful returns: the job and its readings, one per
@@ -295,52 +295,52 @@ type Step struct {
 // Entry is an outbox entry as the Outbox screen shows it.
 type Entry struct {
 	ID         string `json:"id"`
-	MomentID   string `json:"momentID"`
+	MomentID   string `json:"moment_id"`
 	Name       string `json:"name"`
 	Thumb      string `json:"thumb"`
 	State      string `json:"state"` // pending, parked, done
 	Steps      []Step `json:"steps"`
-	BytesSent  int64  `json:"bytesSent"`
-	BytesTotal int64  `json:"bytesTotal"`
+	BytesSent  int64  `json:"bytes_sent"`
+	BytesTotal int64  `json:"bytes_total"`
 	Attempts   int    `json:"attempts"`
-	Wait       string `json:"wait"`    // why it waits after trouble: a Wait* code (outboxapi.go), "" when not
-	Detail     string `json:"detail"`  // the trouble (waiting or parked) in the system's words, for Details only
-	NextTry    string `json:"nextTry"` // RFC 3339, "" when not waiting
-	Code       string `json:"code"`    // the engine's code when parked, worded by words.ts parkedAdvice
-	Refused    bool   `json:"refused"` // waiting because the engine refused the token
-	CapturedAt string `json:"capturedAt"`
+	Wait       string `json:"wait"`     // why it waits after trouble: a Wait* code (outboxapi.go), "" when not
+	Detail     string `json:"detail"`   // the trouble (waiting or parked) in the system's words, for Details only
+	NextTry    string `json:"next_try"` // RFC 3339, "" when not waiting
+	Code       string `json:"code"`     // the engine's code when parked, worded by words.ts parkedAdvice
+	Refused    bool   `json:"refused"`  // waiting because the engine refused the token
+	CapturedAt string `json:"captured_at"`
 
 	// OriginalSent is how many bytes of the original the engine holds
 	// while the original is on its way (outbox.Entry's Sending), 0 when
 	// it is not; of BytesTotal, the original's size.
-	OriginalSent int64 `json:"originalSent"`
+	OriginalSent int64 `json:"original_sent"`
 }
 
 // OutboxEvent is forwarded to the UI on the "outbox" event.
 type OutboxEvent struct {
 	Kind      string `json:"kind"`
-	EntryID   string `json:"entryID"`
+	EntryID   string `json:"entry_id"`
 	Step      string `json:"step"`
-	BytesSent int64  `json:"bytesSent"`
+	BytesSent int64  `json:"bytes_sent"`
 	// Detail is the technical text of the last failure, for "Details"
 	// only.
 	Detail string `json:"detail"`
 	// Code is the error code of a parked or waiting entry's last
 	// failure (the engine's, or the outbox's), for the window to word.
 	Code    string `json:"code"`
-	NextTry string `json:"nextTry"`
+	NextTry string `json:"next_try"`
 }
 
 // SettingsView is what the Settings screen shows.
 type SettingsView struct {
 	Engine      string `json:"engine"`
-	RemoteURL   string `json:"remoteURL"`
-	RemoteToken string `json:"remoteToken"`
-	LocalURL    string `json:"localURL"`
+	RemoteURL   string `json:"remote_url"`
+	RemoteToken string `json:"remote_token"`
+	LocalURL    string `json:"local_url"`
 	Pippa       Pippa  `json:"pippa"`
-	OllamaURL   string `json:"ollamaURL"`
-	DataDir     string `json:"dataDir"`
-	LogDir      string `json:"logDir"`
+	OllamaURL   string `json:"ollama_url"`
+	DataDir     string `json:"data_dir"`
+	LogDir      string `json:"log_dir"`
 	// Warning, when set, is a Warn code about the engine in use: its
 	// address sends the token unprotected (see AddressWarning).
 	Warning string `json:"warning,omitempty"`

@@ -136,10 +136,7 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 	for name, v := range answers {
 		j := asJSON(t, v)
 		noSentences(t, name, j, typed...)
-		key := "waitsFor"
-		if name == "AskCareful" {
-			key = "waits_for"
-		}
+		key := "waits_for"
 		switch name {
 		case "ReadAgain", "Page":
 			continue // a reading waiting; a page of moments
@@ -149,7 +146,7 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 		}
 	}
 	page := asJSON(t, answers["Page"]).(map[string]any)["moments"].([]any)
-	if len(page) != 1 || field(page[0], "waitsFor") != WaitsFamily {
+	if len(page) != 1 || field(page[0], "waits_for") != WaitsFamily {
 		t.Errorf("Page = %v; want the note, waiting for the family engine", page)
 	}
 

@@ -45,8 +45,8 @@ test('another member’s moment and phrase say whose they are; Dad’s own say n
   // this one wait for every photo there to have its reading.
   const mums = (await harness('/test/moment', { family: true, member: 'mum', kind: 'photo', caption: 'The school play', phrase: 'bring a torch', read: true })).id;
   const dads = (await harness('/test/moment', { family: true, member: 'dad', kind: 'note', caption: 'Bleed the radiators before winter', phrase: 'bleed the radiators' })).id;
-  await until(async () => (await rpc('Moments/Get', mums)).addedBy === 'mum', 'the window knows Mum added her photo');
-  assert.equal((await rpc('Moments/Get', dads)).addedBy, '', 'Dad’s own note names no one');
+  await until(async () => (await rpc('Moments/Get', mums)).added_by === 'mum', 'the window knows Mum added her photo');
+  assert.equal((await rpc('Moments/Get', dads)).added_by, '', 'Dad’s own note names no one');
 
   await page.reload();
   await tab(page, 'Moments');

@@ -248,7 +248,7 @@ test('moments kept on the family engine are brought to this computer from Settin
   assert.equal((await familyByID()).size, family.size, 'nor taken from it');
 
   // Bringing them again sends nothing: this computer's log does not grow.
-  const { localURL } = await rpc('Settings/Get');
+  const { local_url: localURL } = await rpc('Settings/Get');
   const localSeq = async () => (await (await fetch(`${localURL}/v1/health`)).json()).seq;
   const seq = await localSeq();
   const again = await rpc('Settings/BringAlong');

@@ -128,7 +128,7 @@ test('the window opening on Moments with no Pippa: the tiles say so as soon as i
   // the tile is drawn, as on a slow start.
   const status = await holdRpc(page, 'Settings/Status');
   await page.reload();
-  const tile = page.locator(`[data-testid=moment-tile][data-moment="${added.momentID}"]`);
+  const tile = page.locator(`[data-testid=moment-tile][data-moment="${added.moment_id}"]`);
   await tile.getByTestId('tile-reading').filter({ hasText: 'Waiting for Pippa…' }).waitFor();
   await status.release();
   await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();

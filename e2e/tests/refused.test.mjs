@@ -69,13 +69,13 @@ test('a photo whose full photo the engine refused: kept without it, or deleted t
   }, 'two originals refused, their moments and small copies taken', 90_000);
   const [kept, gone] = entries;
   for (const e of entries) {
-    await until(async () => (await moment(e.momentID)).readings.some((r) => r.status === 'finished'), 'Pippa read it', 60_000);
+    await until(async () => (await moment(e.moment_id)).readings.some((r) => r.status === 'finished'), 'Pippa read it', 60_000);
   }
   const violations = [];
 
   // Refused, not "on its way": the moment, the viewer and the tile say so.
   await tab(page, 'Moments');
-  const tile = page.locator(`[data-testid=moment-tile][data-moment="${kept.momentID}"]`);
+  const tile = page.locator(`[data-testid=moment-tile][data-moment="${kept.moment_id}"]`);
   await until(async () => (await tile.getAttribute('data-full')) === 'refused', 'the tile knows the full photo was refused', 30_000);
   assert.match(await tile.innerText(), /Full photo not sent/);
   await tile.click();
@@ -108,7 +108,7 @@ test('a photo whose full photo the engine refused: kept without it, or deleted t
   await tile.click();
   await dialog.waitFor();
   await dialog.locator('figcaption').filter({ hasText: 'Kept without its full photo' }).waitFor();
-  assert.ok((await moment(kept.momentID)).readings.some((r) => r.status === 'finished'), 'Pippa’s reading stays');
+  assert.ok((await moment(kept.moment_id)).readings.some((r) => r.status === 'finished'), 'Pippa’s reading stays');
   assert.deepEqual(await onItsWay(), [], 'nothing in the moment says “on its way”');
   violations.push(...(await shots('refused-kept-moment')));
   await dialog.getByTestId('open-viewer').click();
@@ -125,11 +125,11 @@ test('a photo whose full photo the engine refused: kept without it, or deleted t
   await ask.getByTestId('delete-too').click();
   await page.locator('#toasts .toast').filter({ hasText: 'its moment is deleted' }).waitFor();
   await until(async () => {
-    const r = await fetch(`${remote.url}/v1/moments/${gone.momentID}`, { headers: { Authorization: `Bearer ${remote.token}` } });
+    const r = await fetch(`${remote.url}/v1/moments/${gone.moment_id}`, { headers: { Authorization: `Bearer ${remote.token}` } });
     return r.status === 200 && Boolean((await r.json()).moment.deleted_at);
   }, 'the family engine has deleted the moment', 30_000);
   await tab(page, 'Moments');
-  await until(async () => (await page.locator(`[data-testid=moment-tile][data-moment="${gone.momentID}"]`).count()) === 0, 'the deleted moment leaves Moments', 30_000);
+  await until(async () => (await page.locator(`[data-testid=moment-tile][data-moment="${gone.moment_id}"]`).count()) === 0, 'the deleted moment leaves Moments', 30_000);
   assert.equal(await tile.count(), 1, 'the moment kept without its full photo stays');
   assert.deepEqual(violations, [], 'no axe-core violations');
 });

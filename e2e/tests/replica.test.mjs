@@ -103,7 +103,7 @@ test('the family engine stopped, the window opened again: every earlier moment a
   assert.equal(await limit.inputValue(), '2');
   await limit.fill('1.5');
   await block.getByRole('button', { name: 'Save' }).click();
-  await until(async () => (await rpc('Sync/Status')).cacheBytes === 1.5 * 2 ** 30, 'the limit is saved');
+  await until(async () => (await rpc('Sync/Status')).cache_bytes === 1.5 * 2 ** 30, 'the limit is saved');
   await shot(page, 'replica-settings');
   await rpc('Sync/SetCacheLimit', 2);
 });

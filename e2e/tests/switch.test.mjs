@@ -52,7 +52,7 @@ async function shows(n, gone, what) {
     await shot(page, 'switch-stale');
     const tiles = await shownIDs();
     const engine = await appMoments();
-    const missing = engine.filter((m) => !tiles.has(m.id)).map((m) => `${m.id} (${m.kind}, taken ${m.takenAt}, added ${m.createdAt}${m.pending ? ', pending' : ''})`);
+    const missing = engine.filter((m) => !tiles.has(m.id)).map((m) => `${m.id} (${m.kind}, taken ${m.taken_at}, added ${m.created_at}${m.pending ? ', pending' : ''})`);
     const extra = [...tiles].filter((id) => !engine.some((m) => m.id === id));
     throw new Error(
       `${e.message}; the count says "${await count.innerText()}", waited for "${counted(n)}"; ` +
@@ -129,7 +129,7 @@ test('back to a family engine Spark knows: one click, no pasting, and the radio 
   // This computer.
   await useLocalEngine();
   const known = await rpc('Settings/Get');
-  if (known.remoteURL !== remote.url) {
+  if (known.remote_url !== remote.url) {
     // Connected to it once, as the test before does.
     await rpc('Settings/Connect', `${remote.url}#${remote.token}`, false);
     await rpc('Settings/UseLocal');

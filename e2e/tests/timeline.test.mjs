@@ -145,8 +145,8 @@ test('a quick recall is named so; a phrase links back to its moment; Remove can 
   const recall = await rpc('Phrases/Recall', `e2e-recall-${Date.now()}`);
   await page.reload();
   await tab(page, 'Moments');
-  await reveal(recall.momentID);
-  const rt = page.locator(`[data-moment="${recall.momentID}"]`);
+  await reveal(recall.moment_id);
+  const rt = page.locator(`[data-moment="${recall.moment_id}"]`);
   assert.equal(await rt.getAttribute('data-kind'), 'recall');
   assert.match(await rt.innerText(), /Quick recall/);
   assert.doesNotMatch(await rt.innerText(), /Photo/);

@@ -47,7 +47,7 @@ test('Settings on this computer speaks plainly; the address and the model are be
   assert.deepEqual(await looks(page, 'words-settings'), []);
   const inside = await openDetails(s);
   const st = await rpc('Settings/Get');
-  assert.ok(inside.includes(st.localURL), `Details give this computer’s address ${st.localURL}`);
+  assert.ok(inside.includes(st.local_url), `Details give this computer’s address ${st.local_url}`);
   assert.match(inside, /llava-test/, 'Details give Pippa’s model');
   assert.match(inside, /127\.0\.0\.1:9\/v1/, 'Details give Pippa’s address');
   assert.deepEqual(await axe(page, 'Settings, Details open'), []);
@@ -129,7 +129,7 @@ test('the moment’s picture and the viewer speak plainly, and say what Dad can 
   await page.route('**/rpc/Moments/Get', async (route) => {
     const r = await route.fetch();
     const out = await r.json();
-    if (out.result?.original) out.result.original.contentType = 'image/heic';
+    if (out.result?.original) out.result.original.content_type = 'image/heic';
     await route.fulfill({ response: r, json: out });
   });
   // A note kept just before: its toast is still up when the viewer opens.

@@ -77,10 +77,10 @@ async function firstPageWhenReady(limit: number): Promise<Page> {
 /** paintMarks are the page's marks on its way to the first tiles:
  * performance.now() when each step was first reached (0: not yet), and the
  * page's origin, which the app's log turns into times since it started. */
-const paintMarks: app.PaintMarks = { origin: performance.timeOrigin, script: 0, firstPage: 0, app: 0, tiles: 0 };
+const paintMarks: app.PaintMarks = { origin: performance.timeOrigin, script: 0, first_page: 0, app: 0, tiles: 0 };
 
 /** markPaint marks the first time the page reaches step. */
-export function markPaint(step: 'script' | 'firstPage' | 'app' | 'tiles'): void {
+export function markPaint(step: 'script' | 'first_page' | 'app' | 'tiles'): void {
   if (!paintMarks[step]) paintMarks[step] = performance.now();
 }
 

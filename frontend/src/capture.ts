@@ -179,9 +179,9 @@ export class CaptureScreen implements Screen {
       c.thumb.classList.remove('loading');
       c.state.textContent = 'Already in Spark, so it was not added twice.';
       if (r.thumb) clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
-      if (r.momentID) {
-        c.el.dataset.momentId = r.momentID;
-        c.momentID = r.momentID;
+      if (r.moment_id) {
+        c.el.dataset.momentId = r.moment_id;
+        c.momentID = r.moment_id;
         c.open.disabled = false;
       }
       return;
@@ -189,17 +189,17 @@ export class CaptureScreen implements Screen {
     clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
     c.thumb.classList.remove('loading');
     c.el.dataset.state = 'sending';
-    c.el.dataset.entry = r.entryID;
-    c.el.dataset.momentId = r.momentID;
+    c.el.dataset.entry = r.entry_id;
+    c.el.dataset.momentId = r.moment_id;
     c.state.textContent = sendingWords(place());
-    c.momentID = r.momentID;
+    c.momentID = r.moment_id;
     c.open.disabled = false;
-    this.byEntry.set(r.entryID, c);
-    this.byMoment.set(r.momentID, c);
+    this.byEntry.set(r.entry_id, c);
+    this.byMoment.set(r.moment_id, c);
   }
 
   private onOutbox(e: OutboxEvent): void {
-    const c = this.byEntry.get(e.entryID);
+    const c = this.byEntry.get(e.entry_id);
     if (!c) return;
     clear(c.extra);
     switch (e.kind) {

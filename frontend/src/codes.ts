@@ -3,7 +3,7 @@
 // ./app -run TestCodesTS), which checks this file against them: do not
 // edit. The words for each are made in words.ts, and only there.
 
-/** Why a reading failed (a reading's errorCode): engine/api.ReadFailCodes. */
+/** Why a reading failed (a reading's error_code): engine/api.ReadFailCodes. */
 export const readFail = {
   pippaUnreachable: 'pippa_unreachable',
   pippaRefused: 'pippa_refused',
@@ -137,7 +137,7 @@ export const moveStop = {
 } as const;
 export type MoveStopCode = (typeof moveStop)[keyof typeof moveStop];
 
-/** What a change not sent yet waits for (waitsFor of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants. */
+/** What a change not sent yet waits for (waits_for of a moment, a phrase, a recall, a careful reading and a write): app/writes.go's Waits constants. */
 export const waitsFor = {
   family: 'family',
   local: 'local',

@@ -17,14 +17,14 @@ export interface CaptureEvent {
 /** OutboxEvent mirrors app.OutboxEvent (sent on "outbox"). */
 export interface OutboxEvent {
   kind: OutboxEventCode;
-  entryID: string;
+  entry_id: string;
   step: StepCode | '';
-  bytesSent: number;
+  bytes_sent: number;
   /** detail is the technical text of the last failure, for "Details" only. */
   detail: string;
   /** code is the error code of the entry's last failure (codes.ts). */
   code: string;
-  nextTry: string;
+  next_try: string;
 }
 
 /** MomentEvent mirrors app.MomentEvent (sent on "moment" when the

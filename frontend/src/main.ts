@@ -355,7 +355,7 @@ class App {
    * behind, failing for minutes, or a check that found a problem), with
    * the way to Settings' Off-site copy; null while all is well. */
   private offsiteLine(st: Status): HTMLElement | null {
-    const said = st.ready ? offsiteBarWords(st.backup, st.backupFailingSince) : '';
+    const said = st.ready ? offsiteBarWords(st.backup, st.backup_failing_since) : '';
     if (!said) return null;
     const open = () => {
       this.go('settings');
@@ -392,7 +392,7 @@ if (root) {
   markPaint('script');
   const first = backend.moments.readFirst(MOMENTS_PAGE).then(
     (p) => {
-      markPaint('firstPage');
+      markPaint('first_page');
       return p.moments.length > 0;
     },
     () => false,

@@ -198,7 +198,7 @@ export class MomentDialog {
 
   private renderBody(m: Moment): void {
     this.dlg.dataset.momentId = m.id;
-    const date = when(m.takenAt || m.createdAt);
+    const date = when(m.taken_at || m.created_at);
     // Not the file's name ("olympus_ep3_4032x3024.jpg"): that is in the line
     // under the photo, for whoever looks for the file.
     this.title.textContent = titleOf(m);
@@ -223,9 +223,9 @@ export class MomentDialog {
             h('img', { src: m.thumb, alt: titleOf(m), 'data-testid': 'moment-image' }),
           ),
           h('figcaption', { class: 'muted' },
-            orig ? pictureWords.seeLarge : m.pending ? pictureWords.pending : fullPhotoWords(m.fullPhoto).dialog,
+            orig ? pictureWords.seeLarge : m.pending ? pictureWords.pending : fullPhotoWords(m.full_photo).dialog,
             // The full photo's kind and size, for whoever helps Dad.
-            orig ? detailsOf(pictureWords.originalDetail(orig.contentType.replace('image/', '').toUpperCase(), sizeWords(orig.size))) : null),
+            orig ? detailsOf(pictureWords.originalDetail(orig.content_type.replace('image/', '').toUpperCase(), sizeWords(orig.size))) : null),
         )
       : m.kind === 'note' || m.kind === 'recall'
         ? h('blockquote', { class: 'note-text' }, m.caption)
@@ -234,7 +234,7 @@ export class MomentDialog {
     // flicker when a reading arrives.
     const shownThumb = this.pictureSlot.dataset.thumb ?? '';
     // (Its words change with what becomes of the full photo.)
-    const full = orig ? 'here' : m.pending ? 'pending' : m.fullPhoto || 'sending';
+    const full = orig ? 'here' : m.pending ? 'pending' : m.full_photo || 'sending';
     if (!(m.thumb && shownThumb === m.thumb && this.pictureSlot.dataset.original === full)) {
       clear(this.pictureSlot, picture);
       this.pictureSlot.dataset.thumb = m.thumb;
@@ -248,22 +248,22 @@ export class MomentDialog {
     if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) caption.value = m.caption;
     // Another member's moment that Spark's key may not change offers no
     // caption to edit (its caption is the title), unless Dad was typing.
-    this.captionBox.hidden = m.pending || m.kind === 'recall' || (m.ownerOnly && !drafts.has(m.id));
+    this.captionBox.hidden = m.pending || m.kind === 'recall' || (m.owner_only && !drafts.has(m.id));
     const careful = !m.pending && m.kind === 'photo';
     clear(
       this.pendingSlot,
       m.pending
-        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waitsFor) || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
-        : m.waitsFor
-          ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waitsFor))
+        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waits_for) || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
+        : m.waits_for
+          ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waits_for))
           : null,
     );
     clear(
       this.metaSlot,
-      h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${dateNote(m.kind, m.takenAt)}${m.name ? ` · ${m.name}` : ''}`),
+      h('p', { class: 'muted meta' }, `${kindWord(m)} · ${date}${dateNote(m.kind, m.taken_at)}${m.name ? ` · ${m.name}` : ''}`),
       // Another family member's moment says whose it is; Dad's own, nothing.
-      m.addedBy ? h('p', { class: 'muted meta', 'data-testid': 'moment-added-by' }, addedByWords(m.addedBy)) : null,
-      m.ownerOnly ? h('p', { class: 'muted meta', 'data-testid': 'moment-owner-only' }, ownerOnlyWords(m.addedBy)) : null,
+      m.added_by ? h('p', { class: 'muted meta', 'data-testid': 'moment-added-by' }, addedByWords(m.added_by)) : null,
+      m.owner_only ? h('p', { class: 'muted meta', 'data-testid': 'moment-owner-only' }, ownerOnlyWords(m.added_by)) : null,
     );
     clear(
       this.actionsSlot,
@@ -274,7 +274,7 @@ export class MomentDialog {
             { class: 'row between actions' },
             careful ? this.carefulAction(m) : h('span'),
             // No Delete that could only be turned down (ownerOnly says why).
-            m.ownerOnly ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
+            m.owner_only ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
           ),
     );
   }
@@ -290,7 +290,7 @@ export class MomentDialog {
       r.status === 'running' ? h('p', { class: 'muted' }, 'Pippa is looking at it now. The reading shows here when it is ready.') : null,
       r.status === 'queued' ? this.queued() : null,
       r.status === 'waiting' ? h('p', { class: 'muted' }, 'Saved on this computer. Pippa is asked as soon as it is sent.') : null,
-      failed ? sentence({ sentence: readingError(r.errorCode), detail: r.error }) : null,
+      failed ? sentence({ sentence: readingError(r.error_code), detail: r.error }) : null,
       failed && first && this.m && !this.m.pending ? this.againAction(this.m.id, r) : null,
     );
   }
@@ -400,8 +400,8 @@ export class MomentDialog {
     try {
       const m = await saveCaption(id);
       // Every view of the moment (tiles, this dialog) takes the words saved.
-      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waitsFor: m.waitsFor });
-      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waitsFor ? 'Saved on this computer ✓' : 'Saved ✓';
+      if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waits_for: m.waits_for });
+      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waits_for ? 'Saved on this computer ✓' : 'Saved ✓';
     } catch (e) {
       const x = explain(e);
       if (here()) this.captionState.textContent = 'Not saved yet';

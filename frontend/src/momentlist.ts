@@ -188,7 +188,7 @@ export class MomentList<M extends Listed> {
     const old = this.byID.get(m.id);
     this.byID.set(m.id, m);
     const i = this.list.findIndex((x) => x.id === m.id);
-    if (i >= 0 && old && old.takenAt === m.takenAt) {
+    if (i >= 0 && old && old.taken_at === m.taken_at) {
       // The same place in the timeline.
       this.list[i] = m;
       return i;

@@ -515,12 +515,12 @@ class Tile {
     }
     // A change Dad made that waits on this computer shows as such.
     // A photo kept without its full photo says so too.
-    const full = m.pending ? '' : fullPhotoWords(m.fullPhoto).tile;
-    this.pill.hidden = !m.pending && !m.waitsFor && !full;
-    this.pill.textContent = m.pending ? 'Not sent yet' : m.waitsFor ? 'Change not sent yet' : full;
-    b.dataset.waiting = m.waitsFor ? 'true' : 'false';
-    b.dataset.full = m.fullPhoto || '';
-    this.pill.className = m.pending || m.waitsFor ? 'pill waiting' : 'pill';
+    const full = m.pending ? '' : fullPhotoWords(m.full_photo).tile;
+    this.pill.hidden = !m.pending && !m.waits_for && !full;
+    this.pill.textContent = m.pending ? 'Not sent yet' : m.waits_for ? 'Change not sent yet' : full;
+    b.dataset.waiting = m.waits_for ? 'true' : 'false';
+    b.dataset.full = m.full_photo || '';
+    this.pill.className = m.pending || m.waits_for ? 'pill waiting' : 'pill';
     // The date has a line of its own, in the small type that fits it
     // whole: a photo without a caption shows no title, not a date cut
     // short in the title's bold type.

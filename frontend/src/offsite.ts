@@ -102,7 +102,7 @@ function drawForm(v: OffsiteView, saved: (v: OffsiteView) => void): HTMLElement 
   const folder = field('offsite-folder', 'text', c.folder ?? '', { placeholder: '/media/dad/Backup/Spark' });
   const address = field('offsite-address', 'url', c.address ?? '', { placeholder: 'https://s3.eu-central-003.backblazeb2.com' });
   const bucket = field('offsite-bucket', 'text', c.bucket ?? '', { placeholder: 'family-photos/spark', 'aria-describedby': 'offsite-bucket-help' });
-  const keyId = field('offsite-key-id', 'text', c.keyId ?? '');
+  const keyId = field('offsite-key-id', 'text', c.key_id ?? '');
   const secret = field('offsite-secret', 'password', c.secret ?? '');
   const result = h('div', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'offsite-test' });
 
@@ -139,7 +139,7 @@ function drawForm(v: OffsiteView, saved: (v: OffsiteView) => void): HTMLElement 
 
   const chosen = (): Offsite => (folderKind.checked
     ? { kind: offsiteKind.folder, folder: folder.value }
-    : { kind: offsiteKind.provider, address: address.value, bucket: bucket.value, keyId: keyId.value, secret: secret.value });
+    : { kind: offsiteKind.provider, address: address.value, bucket: bucket.value, key_id: keyId.value, secret: secret.value });
 
   const pick = async () => {
     try {

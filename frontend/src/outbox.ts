@@ -156,12 +156,12 @@ export class OutboxScreen implements Screen {
     });
     backend.onOutbox((e) => {
       if (this.el.hidden || e.kind !== 'progress') return;
-      const item = this.list.querySelector(`[data-entry="${CSS.escape(e.entryID)}"]`);
+      const item = this.list.querySelector(`[data-entry="${CSS.escape(e.entry_id)}"]`);
       const bar = item?.querySelector('progress');
       if (!bar) return;
-      bar.value = e.bytesSent;
+      bar.value = e.bytes_sent;
       const words = item?.querySelector('[data-testid=sent]');
-      if (words) words.textContent = sentWords(e.bytesSent, bar.max);
+      if (words) words.textContent = sentWords(e.bytes_sent, bar.max);
     });
   }
 
@@ -261,8 +261,8 @@ export class OutboxScreen implements Screen {
     );
     // The bytes the engine holds of the file on its way: the original's
     // from the outbox, either file's from the last progress event.
-    const sent = Math.max(e.bytesSent, e.originalSent);
-    const uploading = e.state === 'pending' && !e.wait && sent > 0 && sent < e.bytesTotal;
+    const sent = Math.max(e.bytes_sent, e.original_sent);
+    const uploading = e.state === 'pending' && !e.wait && sent > 0 && sent < e.bytes_total;
     const next = e.steps.find((s) => !s.done)?.name ?? '';
     let why: HTMLElement | null = null;
     let actions: HTMLElement | null = null;
@@ -285,7 +285,7 @@ export class OutboxScreen implements Screen {
     } else if (e.wait === 'refused') {
       why = h('p', { class: 'error-text' }, `${waitWords(e.wait, '')} `, h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check it in Settings'));
     } else if (e.wait) {
-      why = h('div', {}, h('p', { class: 'muted' }, waitWords(e.wait, e.nextTry ? soon(e.nextTry) : '')), e.detail ? detailsOf(e.detail) : null);
+      why = h('div', {}, h('p', { class: 'muted' }, waitWords(e.wait, e.next_try ? soon(e.next_try) : '')), e.detail ? detailsOf(e.detail) : null);
     }
     return h(
       'li',
@@ -294,9 +294,9 @@ export class OutboxScreen implements Screen {
       h(
         'div',
         { class: 'entry-main' },
-        h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${sizeWords(e.bytesTotal)}`)),
+        h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${sizeWords(e.bytes_total)}`)),
         e.state === 'parked' || e.wait ? null : h('p', { class: 'entry-now' }, nowWords[next] ?? 'Almost done…'),
-        uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytesTotal, value: sent }), h('span', { class: 'muted', 'data-testid': 'sent' }, sentWords(sent, e.bytesTotal))) : null,
+        uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytes_total, value: sent }), h('span', { class: 'muted', 'data-testid': 'sent' }, sentWords(sent, e.bytes_total))) : null,
         why,
         actions,
         h('details', { class: 'details' }, h('summary', {}, 'Steps'), steps),
@@ -346,7 +346,7 @@ export class OutboxScreen implements Screen {
   private async discard(e: Entry): Promise<void> {
     // Its moment reached the engine (its full photo refused, say): the
     // two true choices, keep the moment without it or delete it too.
-    if (e.momentID && e.steps.find((s) => s.name === 'create')?.done) {
+    if (e.moment_id && e.steps.find((s) => s.name === 'create')?.done) {
       const w = removeRefused(e.name);
       const choice = await choiceDialog(w.title, w.body, [
         { label: w.keep, value: 'keep', testid: 'keep-without' },
@@ -356,7 +356,7 @@ export class OutboxScreen implements Screen {
       try {
         await backend.outbox.discard(e.id);
         // Through the outbox: sent now, or when the engine is back.
-        if (choice === 'delete') await backend.moments.remove(e.momentID);
+        if (choice === 'delete') await backend.moments.remove(e.moment_id);
         toast(removedWords(e.name, choice === 'delete'));
         this.soon();
       } catch (err) {

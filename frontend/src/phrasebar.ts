@@ -210,7 +210,7 @@ function place(bar: HTMLElement, r: DOMRect, text: HTMLElement): void {
 async function keep(d: PhraseHost, text: string, momentID: string): Promise<void> {
   try {
     const p = await backend.phrases.keep(text, momentID);
-    toast(p.waitsFor ? `Kept “${p.text}”. You find it under Phrases. ${waitingWords(p.waitsFor)}` : `Kept “${p.text}”. You find it under Phrases.`);
+    toast(p.waits_for ? `Kept “${p.text}”. You find it under Phrases. ${waitingWords(p.waits_for)}` : `Kept “${p.text}”. You find it under Phrases.`);
     d.bar.hidden = true;
     document.getSelection()?.removeAllRanges();
   } catch (e) {

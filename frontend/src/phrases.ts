@@ -79,8 +79,8 @@ export class PhrasesScreen implements Screen {
   }
 
   private item(p: Phrase): HTMLElement {
-    const from = p.momentID && !p.momentGone;
-    const what = p.momentCaption || (p.momentKind ? kindWord({ kind: p.momentKind }) : 'Photo');
+    const from = p.moment_id && !p.moment_gone;
+    const what = p.moment_caption || (p.moment_kind ? kindWord({ kind: p.moment_kind }) : 'Photo');
     const thumb = from
       ? h(
           'button',
@@ -89,11 +89,11 @@ export class PhrasesScreen implements Screen {
             class: 'phrase-thumb',
             // Its name begins with the word it shows when it has no picture
             // ("Note"), as a spoken command of what is seen would.
-            'aria-label': `${p.momentThumb ? '' : `${kindWord({ kind: p.momentKind || 'note' })}: `}Open the moment it came from: ${what}`,
+            'aria-label': `${p.moment_thumb ? '' : `${kindWord({ kind: p.moment_kind || 'note' })}: `}Open the moment it came from: ${what}`,
             'data-testid': 'phrase-moment',
-            onclick: () => openMoment(p.momentID),
+            onclick: () => openMoment(p.moment_id),
           },
-          p.momentThumb ? h('img', { src: tile(p.momentThumb), alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.momentKind || 'note' })),
+          p.moment_thumb ? h('img', { src: tile(p.moment_thumb), alt: '', loading: 'lazy' }) : h('span', { class: 'phrase-thumb-kind' }, kindWord({ kind: p.moment_kind || 'note' })),
         )
       : h('span', { class: 'phrase-thumb none', 'aria-hidden': 'true' }, '“”');
     return h(
@@ -107,16 +107,16 @@ export class PhrasesScreen implements Screen {
         h(
           'p',
           { class: 'muted phrase-meta' },
-          h('span', { 'data-testid': 'phrase-kept' }, keptLine(p.keptAt, p.keptBy)),
-          p.waitsFor ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${waitingWords(p.waitsFor)}`) : null,
-          from ? ' · from ' : p.momentGone ? ' · its moment was deleted' : '',
-          from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.momentID) }, what) : null,
+          h('span', { 'data-testid': 'phrase-kept' }, keptLine(p.kept_at, p.kept_by)),
+          p.waits_for ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${waitingWords(p.waits_for)}`) : null,
+          from ? ' · from ' : p.moment_gone ? ' · its moment was deleted' : '',
+          from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.moment_id) }, what) : null,
         ),
         // Another family member's, which Spark's key may not remove: no
         // Remove that could only be turned down, but why there is none.
-        p.keeperOnly ? h('p', { class: 'muted phrase-meta', 'data-testid': 'phrase-keeper-only' }, keeperOnlyWords(p.keptBy)) : null,
+        p.keeper_only ? h('p', { class: 'muted phrase-meta', 'data-testid': 'phrase-keeper-only' }, keeperOnlyWords(p.kept_by)) : null,
       ),
-      p.keeperOnly ? null : h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
+      p.keeper_only ? null : h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
     );
   }
 
@@ -129,7 +129,7 @@ export class PhrasesScreen implements Screen {
     } catch (e) {
       // Turned down because another family member keeps it: say who.
       if (e instanceof BackendError) {
-        const x = phraseRemoveProblem(e.error, p.keptBy);
+        const x = phraseRemoveProblem(e.error, p.kept_by);
         toast(x.sentence, 'error', x.detail);
         if (e.error.parked) void this.load();
       } else toastError(e);
@@ -139,7 +139,7 @@ export class PhrasesScreen implements Screen {
   private async undo(p: Phrase): Promise<void> {
     try {
       // A phrase's id comes from its words: keeping them again brings it back.
-      await backend.phrases.keep(p.text, p.momentGone ? '' : p.momentID);
+      await backend.phrases.keep(p.text, p.moment_gone ? '' : p.moment_id);
       toast(`“${p.text}” is back.`);
       await this.load();
     } catch (e) {
@@ -170,10 +170,10 @@ export class PhrasesScreen implements Screen {
       const r = await backend.phrases.recall(intents.id(RECALL));
       intents.asked(RECALL);
       this.showAnswer(r);
-      if (!r.momentID) return;
+      if (!r.moment_id) return;
       // The reading arrives with the moment's change (store.ts); ask once
       // more in case it finished before this listened.
-      const m = await backend.moments.get(r.momentID);
+      const m = await backend.moments.get(r.moment_id);
       if (this.recallMoment === m.id) this.showRecall(m);
     } catch (e) {
       // Refused (no phrases, say): nothing was asked, the next press is new.
@@ -186,16 +186,16 @@ export class PhrasesScreen implements Screen {
   }
 
   private showAnswer(r: Recall): void {
-    if (r.waitsFor || !r.reading.id) {
-      this.recallMoment = r.momentID;
+    if (r.waits_for || !r.reading.id) {
+      this.recallMoment = r.moment_id;
       clear(
         this.recall,
         h('p', { class: 'pill waiting', 'data-testid': 'recall-status' }, 'Not sent yet'),
-        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, waitingWords(r.waitsFor) || 'Pippa recalls your phrases as soon as it is sent.'),
+        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, waitingWords(r.waits_for) || 'Pippa recalls your phrases as soon as it is sent.'),
       );
       return;
     }
-    this.recallMoment = r.momentID;
+    this.recallMoment = r.moment_id;
     this.showReading(r.reading);
   }
 
@@ -221,7 +221,7 @@ export class PhrasesScreen implements Screen {
       this.recall,
       h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Could not recall') : 'Pippa is recalling…'),
       r.text ? h('blockquote', { class: 'reading-text', 'data-testid': 'recall-text' }, r.text) : null,
-      r.status === 'failed' ? sentence({ sentence: readingError(r.errorCode), detail: r.error }) : null,
+      r.status === 'failed' ? sentence({ sentence: readingError(r.error_code), detail: r.error }) : null,
       this.recallMoment ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(this.recallMoment) }, 'Open this recall') : null,
     );
   }

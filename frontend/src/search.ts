@@ -102,7 +102,7 @@ export class SearchScreen implements Screen {
           'span',
           { class: 'result-body' },
           h('span', { class: 'result-title' }, title),
-          h('span', { class: 'muted result-date' }, when(m.takenAt || m.createdAt)),
+          h('span', { class: 'muted result-date' }, when(m.taken_at || m.created_at)),
           ...shownMatches(r).map((x) => h('span', { class: 'match', 'data-testid': 'search-match' }, h('span', { class: 'match-source' }, x.label), marked(x.parts))),
         ),
       ),

@@ -96,8 +96,8 @@ export class SettingsScreen implements Screen {
     remote.checked = s.engine === 'remote';
     const url = h('input', { id: 'remote-url', type: 'url', placeholder: 'http://192.168.1.20:8787', autocomplete: 'off', spellcheck: 'false' });
     const token = h('input', { id: 'remote-token', type: 'password', autocomplete: 'off', spellcheck: 'false' });
-    url.value = s.remoteURL;
-    token.value = s.remoteToken;
+    url.value = s.remote_url;
+    token.value = s.remote_token;
     const result = h('div', { class: 'test-result', 'aria-live': 'polite', 'data-testid': 'test-result' });
     const conn = h('input', { id: 'connection', type: 'text', class: 'mono', placeholder: W.connectionPlaceholder, autocomplete: 'off', spellcheck: 'false', 'data-testid': 'connection' });
     const separate = h(
@@ -161,10 +161,10 @@ export class SettingsScreen implements Screen {
     remote.addEventListener('change', () => {
       sync();
       // Back to the family engine Spark knows: one click, no pasting.
-      if (remote.checked && s.engine !== 'remote' && s.remoteURL && s.remoteToken) void this.goBack(s, result, () => typed);
+      if (remote.checked && s.engine !== 'remote' && s.remote_url && s.remote_token) void this.goBack(s, result, () => typed);
     });
 
-    const pURL = h('input', { id: 'pippa-url', type: 'url', placeholder: s.ollamaURL, spellcheck: 'false' });
+    const pURL = h('input', { id: 'pippa-url', type: 'url', placeholder: s.ollama_url, spellcheck: 'false' });
     const pModel = h('input', { id: 'pippa-model', type: 'text', placeholder: 'llava', spellcheck: 'false' });
     const pKey = h('input', { id: 'pippa-key', type: 'password', autocomplete: 'off', placeholder: W.pippaKeyPlaceholder });
     pURL.value = s.pippa.url;
@@ -182,7 +182,7 @@ export class SettingsScreen implements Screen {
         notYet,
         remoteFields,
         MoveBlock.mount('settings'),
-        h('details', { class: 'details' }, h('summary', {}, W.whereDetails), h('pre', {}, W.detailsWhere(s.engine === 'remote' ? s.remoteURL : '', s.localURL))),
+        h('details', { class: 'details' }, h('summary', {}, W.whereDetails), h('pre', {}, W.detailsWhere(s.engine === 'remote' ? s.remote_url : '', s.local_url))),
       ),
       h(
         'fieldset',
@@ -191,11 +191,11 @@ export class SettingsScreen implements Screen {
         h('p', {}, s.engine === 'remote' ? W.pippaFamily : s.pippa.url ? W.pippaLocal : W.pippaLocal + W.pippaHow),
         s.engine === 'remote'
           ? null
-          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url ? W.pippaSetUp(s.pippa.url === s.ollamaURL) : W.pippaNotSetUp),
+          : h('p', { 'data-testid': 'pippa-now' }, s.pippa.url ? W.pippaSetUp(s.pippa.url === s.ollama_url) : W.pippaNotSetUp),
         h(
           'div',
           { class: 'row' },
-          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollamaURL, pModel.value && s.pippa.url === s.ollamaURL ? pModel.value : 'llava', '') }, W.useOllama),
+          h('button', { type: 'button', class: s.pippa.url ? '' : 'primary', onclick: () => void this.savePippa(s.ollama_url, pModel.value && s.pippa.url === s.ollama_url ? pModel.value : 'llava', '') }, W.useOllama),
         ),
         h(
           'details',
@@ -226,7 +226,7 @@ export class SettingsScreen implements Screen {
           'details',
           { class: 'details' },
           h('summary', {}, W.dataDetails),
-          h('p', {}, W.dataDir, h('code', { 'data-testid': 'data-dir' }, s.dataDir)),
+          h('p', {}, W.dataDir, h('code', { 'data-testid': 'data-dir' }, s.data_dir)),
           h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => void backend.settings.openLogFolder().catch((e: unknown) => toastError(e)) }, W.openLog)),
         ),
         leftoversBlock(s.leftovers),
@@ -311,7 +311,7 @@ export class SettingsScreen implements Screen {
     out.className = 'test-result';
     let r;
     try {
-      r = await backend.settings.connect(`${s.remoteURL}#${s.remoteToken}`, false);
+      r = await backend.settings.connect(`${s.remote_url}#${s.remote_token}`, false);
     } catch (e) {
       if (typed() !== before) return;
       clear(out, errorBlock(e));

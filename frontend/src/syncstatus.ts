@@ -19,15 +19,15 @@ export function syncWords(s: SyncStatus, sending = 0): string {
     case 'local':
       return '';
     case 'starting':
-      return s.asOf ? `Checking the family engine for news (this computer has everything as of ${when(s.asOf)})` : 'Bringing your moments from the family engine to this computer…';
+      return s.as_of ? `Checking the family engine for news (this computer has everything as of ${when(s.as_of)})` : 'Bringing your moments from the family engine to this computer…';
     case 'uptodate':
       return sending ? '' : 'Up to date';
     case 'offline':
-      return s.asOf
-        ? `Offline: showing what this computer has, as of ${when(s.asOf)}`
+      return s.as_of
+        ? `Offline: showing what this computer has, as of ${when(s.as_of)}`
         : 'Offline: this computer has none of the family engine’s moments yet; they come when it can be reached';
     case 'problem':
-      return s.asOf ? `Not updating: showing what this computer has, as of ${when(s.asOf)} (see Settings)` : 'Not updating (see Settings)';
+      return s.as_of ? `Not updating: showing what this computer has, as of ${when(s.as_of)} (see Settings)` : 'Not updating (see Settings)';
   }
   return '';
 }
@@ -98,7 +98,7 @@ export function syncBlock(): HTMLElement {
   const render = (s: SyncStatus) => {
     block.hidden = s.state === 'local';
     if (block.hidden) return;
-    const usage = settingsWords.copyUsage(sizeWords(s.copyBytes));
+    const usage = settingsWords.copyUsage(sizeWords(s.copy_bytes));
     if (s.state !== 'problem') {
       // The room the small photos take, and may take, is for whoever
       // helps Dad: behind Details, which stays open across redraws.
@@ -146,7 +146,7 @@ export function syncBlock(): HTMLElement {
 /** limitRow sets how much room the small photos may take here. */
 function limitRow(s: SyncStatus, render: (s: SyncStatus) => void): HTMLElement {
   const gb = h('input', { id: 'sync-limit', type: 'number', min: '0.1', max: '10000', step: '0.5', 'data-testid': 'sync-limit' });
-  gb.value = String(Math.round((s.cacheBytes / 2 ** 30) * 10) / 10);
+  gb.value = String(Math.round((s.cache_bytes / 2 ** 30) * 10) / 10);
   const save = h('button', { type: 'button' }, settingsWords.save);
   save.addEventListener('click', () => {
     backend.sync

@@ -10,16 +10,16 @@ export type Order = 'taken' | 'added';
 export interface Dated {
   id: string;
   kind: string;
-  takenAt: string;
-  createdAt: string;
+  taken_at: string;
+  created_at: string;
 }
 
 /** dateOf is the instant a moment is placed at, and whether that is when
  * it was added because it has no date taken. */
 export function dateOf(m: Dated, order: Order): { t: number; added: boolean } {
-  const taken = order === 'taken' && m.takenAt ? Date.parse(m.takenAt) : NaN;
+  const taken = order === 'taken' && m.taken_at ? Date.parse(m.taken_at) : NaN;
   if (!Number.isNaN(taken)) return { t: taken, added: false };
-  const c = Date.parse(m.createdAt);
+  const c = Date.parse(m.created_at);
   // A capture still on this computer has its id's time (a ULID) at least.
   return { t: Number.isNaN(c) ? 0 : c, added: true };
 }

@@ -118,7 +118,7 @@ export class Viewer {
     this.index = i;
     this.m = m;
     this.rot = 0;
-    this.title.textContent = `${titleOf(m)} · ${when(m.takenAt || m.createdAt)}`;
+    this.title.textContent = `${titleOf(m)} · ${when(m.taken_at || m.created_at)}`;
     this.count.textContent = list.length > 1 ? `${i + 1} of ${list.length}` : '';
     this.prevBtn.hidden = i === 0;
     this.nextBtn.hidden = i === list.length - 1;
@@ -148,10 +148,10 @@ export class Viewer {
     if (token !== this.loadToken) return;
     const o = fresh.original;
     if (!o) {
-      this.setNote(fullPhotoWords(fresh.fullPhoto).viewer);
+      this.setNote(fullPhotoWords(fresh.full_photo).viewer);
       return;
     }
-    if (!drawable.has(o.contentType)) {
+    if (!drawable.has(o.content_type)) {
       this.setNote(viewerWords.cantShow);
       return;
     }

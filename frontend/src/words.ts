@@ -12,10 +12,10 @@ export interface ReadingLike {
   status: string;
   text: string;
   error: string;
-  /** errorCode is why a failed reading failed (codes.ts's readFail); ""
+  /** error_code is why a failed reading failed (codes.ts's readFail); ""
    * from an engine older than the codes. */
-  errorCode?: string;
-  startedAt?: string;
+  error_code?: string;
+  started_at?: string;
 }
 
 /** The fields of a moment (app.Moment) these functions look at. */
@@ -95,8 +95,8 @@ export function removedWords(name: string, deleted: boolean): string {
   return deleted ? `${name} is removed, and its moment is deleted.` : `${name} is removed from the list. Its moment stays in Moments, without its full photo.`;
 }
 
-/** memberName writes a family member's name (app.Moment's addedBy,
- * app.Phrase's keptBy) as a name in a sentence: as the engine's owner
+/** memberName writes a family member's name (app.Moment's added_by,
+ * app.Phrase's kept_by) as a name in a sentence: as the engine's owner
  * typed it, with a capital first letter ("mum": Mum). It is never a
  * token's name: the Go side gives only members'. */
 export function memberName(member: string): string {
@@ -107,25 +107,25 @@ export function memberName(member: string): string {
 }
 
 /** addedByWords says who added a moment, when it was another family
- * member (app.Moment's addedBy; "" says nothing). */
+ * member (app.Moment's added_by; "" says nothing). */
 export function addedByWords(member: string): string {
   return member ? `Added by ${memberName(member)}` : '';
 }
 
 /** ownerOnlyWords says, under addedByWords, why another member's moment
- * offers no caption to edit and no Delete (app.Moment's ownerOnly). */
+ * offers no caption to edit and no Delete (app.Moment's owner_only). */
 export function ownerOnlyWords(member: string): string {
   return `Only ${memberName(member)} can change its caption or delete it.`;
 }
 
 /** keptByWords says who keeps a phrase, when another family member does
- * (app.Phrase's keptBy; "" says nothing). */
+ * (app.Phrase's kept_by; "" says nothing). */
 export function keptByWords(member: string): string {
   return member ? `Kept by ${memberName(member)}` : '';
 }
 
 /** keptLine is a kept phrase's line under its words: when it was kept,
- * and by whom when another family member keeps it (keptBy, app.Phrase's). */
+ * and by whom when another family member keeps it (kept_by, app.Phrase's). */
 export function keptLine(keptAt: string, keptBy: string): string {
   const d = when(keptAt);
   if (!keptBy) return `Kept ${d}`;
@@ -133,7 +133,7 @@ export function keptLine(keptAt: string, keptBy: string): string {
 }
 
 /** keeperOnlyWords stands where a phrase's Remove would be when only its
- * keeper may remove it (app.Phrase's keeperOnly). */
+ * keeper may remove it (app.Phrase's keeper_only). */
 export function keeperOnlyWords(member: string): string {
   const who = memberName(member);
   return `${who} kept this phrase, so only ${who} can remove it.`;
@@ -141,7 +141,7 @@ export function keeperOnlyWords(member: string): string {
 
 /** phraseRemoveProblem words a phrase's removal that failed (e, as
  * problem reads it): refused because another family member keeps it, it
- * names that member when the window knows them (keptBy, app.Phrase's);
+ * names that member when the window knows them (kept_by, app.Phrase's);
  * any other failure is problem's. */
 export function phraseRemoveProblem(e: UIErrorLike, keptBy: string): Explained {
   if (e.code !== engineError.forbidden) return problem(e);
@@ -279,7 +279,7 @@ export interface Explained {
 }
 
 /** readingError words why a reading failed, from its code (a reading's
- * errorCode: codes.ts's readFail). A code it does not know (a newer
+ * error_code: codes.ts's readFail). A code it does not know (a newer
  * engine's), or none (a reading from an engine older than the codes), is
  * worded as readingFailed. The engine's own words (the reading's error)
  * are only ever the detail behind "Details"; nothing here reads them. */
@@ -701,7 +701,7 @@ export function when(iso: string): string {
 
 /** waitingWords says where a change Dad made is while it is not sent yet,
  * from what it waits for (a moment's, a phrase's, a recall's, a careful
- * reading's or a write's waitsFor: codes.ts's waitsFor); "" when nothing
+ * reading's or a write's waits_for: codes.ts's waitsFor); "" when nothing
  * waits. The moment, the toasts and the Outbox all say it with this. */
 export function waitingWords(code: string): string {
   switch (code) {
@@ -1361,7 +1361,7 @@ export const failingWait = 5 * 60_000;
 /** offsiteBarWords is the status bar's line about the off-site copy of
  * the engine in use, "" while there is nothing to say: it speaks when
  * the copy is more than a day behind, failing for more than a few
- * minutes (failingSince: app.Status' backupFailingSince), or its check
+ * minutes (failingSince: app.Status' backup_failing_since), or its check
  * found a problem. */
 export function offsiteBarWords(h: BackupLike | null | undefined, failingSince: string, now = Date.now()): string {
   if (!h) return '';
@@ -1423,7 +1423,7 @@ export function offsiteTestWords(code: string, kind: string): string {
 export interface RecoveryLike {
   place: string;
   address: string;
-  keyId: string;
+  key_id: string;
   key: string;
 }
 
@@ -1451,7 +1451,7 @@ export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
     `Where the copy is: ${r.place}`,
   ];
   if (r.address) {
-    lines.push(`At the storage provider: ${r.address}`, `Key id: ${r.keyId}`, 'The secret is not written here: the storage provider can make a new key if it is lost.');
+    lines.push(`At the storage provider: ${r.address}`, `Key id: ${r.key_id}`, 'The secret is not written here: the storage provider can make a new key if it is lost.');
   }
   if (r.key) {
     lines.push(
@@ -1470,7 +1470,7 @@ export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
     r.key
       ? 'To bring the moments back on a new computer: save this page there as a file named spark-key.txt (or type the key into one), install Spark and spark-engine, then run'
       : 'To bring the moments back on a new computer: install Spark and spark-engine, then run',
-    ...(r.address ? [`  AWS_ACCESS_KEY_ID=${r.keyId} AWS_SECRET_ACCESS_KEY=THE_SECRET \\`] : []),
+    ...(r.address ? [`  AWS_ACCESS_KEY_ID=${r.key_id} AWS_SECRET_ACCESS_KEY=THE_SECRET \\`] : []),
     `  spark-engine restore --from ${shellWord(r.place)}${r.address ? ` --backup-endpoint ${shellWord(r.address)}` : ''} --data NEW_EMPTY_FOLDER${r.key ? ' --key spark-key.txt' : ''}`,
     'and start Spark with that folder as its engine (or ask whoever helps you with Spark to do it with this page).',
   );

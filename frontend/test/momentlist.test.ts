@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MomentList, rowsOf, type PageOf } from '../src/momentlist.js';
 
-type M = { id: string; kind: string; takenAt: string; createdAt: string; pending: boolean; caption?: string };
+type M = { id: string; kind: string; taken_at: string; created_at: string; pending: boolean; caption?: string };
 const now = new Date(2026, 4, 20, 15, 0).getTime(); // 20 May 2026, 15:00 local
 const iso = (y: number, mo: number, d: number) => new Date(y, mo - 1, d, 12).toISOString();
-const m = (id: string, takenAt: string, caption = ''): M => ({ id, kind: 'photo', takenAt, createdAt: takenAt, pending: false, caption });
+const m = (id: string, takenAt: string, caption = ''): M => ({ id, kind: 'photo', taken_at: takenAt, created_at: takenAt, pending: false, caption });
 
 test('sparse months share a row; a month wider than what is left starts its own', () => {
   const view = [m('05', iso(2025, 5, 1)), m('04', iso(2025, 4, 1)), m('03', iso(2025, 3, 1)), m('02', iso(2025, 2, 1)), m('01', iso(2025, 2, 2))];

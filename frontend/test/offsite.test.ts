@@ -90,13 +90,13 @@ test('every result of a test of a place has Dad’s words', () => {
 });
 
 test('the recovery text names the place and the provider’s key id, never a secret', () => {
-  const r = recoveryWords({ place: 's3://family-photos/spark', address: 'https://s3.eu-central-003.backblazeb2.com', keyId: '003abc', key: '' }, now);
+  const r = recoveryWords({ place: 's3://family-photos/spark', address: 'https://s3.eu-central-003.backblazeb2.com', key_id: '003abc', key: '' }, now);
   assert.match(r, /Where the copy is: s3:\/\/family-photos\/spark/);
   assert.match(r, /Key id: 003abc/);
   assert.match(r, /spark-engine restore --from s3:\/\/family-photos\/spark --backup-endpoint https:\/\/s3\.eu-central-003\.backblazeb2\.com --data NEW_EMPTY_FOLDER/);
   assert.match(r, /not locked with a key/);
   const key = 'AGE-SECRET-KEY-1QQQQRRRRSSSSTT';
-  const disk = recoveryWords({ place: 'file:///media/dad/Dad’s disk/Spark copy', address: '', keyId: '', key }, now);
+  const disk = recoveryWords({ place: 'file:///media/dad/Dad’s disk/Spark copy', address: '', key_id: '', key }, now);
   assert.match(disk, /The key \(it is one line\):\nAGE-SECRET-KEY-1QQQQRRRRSSSSTT\n/);
   assert.match(disk, /AGE-SECRET-KEY-1 QQQQ RRRR SSSS TT/);
   assert.match(disk, /restore --from 'file:\/\/\/media\/dad\/Dad’s disk\/Spark copy' --data NEW_EMPTY_FOLDER --key spark-key.txt/, 'a place with spaces is one word of the command; the key goes with --key');

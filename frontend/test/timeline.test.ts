@@ -6,7 +6,7 @@ import { when } from '../src/words.js';
 
 const now = new Date(2026, 4, 20, 15, 0).getTime(); // 20 May 2026, 15:00 local
 const iso = (y: number, mo: number, d: number, h = 12) => new Date(y, mo - 1, d, h).toISOString();
-const m = (id: string, takenAt: string, createdAt: string, kind = 'photo') => ({ id, kind, takenAt, createdAt });
+const m = (id: string, takenAt: string, createdAt: string, kind = 'photo') => ({ id, kind, taken_at: takenAt, created_at: createdAt });
 
 test('headings: Today, This week, then months', () => {
   assert.equal(groupOf(new Date(2026, 4, 20, 0, 5).getTime(), now).label, 'Today');
