@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
@@ -155,7 +156,7 @@ func TestApp_LocalEngine(t *testing.T) {
 		t.Errorf("capture events = %d, want start, result and done", got)
 	}
 	waitFor(t, "delivery", delivered(a))
-	var m Moment
+	var m view.Moment
 	waitFor(t, "Pippa's reading", func() bool {
 		m, err = a.Moments.Get(res[0].MomentID)
 		return err == nil && len(m.Readings) == 1 && m.Readings[0].Status == api.TurnFinished

@@ -29,8 +29,8 @@ func TestCodesTS(t *testing.T) {
 		codes     []string
 	}{
 		{"readFail", "Why a reading failed (a reading's error_code): engine/api.ReadFailCodes.", api.ReadFailCodes},
-		{"readingStatus", "A reading's status: engine/api's Turn constants, and app/views.go's ReadingWaiting (asked for on this computer, not sent yet).",
-			append(goConstants(t, "../engine/api/types.go", has("Turn")), goConstants(t, "views.go", has("ReadingWaiting"))...)},
+		{"readingStatus", "A reading's status: engine/api's Turn constants, and app/view's ReadingWaiting (asked for on this computer, not sent yet).",
+			append(goConstants(t, "../engine/api/types.go", has("Turn")), goConstants(t, "view/views.go", has("ReadingWaiting"))...)},
 		{"engineError", "The engine's error codes (a UIError's code for a call the engine refused): engine/api's Code constants.",
 			goConstants(t, "../engine/api/errors.go", has("Code"))},
 		{"appError", "The app's own error codes (a UIError's code): app/errors.go's Code constants.", goConstants(t, "errors.go", has("Code"))},
@@ -58,12 +58,12 @@ func TestCodesTS(t *testing.T) {
 			goConstants(t, "../engine/api/backup.go", func(name, _ string) bool {
 				return strings.HasPrefix(name, "Backup") && !slices.Contains(backupStates, name)
 			})},
-		{"pippaState", "Whether the engine in use has a Pippa (Status.pippa; \"\" when not known): app/views.go's Pippa constants.",
-			goConstants(t, "views.go", has("Pippa"))},
+		{"pippaState", "Whether the engine in use has a Pippa (Status.pippa; \"\" when not known): app/bound.go's Pippa constants.",
+			goConstants(t, "bound.go", has("Pippa"))},
 		{"eventName", "The names of the events the app sends the window (backend.ts subscribes with them): app/eventnames.go's Event constants.",
 			goConstants(t, "eventnames.go", has("Event"))},
-		{"captureKind", "What a capture event says (CaptureEvent.kind): app/views.go's CaptureKind constants.",
-			goConstants(t, "views.go", has("CaptureKind"))},
+		{"captureKind", "What a capture event says (CaptureEvent.kind): app/bound.go's CaptureKind constants.",
+			goConstants(t, "bound.go", has("CaptureKind"))},
 		{"outboxEvent", "What became of a photo in the outbox (OutboxEvent.kind): outbox/events.go's EventKind constants.",
 			goConstants(t, "../outbox/events.go", func(_, typ string) bool { return typ == "EventKind" })},
 		{"step", "A photo's steps in the outbox (OutboxEvent.step, Entry.steps): outbox/entry.go's Step constants.",
@@ -74,8 +74,8 @@ func TestCodesTS(t *testing.T) {
 			goConstants(t, "outboxapi.go", has("Wait"))},
 		{"momentKind", "What a moment event says (MomentEvent.kind): app/watch.go's MomentKind constants.",
 			goConstants(t, "watch.go", has("MomentKind"))},
-		{"writeState", "Where one of Dad's writes stands (Write.state, WriteEvent.state): app/views.go's WriteState constants.",
-			goConstants(t, "views.go", has("WriteState"))},
+		{"writeState", "Where one of Dad's writes stands (Write.state, WriteEvent.state): app/view's WriteState constants.",
+			goConstants(t, "view/views.go", has("WriteState"))},
 		{"syncState", "How the sync with the family engine stands (SyncStatus.state): app/sync.go's Sync constants but the SyncStop ones.",
 			goConstants(t, "sync.go", func(name, _ string) bool {
 				return strings.HasPrefix(name, "Sync") && !strings.HasPrefix(name, "SyncStop")

@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/oklog/ulid/v2"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
 )
 
 // ids lists the ids of a page's moments.
-func ids(ms []Moment) []string {
+func ids(ms []view.Moment) []string {
 	out := []string{}
 	for _, m := range ms {
 		out = append(out, m.ID)

@@ -10,34 +10,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
-	"github.com/sparkfamily/spark/outbox"
 )
-
-// A photo the engine has without its full photo says what becomes of it:
-// sent, refused (waiting for Dad), or never coming.
-func TestUnsent_FullPhoto(t *testing.T) {
-	u := unsent{captures: map[string]outbox.State{"sending": outbox.Pending, "parked": outbox.Parked, "done": outbox.Done}}
-	orig := &Media{}
-	for _, tc := range []struct {
-		name string
-		m    Moment
-		want string
-	}{
-		{"with its original", Moment{ID: "none", Kind: api.KindPhoto, Original: orig}, ""},
-		{"a note", Moment{ID: "none", Kind: api.KindNote}, ""},
-		{"still on this computer", Moment{ID: "none", Kind: api.KindPhoto, Pending: true}, ""},
-		{"being sent", Moment{ID: "sending", Kind: api.KindPhoto}, FullSending},
-		{"sent, not in the copy yet", Moment{ID: "done", Kind: api.KindPhoto}, FullSending},
-		{"refused", Moment{ID: "parked", Kind: api.KindPhoto}, FullRefused},
-		{"removed from the Outbox", Moment{ID: "none", Kind: api.KindPhoto}, FullNone},
-	} {
-		if got := u.fullPhoto(&tc.m); got != tc.want {
-			t.Errorf("%s: fullPhoto = %q; want %q", tc.name, got, tc.want)
-		}
-	}
-}
 
 // writeLargePhoto writes a JPEG of noise, far larger than its small copy.
 func writeLargePhoto(tb testing.TB, dir string) string {
@@ -88,12 +64,12 @@ func TestFullPhoto_RefusedThenKeptWithout(t *testing.T) {
 		es, err = a.Outbox.Entries()
 		return err == nil && len(es) == 1 && es[0].State == "parked" && es[0].Steps[0].Done && es[0].Steps[1].Done
 	})
-	var mo Moment
+	var mo view.Moment
 	// Read from this computer's copy of the family engine, which may hold
 	// the moment a sync before its small copy: waited for with it.
 	waitFor(t, "the moment from the engine, its full photo refused, its small copy there", func() bool {
 		mo, err = a.Moments.Get(id)
-		return err == nil && !mo.Pending && mo.FullPhoto == FullRefused && mo.Copy != nil
+		return err == nil && !mo.Pending && mo.FullPhoto == view.FullRefused && mo.Copy != nil
 	})
 	if mo.Original != nil || mo.Copy == nil {
 		t.Errorf("Get = %+v; want the small copy and no original", mo)
@@ -103,12 +79,12 @@ func TestFullPhoto_RefusedThenKeptWithout(t *testing.T) {
 	if err := a.Outbox.Discard(es[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if mo, err = a.Moments.Get(id); err != nil || mo.FullPhoto != FullNone || mo.Pending {
-		t.Errorf("Get after the capture was removed = %+v, %v; want FullPhoto %q", mo, err, FullNone)
+	if mo, err = a.Moments.Get(id); err != nil || mo.FullPhoto != view.FullNone || mo.Pending {
+		t.Errorf("Get after the capture was removed = %+v, %v; want FullPhoto %q", mo, err, view.FullNone)
 	}
 	// The list (this computer's copy of the family engine, which may lag
 	// the engine by a sync) shows it once, kept without its full photo.
-	var listed []Moment
+	var listed []view.Moment
 	waitFor(t, "the moment in the list", func() bool {
 		page, err := a.Moments.Page("", 50)
 		listed = listed[:0]
@@ -119,8 +95,8 @@ func TestFullPhoto_RefusedThenKeptWithout(t *testing.T) {
 		}
 		return err == nil && len(listed) > 0
 	})
-	if len(listed) != 1 || listed[0].FullPhoto != FullNone {
-		t.Errorf("Page lists %+v; want the moment once, FullPhoto %q", listed, FullNone)
+	if len(listed) != 1 || listed[0].FullPhoto != view.FullNone {
+		t.Errorf("Page lists %+v; want the moment once, FullPhoto %q", listed, view.FullNone)
 	}
 
 	// Or deleted too: through the outbox, once.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/backup"
@@ -44,7 +45,7 @@ type LocalEngine struct {
 }
 
 // tokenName names the app's token in the engine's token store.
-const tokenName = "spark-desktop"
+const tokenName = view.AppTokenName
 
 // StartLocalEngine opens the engine in cfg.Dir and serves the contract on
 // cfg.Addr, refusing requests whose Host is not loopback.

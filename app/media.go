@@ -8,16 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/server"
 )
 
 // URL prefixes the webview loads images from; MediaHandler serves them.
+// The views the window gets name the engine's media with view.MediaURL.
 const (
-	mediaPrefix      = "/media/"
+	mediaPrefix      = view.MediaPrefix
 	outboxCopyPrefix = "/outbox-copy/"
 )
 
-func mediaURL(id string) string { return mediaPrefix + url.PathEscape(id) }
+func mediaURL(id string) string { return view.MediaURL(id) }
 
 func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEscape(entryID) }
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/oklog/ulid/v2"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
@@ -43,7 +43,7 @@ func TestMediaHandler_OnlyImageTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	caughtUp(t, a, engineHead(t, remote))
-	local := replicaCorpus{rep: a.state().rep}
+	local := view.ReplicaCorpus{Replica: a.state().rep}
 	waitFor(t, "the replica to hold the small copies", func() bool {
 		for _, id := range ids {
 			f, _, ok := local.LocalMedia(ctx, id)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/internal/retry"
 	"github.com/sparkfamily/spark/outbox"
@@ -18,11 +19,11 @@ type Moments struct{ a *App }
 // Page returns up to limit moments older than before ("" for the newest).
 // The first page also carries the outbox's captures not yet in the engine,
 // so a photo shows in Moments the instant it is safe.
-func (m *Moments) Page(before string, limit int) (res Page, err error) {
+func (m *Moments) Page(before string, limit int) (res view.Page, err error) {
 	st := m.a.state()
 	defer m.a.overlayPage(st, before, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
-	page := Page{Moments: []Moment{}} // [] rather than null for the UI
+	page := view.Page{Moments: []view.Moment{}} // [] rather than null for the UI
 	if before == "" {
 		pending, err := pendingMoments(ctx, st)
 		if err != nil {
@@ -39,7 +40,7 @@ func (m *Moments) Page(before string, limit int) (res Page, err error) {
 		// copy until the next sync (sync.go).
 		if sent := m.a.sentMoments(ctx, st); len(sent) > 0 {
 			page.Moments = append(page.Moments, sent...)
-			sortNewestFirst(page.Moments)
+			view.SortNewestFirst(page.Moments)
 		}
 	}
 	ms, next, err := src.Moments(ctx, limit, before)
@@ -60,7 +61,7 @@ func (m *Moments) Page(before string, limit int) (res Page, err error) {
 			// engine's record instead of the pending one.
 			page.Moments = dropPending(page.Moments, ms[i].ID)
 		}
-		page.Moments = append(page.Moments, momentView(&ms[i], st.viewer()))
+		page.Moments = append(page.Moments, view.MomentView(&ms[i], st.viewer()))
 	}
 	if next != nil {
 		page.Next = *next
@@ -68,7 +69,7 @@ func (m *Moments) Page(before string, limit int) (res Page, err error) {
 	return page, nil
 }
 
-func dropPending(ms []Moment, id string) []Moment {
+func dropPending(ms []view.Moment, id string) []view.Moment {
 	out := ms[:0]
 	for _, m := range ms {
 		if m.ID != id || !m.Pending {
@@ -80,21 +81,21 @@ func dropPending(ms []Moment, id string) []Moment {
 
 // Get returns one moment with its readings; a capture still in the outbox
 // comes from there.
-func (m *Moments) Get(id string) (res Moment, err error) {
+func (m *Moments) Get(id string) (res view.Moment, err error) {
 	return m.a.getMoment(m.a.state(), id)
 }
 
 // getMoment is Get as st shows it.
-func (a *App) getMoment(st *state, id string) (res Moment, err error) {
+func (a *App) getMoment(st *state, id string) (res view.Moment, err error) {
 	defer a.overlayMoment(st, id, &res, &err) // what Dad did that the engine does not have yet
 	ctx := context.Background()
 	src, err := st.corpus()
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	mo, err := src.Moment(ctx, id)
 	if err == nil {
-		return momentView(mo, st.viewer()), nil
+		return view.MomentView(mo, st.viewer()), nil
 	}
 	// The engine does not have it yet, or cannot say: the outbox may.
 	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
@@ -107,20 +108,20 @@ func (a *App) getMoment(st *state, id string) (res Moment, err error) {
 			}
 		}
 	}
-	return Moment{}, err
+	return view.Moment{}, err
 }
 
 // SetCaption changes a moment's caption, through the outbox.
-func (m *Moments) SetCaption(id, caption string) (Moment, error) {
+func (m *Moments) SetCaption(id, caption string) (view.Moment, error) {
 	caption = strings.TrimSpace(caption)
 	// Refused here, whether or not the engine can be reached, with the
 	// engine's own words.
 	if err := api.CheckCaption(caption); err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	id, err := checkMomentID(id)
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	// Written from the caption the window shows: with it, a caption
 	// changed meanwhile on another computer is kept beside this one.
@@ -133,38 +134,36 @@ func (m *Moments) SetCaption(id, caption string) (Moment, error) {
 
 // SetTakenAt changes when a moment was taken (RFC 3339), through the
 // outbox.
-func (m *Moments) SetTakenAt(id, takenAt string) (Moment, error) {
+func (m *Moments) SetTakenAt(id, takenAt string) (view.Moment, error) {
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(takenAt))
 	if err != nil {
-		return Moment{}, refused(CodeBadTakenAt, "")
+		return view.Moment{}, refused(CodeBadTakenAt, "")
 	}
 	id, err = checkMomentID(id)
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	return m.edit(outbox.NewTakenAt(id, t))
 }
 
 // edit sends an edit and answers with the moment as the engine has it,
 // or (not sent yet) as the window shows it, waiting.
-func (m *Moments) edit(w outbox.Write) (Moment, error) {
+func (m *Moments) edit(w outbox.Write) (view.Moment, error) {
 	st := m.a.state()
 	got, err := m.a.send(context.Background(), st, w)
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	var res api.EditMomentResponse
 	if sent(got, &res) && res.Moment != nil && res.Moment.ID != "" {
-		v := momentView(res.Moment, st.viewer())
+		v := view.MomentView(res.Moment, st.viewer())
 		m.a.overlayMoment(st, got.MomentID, &v, new(error))
 		return v, nil
 	}
 	v, err := m.a.getMoment(st, got.MomentID)
 	if err != nil || v.ID == "" {
-		v = Moment{ID: got.MomentID, Readings: []Reading{}}
-		if show := overlays[got.Kind].moment; show != nil {
-			show(&v, got)
-		}
+		v = view.Moment{ID: got.MomentID, Readings: []view.Reading{}}
+		view.ShowWrite(&v, got)
 	}
 	if v.WaitsFor == "" {
 		v.WaitsFor = st.waitsFor()
@@ -192,10 +191,10 @@ func (m *Moments) Delete(id string) (bool, error) {
 // Restore brings a deleted moment back from Recently deleted, through the
 // outbox: it shows in Moments at once, and is sent when the engine is
 // there.
-func (m *Moments) Restore(id string) (Moment, error) {
+func (m *Moments) Restore(id string) (view.Moment, error) {
 	id, err := checkMomentID(id)
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	return m.edit(outbox.NewRestore(id))
 }
@@ -205,10 +204,10 @@ func (m *Moments) Restore(id string) (Moment, error) {
 // was deleted, and what Dad did that the engine does not have yet: a
 // moment whose delete waits shows here at once (on the first page), one
 // whose restore waits does not.
-func (m *Moments) Deleted(before string, limit int) (Page, error) {
+func (m *Moments) Deleted(before string, limit int) (view.Page, error) {
 	st := m.a.state()
 	ctx := context.Background()
-	page := Page{Moments: []Moment{}}
+	page := view.Page{Moments: []view.Moment{}}
 	src, err := st.corpus()
 	if err != nil {
 		return page, err
@@ -217,15 +216,7 @@ func (m *Moments) Deleted(before string, limit int) (Page, error) {
 	// delete (with when Dad made it), or a restore ("").
 	waiting := map[string]string{}
 	if u, ok := m.a.unsentWrites(ctx, st); ok {
-		for i := range u.writes {
-			w := &u.writes[i]
-			switch ov := overlays[w.Kind]; {
-			case ov.hides:
-				waiting[w.MomentID] = timeString(&w.MadeAt)
-			case ov.unhides:
-				waiting[w.MomentID] = ""
-			}
-		}
+		waiting = u.Deleted()
 	}
 	ms, next, err := src.DeletedMoments(ctx, limit, before)
 	if err != nil && (before != "" || len(waiting) == 0) {
@@ -237,7 +228,7 @@ func (m *Moments) Deleted(before string, limit int) (Page, error) {
 			continue // a restore of it waits
 		}
 		shown[ms[i].ID] = true
-		page.Moments = append(page.Moments, momentView(&ms[i], st.viewer()))
+		page.Moments = append(page.Moments, view.MomentView(&ms[i], st.viewer()))
 	}
 	if before == "" {
 		for id, at := range waiting {
@@ -248,11 +239,11 @@ func (m *Moments) Deleted(before string, limit int) (Page, error) {
 			if err != nil {
 				continue // not on this computer: it shows once the engine has it
 			}
-			v := momentView(mo, st.viewer())
+			v := view.MomentView(mo, st.viewer())
 			v.DeletedAt = at
 			page.Moments = append(page.Moments, v)
 		}
-		sortNewestFirst(page.Moments)
+		view.SortNewestFirst(page.Moments)
 	}
 	if next != nil {
 		page.Next = *next
@@ -263,27 +254,27 @@ func (m *Moments) Deleted(before string, limit int) (Page, error) {
 // AskCareful asks for a careful reading of a moment: one per brain seat.
 // jobID is minted by the UI when Dad asks; the same jobID again is the same
 // request, never a second job.
-func (m *Moments) AskCareful(momentID, jobID string) (Careful, error) {
+func (m *Moments) AskCareful(momentID, jobID string) (view.Careful, error) {
 	momentID, err := checkMomentID(momentID)
 	if err != nil {
-		return Careful{}, err
+		return view.Careful{}, err
 	}
 	if err := api.CheckJobID(jobID); err != nil {
-		return Careful{}, err
+		return view.Careful{}, err
 	}
 	st := m.a.state()
 	got, err := m.a.send(context.Background(), st, outbox.NewCareful(momentID, jobID))
 	if err != nil {
-		return Careful{}, err
+		return view.Careful{}, err
 	}
-	c := Careful{JobID: jobID, Readings: []Reading{}}
+	c := view.Careful{JobID: jobID, Readings: []view.Reading{}}
 	var turns []api.Turn
 	if !sent(got, &turns) {
 		c.WaitsFor = st.waitsFor()
 		return c, nil
 	}
 	for _, t := range turns {
-		c.Readings = append(c.Readings, readingView(t))
+		c.Readings = append(c.Readings, view.ReadingView(t))
 	}
 	return c, nil
 }
@@ -291,23 +282,23 @@ func (m *Moments) AskCareful(momentID, jobID string) (Careful, error) {
 // ReadAgain asks Pippa for a new practical reading of a moment (after one
 // failed, say); requestID is minted by the UI, so a repeat is harmless.
 // While it waits on this computer the reading's Status is "waiting".
-func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
+func (m *Moments) ReadAgain(momentID, requestID string) (view.Reading, error) {
 	momentID, err := checkMomentID(momentID)
 	if err != nil {
-		return Reading{}, err
+		return view.Reading{}, err
 	}
 	if err := api.CheckRequestID(requestID); err != nil {
-		return Reading{}, err
+		return view.Reading{}, err
 	}
 	got, err := m.a.send(context.Background(), m.a.state(), outbox.NewAgain(momentID, requestID))
 	if err != nil {
-		return Reading{}, err
+		return view.Reading{}, err
 	}
 	var t api.Turn
 	if sent(got, &t) && t.ID != "" {
-		return readingView(t), nil
+		return view.ReadingView(t), nil
 	}
-	return waitingReading(), nil
+	return view.WaitingReading(), nil
 }
 
 // AddNote writes a note as a moment, with its practical reading; id is a
@@ -316,28 +307,28 @@ func (m *Moments) ReadAgain(momentID, requestID string) (Reading, error) {
 // so AddNote answers then, the note waiting, without waiting for the
 // engine: the drain sends it behind, and the "write" and "moment" events
 // tell the window when it is sent.
-func (m *Moments) AddNote(id, text string) (Moment, error) {
+func (m *Moments) AddNote(id, text string) (view.Moment, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Moment{}, refused(CodeEmptyNote, "")
+		return view.Moment{}, refused(CodeEmptyNote, "")
 	}
 	if err := api.CheckCaption(text); err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	id, err := checkMomentID(id)
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	st := m.a.state()
 	ob, err := st.queue()
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
 	got, err := ob.AddWrite(context.Background(), outbox.NewNote(id, text))
 	if err != nil {
-		return Moment{}, err
+		return view.Moment{}, err
 	}
-	v := noteView(got)
+	v := view.NoteView(got)
 	if v.Pending {
 		v.WaitsFor = st.waitsFor()
 	}
@@ -345,14 +336,51 @@ func (m *Moments) AddNote(id, text string) (Moment, error) {
 }
 
 // Reading returns one reading (a turn), to follow it until it finishes.
-func (m *Moments) Reading(id string) (Reading, error) {
+func (m *Moments) Reading(id string) (view.Reading, error) {
 	src, err := m.a.state().corpus()
 	if err != nil {
-		return Reading{}, err
+		return view.Reading{}, err
 	}
 	t, err := src.Turn(context.Background(), id)
 	if err != nil {
-		return Reading{}, err
+		return view.Reading{}, err
 	}
-	return readingView(*t), nil
+	return view.ReadingView(*t), nil
+}
+
+// searchLimit is how many moments a search shows.
+const searchLimit = 100
+
+// Search finds the moments whose caption, readings or kept phrases hold
+// every word of q, through the engine's full-text search (GET /v1/search,
+// an extension answered from its SQLite mirror: on this computer it needs
+// no network), or, with a family engine, the replica's own index of the
+// same text (no network either).
+func (m *Moments) Search(q string) (view.SearchView, error) {
+	out := view.SearchView{Query: q, Results: []view.SearchResult{}, Phrases: []view.SearchMatch{}}
+	if strings.TrimSpace(q) == "" {
+		return out, nil
+	}
+	st := m.a.state()
+	src, err := st.corpus()
+	if err != nil {
+		return out, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := src.Search(ctx, q, searchLimit)
+	if err != nil {
+		if e, ok := api.AsError(err); ok && e.Status == http.StatusNotFound {
+			return out, &UIError{Code: CodeEngineTooOld}
+		}
+		return out, err
+	}
+	out.Millis = float64(time.Since(start).Microseconds()) / 1000
+	for i := range res.Results {
+		r := &res.Results[i]
+		out.Results = append(out.Results, view.SearchResult{Moment: view.MomentView(&r.Moment, st.viewer()), Matches: view.MatchesView(r.Matches)})
+	}
+	out.Phrases = append(out.Phrases, view.MatchesView(res.Phrases)...)
+	return out, nil
 }

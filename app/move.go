@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/push"
@@ -241,7 +242,7 @@ func (a *App) runMove(mv *move, r moveRoute, src push.Source) {
 		StallAfter: moveStallAfter, GiveUpAfter: moveGiveUpAfter,
 		// What this computer's own engine wrote for its own token is Dad's:
 		// it goes as the target key's member, never as a token's name.
-		PushersOwn: appTokenName,
+		PushersOwn: view.IsAppToken,
 		Progress: func(st push.Stats) {
 			update(func(v *MoveView) { v.Done, v.Total = st.Done, st.LastSeq })
 		},

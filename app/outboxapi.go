@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -21,11 +22,11 @@ type Outbox struct{ a *App }
 // The status bar, the offline banner and the Outbox screen all show this
 // one value, so they can never disagree.
 type OutboxStatus struct {
-	Waiting Tally   `json:"waiting"`
-	Parked  Tally   `json:"parked"`
-	Sent    Tally   `json:"sent"`
-	Entries []Entry `json:"entries"` // photos waiting or parked, oldest first
-	Writes  []Write `json:"writes"`  // other writes waiting or parked, in the order Dad made them
+	Waiting Tally        `json:"waiting"`
+	Parked  Tally        `json:"parked"`
+	Sent    Tally        `json:"sent"`
+	Entries []Entry      `json:"entries"` // photos waiting or parked, oldest first
+	Writes  []view.Write `json:"writes"`  // other writes waiting or parked, in the order Dad made them
 	// Engine is the engine the outbox sends to, EngineLocal or
 	// EngineRemote: the window names it in its words of a write refused.
 	Engine string `json:"engine"`
@@ -36,11 +37,11 @@ func (o *Outbox) Status() (OutboxStatus, error) {
 	st := o.a.state()
 	ob, err := st.queue()
 	if err != nil {
-		return OutboxStatus{Entries: []Entry{}, Writes: []Write{}}, err
+		return OutboxStatus{Entries: []Entry{}, Writes: []view.Write{}}, err
 	}
 	q, err := ob.Status(context.Background())
 	if err != nil {
-		return OutboxStatus{Entries: []Entry{}, Writes: []Write{}}, err
+		return OutboxStatus{Entries: []Entry{}, Writes: []view.Write{}}, err
 	}
 	return o.a.outboxStatus(st, q), nil
 }
@@ -49,14 +50,14 @@ func (o *Outbox) Status() (OutboxStatus, error) {
 func (a *App) outboxStatus(st *state, q outbox.Status) OutboxStatus {
 	c := tallies(q.Counts)
 	out := OutboxStatus{Engine: st.prefs.Engine, Waiting: c.waiting, Parked: c.parked, Sent: c.sent,
-		Entries: make([]Entry, 0, len(q.Photos)), Writes: make([]Write, 0, len(q.Writes))}
+		Entries: make([]Entry, 0, len(q.Photos)), Writes: make([]view.Write, 0, len(q.Writes))}
 	for i := range q.Photos {
 		out.Entries = append(out.Entries, a.entryView(&q.Photos[i]))
 	}
 	owners := ownersOf(st)
 	for i := range q.Writes {
 		v := writeView(&q.Writes[i], st.waitsOf(&q.Writes[i]))
-		if q.Writes[i].LastCode == api.CodeForbidden && (v.State == WriteStateParked || v.State == WriteStateWaiting) {
+		if q.Writes[i].LastCode == api.CodeForbidden && (v.State == view.WriteStateParked || v.State == view.WriteStateWaiting) {
 			v.Owner = owners.of(&q.Writes[i])
 		}
 		out.Writes = append(out.Writes, v)
@@ -78,7 +79,7 @@ func ownersOf(st *state) *owners { return &owners{st: st} }
 // Spark knows it and it is not its own member; else "".
 func (o *owners) of(w *outbox.Write) string {
 	who := o.st.viewer()
-	if who.member == "" {
+	if who.Member == "" {
 		return ""
 	}
 	src, err := o.st.corpus()
@@ -87,7 +88,7 @@ func (o *owners) of(w *outbox.Write) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if overlays[w.Kind].phrase == dropPhrase {
+	if view.DropsPhrase(w.Kind) {
 		if o.phrases == nil {
 			o.phrases = map[string]string{}
 			ps, _ := src.Phrases(ctx)
@@ -95,7 +96,7 @@ func (o *owners) of(w *outbox.Write) string {
 				o.phrases[p.ID] = p.Member
 			}
 		}
-		return who.other(o.phrases[w.PhraseID])
+		return who.Other(o.phrases[w.PhraseID])
 	}
 	if w.MomentID == "" {
 		return ""
@@ -104,7 +105,7 @@ func (o *owners) of(w *outbox.Write) string {
 	if err != nil {
 		return ""
 	}
-	return who.other(m.Member)
+	return who.Other(m.Member)
 }
 
 // Entries returns every photo not yet delivered (Status's Entries).
@@ -235,7 +236,7 @@ const (
 
 func (a *App) entryView(e *outbox.Entry) Entry {
 	v := Entry{ID: e.ID, MomentID: e.MomentID, Name: e.Name, Thumb: outboxCopyURL(e.ID), State: string(e.State),
-		Attempts: e.Attempts, CapturedAt: timeString(&e.CapturedAt), NextTry: timeString(e.NextTry),
+		Attempts: e.Attempts, CapturedAt: view.TimeString(&e.CapturedAt), NextTry: view.TimeString(e.NextTry),
 		BytesTotal: e.Size, Steps: make([]Step, 0, len(e.Steps))}
 	for _, s := range e.Steps {
 		v.Steps = append(v.Steps, Step{Name: s.Name, Done: s.Done})
@@ -278,7 +279,7 @@ func waitCode(code string) string {
 
 // pendingMoments shows the outbox's undelivered captures as moments,
 // newest first.
-func pendingMoments(ctx context.Context, s *state) ([]Moment, error) {
+func pendingMoments(ctx context.Context, s *state) ([]view.Moment, error) {
 	ob, err := s.queue()
 	if err != nil {
 		return nil, err
@@ -287,41 +288,32 @@ func pendingMoments(ctx context.Context, s *state) ([]Moment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Moment
+	var out []view.Moment
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].State != outbox.Done {
 			out = append(out, pendingView(&es[i]))
 		}
 	}
-	sortNewestFirst(out)
+	view.SortNewestFirst(out)
 	return out, nil
 }
 
-func pendingMoment(ctx context.Context, s *state, momentID string) (Moment, bool) {
+func pendingMoment(ctx context.Context, s *state, momentID string) (view.Moment, bool) {
 	ms, err := pendingMoments(ctx, s)
 	if err != nil {
-		return Moment{}, false
+		return view.Moment{}, false
 	}
 	for _, m := range ms {
 		if m.ID == momentID {
 			return m, true
 		}
 	}
-	return Moment{}, false
+	return view.Moment{}, false
 }
 
-func pendingView(e *outbox.Entry) Moment {
-	return Moment{ID: e.MomentID, Kind: api.KindPhoto, TakenAt: timeString(e.TakenAt), CreatedAt: timeString(&e.CapturedAt),
-		Thumb: outboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []Reading{}}
-}
-
-// sortNewestFirst orders by moment id, which is a ULID minted at capture.
-func sortNewestFirst(ms []Moment) {
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && ms[j].ID > ms[j-1].ID; j-- {
-			ms[j], ms[j-1] = ms[j-1], ms[j]
-		}
-	}
+func pendingView(e *outbox.Entry) view.Moment {
+	return view.Moment{ID: e.MomentID, Kind: api.KindPhoto, TakenAt: view.TimeString(e.TakenAt), CreatedAt: view.TimeString(&e.CapturedAt),
+		Thumb: outboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []view.Reading{}}
 }
 
 func captureView(r outbox.CaptureResult) CaptureResult {
@@ -386,7 +378,7 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 				a.progress.drop(ev.EntryID)
 			}
 			a.emit(EventOutbox, OutboxEvent{Kind: string(ev.Kind), EntryID: ev.EntryID, Step: ev.Step,
-				BytesSent: ev.Sent, Detail: ev.Message, Code: ev.Code, NextTry: timeString(ev.NextTry)})
+				BytesSent: ev.Sent, Detail: ev.Message, Code: ev.Code, NextTry: view.TimeString(ev.NextTry)})
 		}
 	}()
 	return cancel
@@ -395,7 +387,7 @@ func (a *App) forwardEvents(ob *outbox.Outbox) func() {
 // Writes lists Dad's writes other than photos (notes, edits, deletes,
 // phrases, careful readings, recalls) that are waiting or parked, in the
 // order he made them (Status's Writes).
-func (o *Outbox) Writes() ([]Write, error) {
+func (o *Outbox) Writes() ([]view.Write, error) {
 	st, err := o.Status()
 	return st.Writes, err
 }

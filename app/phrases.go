@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"strings"
-	"sync"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -13,7 +13,7 @@ import (
 type Phrases struct{ a *App }
 
 // List returns the kept phrases.
-func (p *Phrases) List() (res []Phrase, err error) {
+func (p *Phrases) List() (res []view.Phrase, err error) {
 	st := p.a.state()
 	defer p.a.overlayPhrases(st, &res, &err) // what Dad did that the engine does not have yet
 	src, err := st.corpus()
@@ -24,88 +24,42 @@ func (p *Phrases) List() (res []Phrase, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Phrase, len(ps))
+	out := make([]view.Phrase, len(ps))
 	for i, ph := range ps {
-		out[i] = phraseView(ph, st.viewer())
+		out[i] = view.PhraseView(ph, st.viewer())
 	}
-	withMoments(context.Background(), src, out)
+	view.WithMoments(context.Background(), src, out)
 	return out, nil
-}
-
-// withMoments fills each phrase's moment fields, reading each moment once
-// (a few at a time). A moment that cannot be read is marked gone.
-func withMoments(ctx context.Context, src corpus, ps []Phrase) {
-	type info struct {
-		thumb, kind, caption string
-		gone                 bool
-	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, p := range ps {
-		if p.MomentID != "" && !seen[p.MomentID] {
-			seen[p.MomentID] = true
-			ids = append(ids, p.MomentID)
-		}
-	}
-	got := make(map[string]info, len(ids))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for _, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			var in info
-			mo, err := src.Moment(ctx, id)
-			if err != nil || mo.DeletedAt != nil {
-				in.gone = true
-			} else {
-				v := momentView(mo, viewer{}) // only its copy, kind and caption
-				in = info{thumb: v.Thumb, kind: v.Kind, caption: v.Caption}
-			}
-			mu.Lock()
-			got[id] = in
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	for i := range ps {
-		if in, ok := got[ps[i].MomentID]; ok {
-			ps[i].MomentThumb, ps[i].MomentKind, ps[i].MomentCaption, ps[i].MomentGone = in.thumb, in.kind, in.caption, in.gone
-		}
-	}
 }
 
 // Keep keeps a phrase selected in a reading of momentID ("" for none),
 // through the outbox.
-func (p *Phrases) Keep(text, momentID string) (Phrase, error) {
+func (p *Phrases) Keep(text, momentID string) (view.Phrase, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Phrase{}, refused(CodeNoWords, "")
+		return view.Phrase{}, refused(CodeNoWords, "")
 	}
 	if momentID != "" {
 		id, err := checkMomentID(momentID)
 		if err != nil {
-			return Phrase{}, err
+			return view.Phrase{}, err
 		}
 		momentID = id
 	}
 	w, err := outbox.NewKeep(text, momentID)
 	if err != nil {
-		return Phrase{}, &UIError{Code: CodeBadPhrase, Detail: toUIError(err).Detail}
+		return view.Phrase{}, &UIError{Code: CodeBadPhrase, Detail: toUIError(err).Detail}
 	}
 	st := p.a.state()
 	got, err := p.a.send(context.Background(), st, w)
 	if err != nil {
-		return Phrase{}, err
+		return view.Phrase{}, err
 	}
 	var ph api.Phrase
 	if sent(got, &ph) && ph.ID != "" {
-		return phraseView(ph, st.viewer()), nil
+		return view.PhraseView(ph, st.viewer()), nil
 	}
-	v := keepView(got)
+	v := view.KeepView(got)
 	v.WaitsFor = st.waitsFor()
 	return v, nil
 }
@@ -130,20 +84,20 @@ func (p *Phrases) Remove(id string) (bool, error) {
 // by the UI, so a repeat returns the same recall. Follow its reading with
 // Moments.Reading. While it waits on this computer WaitsFor says so and
 // Reading is empty.
-func (p *Phrases) Recall(recallID string) (Recall, error) {
+func (p *Phrases) Recall(recallID string) (view.Recall, error) {
 	if err := api.CheckRecallID(recallID); err != nil {
-		return Recall{}, err
+		return view.Recall{}, err
 	}
 	st := p.a.state()
 	got, err := p.a.send(context.Background(), st, outbox.NewRecall(recallID))
 	if err != nil {
-		return Recall{}, err
+		return view.Recall{}, err
 	}
 	var res outbox.RecallResult
 	if !sent(got, &res) || res.Turn == nil {
-		return Recall{WaitsFor: st.waitsFor()}, nil
+		return view.Recall{WaitsFor: st.waitsFor()}, nil
 	}
-	r := Recall{Reading: readingView(*res.Turn)}
+	r := view.Recall{Reading: view.ReadingView(*res.Turn)}
 	if res.Moment != nil {
 		r.MomentID = res.Moment.ID
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -98,14 +99,14 @@ func (s *state) readsReplica() *replica.Replica {
 // corpus returns what the window reads: the replica when Spark uses a
 // family engine and its replica holds that engine's copy, else the engine
 // itself (before the first sync of a family engine just chosen, say).
-func (s *state) corpus() (corpus, error) {
+func (s *state) corpus() (view.Corpus, error) {
 	if s.cl == nil {
 		return nil, ErrNotReady
 	}
 	if rep := s.readsReplica(); rep != nil {
-		return replicaCorpus{rep: rep, cl: s.cl}, nil
+		return view.ReplicaCorpus{Replica: rep, Client: s.cl}, nil
 	}
-	return engineCorpus{cl: s.cl}, nil
+	return view.EngineCorpus{Client: s.cl}, nil
 }
 
 // waitsFor is what a write not sent yet, of which nothing more is known,
@@ -169,7 +170,7 @@ func (a *App) queue() (*outbox.Outbox, error) { return a.state().queue() }
 func (a *App) token() string { return a.state().token() }
 
 // corpus returns what the window reads now (state.corpus).
-func (a *App) corpus() (corpus, error) { return a.state().corpus() }
+func (a *App) corpus() (view.Corpus, error) { return a.state().corpus() }
 
 // change makes the next state from the current one with f and publishes
 // it, one change at a time; f returning an error publishes nothing. After

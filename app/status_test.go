@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/oklog/ulid/v2"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/engine/pippa/pippatest"
@@ -93,7 +93,7 @@ func TestSettings_StatusPippa(t *testing.T) {
 			t.Fatalf("Capture.Files() = %+v, %v", res, err)
 		}
 		waitFor(t, "delivery", delivered(a))
-		var m Moment
+		var m view.Moment
 		waitFor(t, "the reading queued", func() bool {
 			m, err = a.Moments.Get(res[0].MomentID)
 			return err == nil && len(m.Readings) == 1 && m.Readings[0].Status == api.TurnQueued

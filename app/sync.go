@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/internal/retry"
 	"github.com/sparkfamily/spark/outbox"
@@ -17,7 +18,7 @@ import (
 // The replica of the family engine, kept by the app while it runs.
 //
 // When Spark uses a family engine, the window reads from a replica of it in
-// DATA/replica (package replica; corpus.go), and a sync loop keeps it up to
+// DATA/replica (package replica; view/corpus.go), and a sync loop keeps it up to
 // date by itself: at start, after every step the outbox delivers, and on a
 // timer (syncBusy while a reading is queued or running, syncIdle when
 // not; after a sync that could not reach the engine, a back-off with
@@ -240,7 +241,7 @@ func (a *App) heldWrites(ctx context.Context, s *state) []outbox.Write {
 
 // sentMoments returns the captures the outbox delivered that the replica
 // does not hold yet, newest first.
-func (a *App) sentMoments(ctx context.Context, s *state) []Moment {
+func (a *App) sentMoments(ctx context.Context, s *state) []view.Moment {
 	since, rep := heldSince(ctx, s)
 	ob, err := s.queue()
 	if rep == nil || err != nil {
@@ -252,7 +253,7 @@ func (a *App) sentMoments(ctx context.Context, s *state) []Moment {
 		return nil
 	}
 	to := s.target.URL
-	var out []Moment
+	var out []view.Moment
 	for i := range es {
 		if es[i].Target != to {
 			continue // delivered to another engine: not the replica's
@@ -261,7 +262,7 @@ func (a *App) sentMoments(ctx context.Context, s *state) []Moment {
 			out = append(out, pendingView(&es[i]))
 		}
 	}
-	sortNewestFirst(out)
+	view.SortNewestFirst(out)
 	return out
 }
 
@@ -548,7 +549,7 @@ func syncStatus(st *state) SyncStatus {
 		return out
 	}
 	if s, err := rep.State(context.Background()); err == nil && !s.SyncedAt.IsZero() {
-		out.AsOf = timeString(&s.SyncedAt)
+		out.AsOf = view.TimeString(&s.SyncedAt)
 	}
 	_, out.CopyBytes = rep.Copies().Usage()
 	out.CacheBytes = rep.Copies().Budget()

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
@@ -79,8 +79,8 @@ func remoteApp(t *testing.T, remote *enginetest.Engine) (*App, *momentShell) {
 // live moment (newest first), every reading, the kept phrases, and the
 // small copies' bytes by media id.
 type servedView struct {
-	moments  []Moment
-	readings map[string]Reading
+	moments  []view.Moment
+	readings map[string]view.Reading
 	phrases  []api.Phrase
 	copies   map[string][]byte
 }
@@ -89,15 +89,15 @@ func serveOf(tb testing.TB, eng *enginetest.Engine) servedView {
 	tb.Helper()
 	ctx := context.Background()
 	c := client.New(eng.URL, eng.Token, eng.Client())
-	s := servedView{readings: map[string]Reading{}, copies: map[string][]byte{}}
+	s := servedView{readings: map[string]view.Reading{}, copies: map[string][]byte{}}
 	for _, m := range eng.Moments(tb) {
-		s.moments = append(s.moments, momentView(&m, viewer{}))
+		s.moments = append(s.moments, view.MomentView(&m, view.Viewer{}))
 		for _, t := range m.Turns {
 			got, err := c.Turn(ctx, t.ID)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			s.readings[t.ID] = readingView(*got)
+			s.readings[t.ID] = view.ReadingView(*got)
 		}
 		if m.Copy != nil {
 			s.copies[m.Copy.ID] = eng.Media(tb, m.Copy.ID)
@@ -185,7 +185,7 @@ func TestSync_WindowReadsEverythingWithTheEngineStopped(t *testing.T) {
 	remote.Close()
 
 	// Every page, with no network.
-	var got []Moment
+	var got []view.Moment
 	before := ""
 	for {
 		p, err := a.Moments.Page(before, 37)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/client"
@@ -93,13 +94,13 @@ func newHousehold(t *testing.T) household {
 type seen struct {
 	addedBy, listed map[string]string
 	ownerOnly       map[string]bool
-	phrases         map[string]Phrase
+	phrases         map[string]view.Phrase
 }
 
 func seenBy(t *testing.T, a *App, h household) seen {
 	t.Helper()
 	caughtUp(t, a, engineHead(t, h.eng))
-	s := seen{addedBy: map[string]string{}, listed: map[string]string{}, ownerOnly: map[string]bool{}, phrases: map[string]Phrase{}}
+	s := seen{addedBy: map[string]string{}, listed: map[string]string{}, ownerOnly: map[string]bool{}, phrases: map[string]view.Phrase{}}
 	for _, m := range []*api.Moment{h.mums, h.dads} {
 		v, err := a.Moments.Get(m.ID)
 		if err != nil {
@@ -119,7 +120,7 @@ func seenBy(t *testing.T, a *App, h household) seen {
 		t.Fatal(err)
 	}
 	for _, p := range ps {
-		s.phrases[p.ID] = Phrase{KeptBy: p.KeptBy, KeeperOnly: p.KeeperOnly}
+		s.phrases[p.ID] = view.Phrase{KeptBy: p.KeptBy, KeeperOnly: p.KeeperOnly}
 	}
 	return s
 }
@@ -144,10 +145,10 @@ func TestViewer(t *testing.T) {
 		if !s.ownerOnly[h.mums.ID] || s.ownerOnly[h.dads.ID] {
 			t.Errorf("OwnerOnly: Mum's moment %v, Dad's %v; want only Mum's", s.ownerOnly[h.mums.ID], s.ownerOnly[h.dads.ID])
 		}
-		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum", KeeperOnly: true}); got != want {
+		if got, want := s.phrases[h.mumPhrase.ID], (view.Phrase{KeptBy: "mum", KeeperOnly: true}); got != want {
 			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
 		}
-		if got := s.phrases[h.dadPhrase.ID]; got != (Phrase{}) {
+		if got := s.phrases[h.dadPhrase.ID]; got != (view.Phrase{}) {
 			t.Errorf("Dad's phrase shows %+v, want no keeper named", got)
 		}
 
@@ -187,7 +188,7 @@ func TestViewer(t *testing.T) {
 		if s.ownerOnly[h.mums.ID] || s.ownerOnly[h.dads.ID] {
 			t.Error("the engine owner's key may change anyone's moment; OwnerOnly is set")
 		}
-		if got, want := s.phrases[h.mumPhrase.ID], (Phrase{KeptBy: "mum"}); got != want {
+		if got, want := s.phrases[h.mumPhrase.ID], (view.Phrase{KeptBy: "mum"}); got != want {
 			t.Errorf("Mum's phrase shows %+v, want %+v", got, want)
 		}
 	})
@@ -213,29 +214,8 @@ func TestViewer(t *testing.T) {
 		if s.addedBy[h.mums.ID] != "" || s.listed[h.mums.ID] != "" || s.ownerOnly[h.mums.ID] {
 			t.Errorf("AddedBy of Mum's moment %q, %q; want nothing from an engine that can't say who Spark is", s.addedBy[h.mums.ID], s.listed[h.mums.ID])
 		}
-		if got := s.phrases[h.mumPhrase.ID]; got != (Phrase{}) {
+		if got := s.phrases[h.mumPhrase.ID]; got != (view.Phrase{}) {
 			t.Errorf("Mum's phrase shows %+v, want no keeper named", got)
 		}
 	})
-}
-
-// TestViewer_Other: whom the window names, as who the viewer is.
-func TestViewer_Other(t *testing.T) {
-	dad := viewer{member: "dad"}
-	for _, tc := range []struct {
-		v            viewer
-		member, want string
-	}{
-		{dad, "mum", "mum"},
-		{dad, "dad", ""},                      // his own
-		{dad, "", ""},                         // made before members
-		{viewer{}, "mum", ""},                 // Spark does not know whose key it holds
-		{dad, "spark-desktop-1733493000", ""}, // moved with an admin key: a token's name
-		{dad, "spark-desktop-x", "spark-desktop-x"},
-		{dad, "spark-desktop", "spark-desktop"},
-	} {
-		if got := tc.v.other(tc.member); got != tc.want {
-			t.Errorf("%+v.other(%q) = %q, want %q", tc.v, tc.member, got, tc.want)
-		}
-	}
 }

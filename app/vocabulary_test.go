@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -184,7 +184,7 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 		if got := [2]string{field(w, "text"), field(w, "taken_at")}; got != data {
 			t.Errorf("%s write: text, taken_at = %q; want %q", kind, got, data)
 		}
-		if got := field(w, "waits_for"); got != WaitsFamily || field(w, "state") != WriteStateWaiting {
+		if got := field(w, "waits_for"); got != WaitsFamily || field(w, "state") != view.WriteStateWaiting {
 			t.Errorf("%s write: state %q, waits_for %q; want waiting for %q", kind, field(w, "state"), got, WaitsFamily)
 		}
 	}
@@ -212,7 +212,7 @@ func TestBindings_ParkedWriteSendsItsCode(t *testing.T) {
 		t.Fatalf("Outbox.Status writes = %v; want the caption", writes)
 	}
 	w := writes[0].(map[string]any)
-	if !regexp.MustCompile(`^[a-z_]+$`).MatchString(field(w, "code")) || field(w, "detail") == "" || field(w, "state") != WriteStateParked ||
+	if !regexp.MustCompile(`^[a-z_]+$`).MatchString(field(w, "code")) || field(w, "detail") == "" || field(w, "state") != view.WriteStateParked ||
 		field(w, "text") != caption {
 		t.Errorf("parked write = %v; want its caption, the engine's code, and its text as the detail", w)
 	}

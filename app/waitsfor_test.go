@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -37,14 +38,14 @@ func TestWaitsFor(t *testing.T) {
 		{"Parked", remote, outbox.Parked, false, WaitsParked},
 		{"Done", remote, outbox.Done, false, ""},
 	} {
-		u := unsent{st: tc.st, writes: []outbox.Write{{ID: "w1", Kind: outbox.WriteCaption, MomentID: "m1", Text: "x", State: tc.state, AwaitsEngine: tc.awaits}}}
-		m := Moment{ID: "m1"}
-		u.apply(&m)
+		u := view.Unsent{WaitsOf: tc.st.waitsOf, Writes: []outbox.Write{{ID: "w1", Kind: outbox.WriteCaption, MomentID: "m1", Text: "x", State: tc.state, AwaitsEngine: tc.awaits}}}
+		m := view.Moment{ID: "m1"}
+		u.Apply(&m)
 		if m.WaitsFor != tc.want {
 			t.Errorf("%s: a caption %s: the moment waits for %q; want %q", tc.name, tc.state, m.WaitsFor, tc.want)
 		}
 		if tc.state == outbox.Pending {
-			if v := writeView(&u.writes[0], tc.st.waitsOf(&u.writes[0])); v.WaitsFor != tc.want {
+			if v := writeView(&u.Writes[0], tc.st.waitsOf(&u.Writes[0])); v.WaitsFor != tc.want {
 				t.Errorf("%s: the Outbox's caption waits for %q; want %q", tc.name, v.WaitsFor, tc.want)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/app/replica"
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 )
@@ -26,9 +27,9 @@ const watchMany = 50
 // the engine: a reading started or finished, a caption was edited, a file
 // arrived, or it was deleted. Moment is the moment as it is now.
 type MomentEvent struct {
-	Kind   string  `json:"kind"`
-	ID     string  `json:"id"`
-	Moment *Moment `json:"moment"`
+	Kind   string       `json:"kind"`
+	ID     string       `json:"id"`
+	Moment *view.Moment `json:"moment"`
 }
 
 // watchEvery is how often the watcher asks the engine whether its log grew.
@@ -147,7 +148,7 @@ func (a *App) watchOnce(ctx context.Context, st *state, cl *client.Client, last 
 }
 
 // emitMoments sends the "moment" event of each moment as the window shows
-// it, with what Dad did that the engine does not have yet (overlay.go):
+// it, with what Dad did that the engine does not have yet (app/view/overlay.go):
 // changed, or deleted; one "many" event past watchMany. read reads a
 // moment, deleted ones too; a moment it cannot read is skipped.
 func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.Context, string) (*api.Moment, error)) {
@@ -165,7 +166,7 @@ func (a *App) emitMoments(ctx context.Context, ids []string, read func(context.C
 		if mo.DeletedAt != nil {
 			ev.Kind = MomentKindDeleted
 		} else {
-			v := momentView(mo, st.viewer())
+			v := view.MomentView(mo, st.viewer())
 			a.overlayMoment(st, id, &v, &err)
 			ev.Moment = &v
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -87,44 +88,28 @@ func checkMomentID(id string) (string, error) {
 	return u, nil
 }
 
-// writeData sets what the Outbox words a write with (words.ts
-// writeWhat), from its kind's row of overlays.
-func writeData(v *Write, w *outbox.Write) {
-	if d := overlays[w.Kind].data; d != nil {
-		d(v, w)
-	}
-}
-
-// phraseText is the text of a phrase, from its id (keep:<text>).
-func phraseText(id string) string {
-	if len(id) > len("keep:") && id[:len("keep:")] == "keep:" {
-		return id[len("keep:"):]
-	}
-	return id
-}
-
 // writeState names a write's state for the UI.
 func writeState(s outbox.State) string {
 	switch s {
 	case outbox.Parked:
-		return WriteStateParked
+		return view.WriteStateParked
 	case outbox.Done:
-		return WriteStateSent
+		return view.WriteStateSent
 	}
-	return WriteStateWaiting
+	return view.WriteStateWaiting
 }
 
 // writeView is w as the Outbox shows it: its kind and data, and, waiting,
 // what it waits for (state.waitsFor, the same everywhere in the window);
 // parked, the engine's code, its text the detail.
-func writeView(w *outbox.Write, waitsFor string) Write {
-	v := Write{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: writeState(w.State),
-		NextTry: timeString(w.NextTry)}
-	writeData(&v, w)
+func writeView(w *outbox.Write, waitsFor string) view.Write {
+	v := view.Write{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: writeState(w.State),
+		NextTry: view.TimeString(w.NextTry)}
+	view.WriteData(&v, w)
 	switch v.State {
-	case WriteStateParked:
+	case view.WriteStateParked:
 		v.Code, v.Detail = refusedCode(w.LastCode), w.LastError
-	case WriteStateWaiting:
+	case view.WriteStateWaiting:
 		v.WaitsFor = waitsFor
 	}
 	return v
@@ -137,18 +122,18 @@ func (a *App) writeEvent(ev outbox.Event) {
 	w := ev.Write
 	state := writeState(w.State)
 	if ev.Kind == outbox.EventRemoved {
-		state = WriteStateDiscarded
+		state = view.WriteStateDiscarded
 	}
-	a.emit(EventWrite, WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
+	a.emit(EventWrite, view.WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
 	switch ev.Kind {
 	case outbox.EventAdded, outbox.EventWaiting, outbox.EventStepDone, outbox.EventReset:
 		return // nothing the moment shows changed yet
 	}
-	if overlays[w.Kind].phrase != noPhrase {
+	if view.TouchesPhrases(w.Kind) {
 		a.emit(EventPhrases, struct{}{})
 	}
 	switch {
-	case overlays[w.Kind].hides && ev.Kind == outbox.EventDone:
+	case view.Hides(w.Kind) && ev.Kind == outbox.EventDone:
 		a.emit(EventMoment, MomentEvent{Kind: MomentKindDeleted, ID: w.MomentID})
 	case w.MomentID != "":
 		go a.emitMoment(w.MomentID)

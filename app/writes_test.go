@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
 	"github.com/sparkfamily/spark/outbox"
@@ -117,10 +117,10 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 		t.Fatalf("AskCareful offline = %+v, %v", c, err)
 	}
 	r, err := a.Moments.ReadAgain(note, again)
-	if err != nil || r.Status != ReadingWaiting {
+	if err != nil || r.Status != view.ReadingWaiting {
 		t.Fatalf("ReadAgain offline = %+v, %v", r, err)
 	}
-	if g, err := a.Moments.Get(note); err != nil || len(g.Readings) != 2 || g.Readings[1].Status != ReadingWaiting {
+	if g, err := a.Moments.Get(note); err != nil || len(g.Readings) != 2 || g.Readings[1].Status != view.ReadingWaiting {
 		t.Errorf("Get offline = %+v, %v; want the note's reading and the one asked again, waiting", g, err)
 	}
 	// Asked again with the same ids: the same writes.
@@ -155,7 +155,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 		}
 	}
 	// The careful readings come with the next sync of this computer's copy.
-	var got Moment
+	var got view.Moment
 	waitFor(t, "the note with its three readings", func() bool {
 		got, err = a.Moments.Get(note)
 		return err == nil && len(got.Readings) == 3

@@ -13,7 +13,7 @@ export const readFail = {
 } as const;
 export type ReadFailCode = (typeof readFail)[keyof typeof readFail];
 
-/** A reading's status: engine/api's Turn constants, and app/views.go's ReadingWaiting (asked for on this computer, not sent yet). */
+/** A reading's status: engine/api's Turn constants, and app/view's ReadingWaiting (asked for on this computer, not sent yet). */
 export const readingStatus = {
   failed: 'failed',
   finished: 'finished',
@@ -210,7 +210,7 @@ export const backupProblem = {
 } as const;
 export type BackupProblemCode = (typeof backupProblem)[keyof typeof backupProblem];
 
-/** Whether the engine in use has a Pippa (Status.pippa; "" when not known): app/views.go's Pippa constants. */
+/** Whether the engine in use has a Pippa (Status.pippa; "" when not known): app/bound.go's Pippa constants. */
 export const pippaState = {
   noSeat: 'no_seat',
   seated: 'seated',
@@ -230,7 +230,7 @@ export const eventName = {
 } as const;
 export type EventNameCode = (typeof eventName)[keyof typeof eventName];
 
-/** What a capture event says (CaptureEvent.kind): app/views.go's CaptureKind constants. */
+/** What a capture event says (CaptureEvent.kind): app/bound.go's CaptureKind constants. */
 export const captureKind = {
   done: 'done',
   result: 'result',
@@ -294,7 +294,7 @@ export const momentKind = {
 } as const;
 export type MomentKindCode = (typeof momentKind)[keyof typeof momentKind];
 
-/** Where one of Dad's writes stands (Write.state, WriteEvent.state): app/views.go's WriteState constants. */
+/** Where one of Dad's writes stands (Write.state, WriteEvent.state): app/view's WriteState constants. */
 export const writeState = {
   discarded: 'discarded',
   parked: 'parked',

@@ -44,7 +44,7 @@ export interface EngineSwitched {
   url: string;
 }
 
-/** WriteEvent mirrors app.WriteEvent (sent on "write" whenever one of
+/** WriteEvent mirrors view.WriteEvent (sent on "write" whenever one of
  * Dad's writes is sent, parked, retried or discarded). */
 export interface WriteEvent {
   id: string;

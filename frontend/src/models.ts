@@ -3,17 +3,17 @@
 // re-exports every one and the rest of the UI imports them from there;
 // they live apart from backend.ts so that events.ts, whose events carry
 // some of them, needs nothing of the module that subscribes to its events.
-import type { api, app } from '../wailsjs/go/models';
+import type { api, app, view } from '../wailsjs/go/models';
 
 export type CaptureResult = app.CaptureResult;
-export type Careful = app.Careful;
+export type Careful = view.Careful;
 export type Entry = app.Entry;
-export type Moment = app.Moment;
-export type Page = app.Page;
-export type Phrase = app.Phrase;
+export type Moment = view.Moment;
+export type Page = view.Page;
+export type Phrase = view.Phrase;
 export type Pippa = app.Pippa;
-export type Reading = app.Reading;
-export type Recall = app.Recall;
+export type Reading = view.Reading;
+export type Recall = view.Recall;
 export type SettingsView = app.SettingsView;
 /** Leftovers: the outbox's files not removed yet, for Settings' details. */
 export type Leftovers = app.Leftovers;
@@ -34,12 +34,12 @@ export type SyncStatus = app.SyncStatus;
 export type TestResult = app.TestResult;
 /** Write is one of Dad's writes on its way (a note, a caption, a kept
  * phrase…), as the Outbox screen lists it beside the photos. */
-export type Write = app.Write;
+export type Write = view.Write;
 /** OutboxStatus: the outbox's one status (app.OutboxStatus). */
 export type OutboxStatus = app.OutboxStatus;
 export type MoveView = app.MoveView;
-/** SearchView answers Moments.Search (app/search.go): each result a
+/** SearchView answers Moments.Search (app/view/search.go): each result a
  * moment with its matching texts, in parts with the words that match. */
-export type SearchView = app.SearchView;
-export type SearchResult = app.SearchResult;
-export type SearchPart = app.SearchPart;
+export type SearchView = view.SearchView;
+export type SearchResult = view.SearchResult;
+export type SearchPart = view.SearchPart;

@@ -5,7 +5,7 @@
 
 import { sections, sorted, type Dated, type Order } from './timeline.js';
 
-/** The fields of a moment (app.Moment) the list looks at. */
+/** The fields of a moment (view.Moment) the list looks at. */
 export interface Listed extends Dated {
   pending: boolean;
 }

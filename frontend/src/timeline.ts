@@ -6,7 +6,7 @@ import { clockTime } from './words.js';
 
 export type Order = 'taken' | 'added';
 
-/** The fields of a moment (app.Moment) the timeline looks at. */
+/** The fields of a moment (view.Moment) the timeline looks at. */
 export interface Dated {
   id: string;
   kind: string;

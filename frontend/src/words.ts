@@ -6,7 +6,7 @@
 import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState, photoWait, outboxProblem } from './codes.js';
 import type { PhotoWaitCode, WriteKindCode } from './codes.js';
 
-/** The fields of a reading (app.Reading) these functions look at. */
+/** The fields of a reading (view.Reading) these functions look at. */
 export interface ReadingLike {
   mode: string;
   status: string;
@@ -18,7 +18,7 @@ export interface ReadingLike {
   started_at?: string;
 }
 
-/** The fields of a moment (app.Moment) these functions look at. */
+/** The fields of a moment (view.Moment) these functions look at. */
 export interface MomentLike {
   kind: string;
   pending: boolean;
@@ -59,7 +59,7 @@ export interface FullPhotoWords {
 }
 
 /** fullPhotoWords says what becomes of a photo's full photo when the
- * engine has only its small copy (app.Moment.FullPhoto): on its way only
+ * engine has only its small copy (view.Moment.FullPhoto): on its way only
  * when Spark is sending it. */
 export function fullPhotoWords(fullPhoto: string): FullPhotoWords {
   switch (fullPhoto) {
@@ -95,8 +95,8 @@ export function removedWords(name: string, deleted: boolean): string {
   return deleted ? `${name} is removed, and its moment is deleted.` : `${name} is removed from the list. Its moment stays in Moments, without its full photo.`;
 }
 
-/** memberName writes a family member's name (app.Moment's added_by,
- * app.Phrase's kept_by) as a name in a sentence: as the engine's owner
+/** memberName writes a family member's name (view.Moment's added_by,
+ * view.Phrase's kept_by) as a name in a sentence: as the engine's owner
  * typed it, with a capital first letter ("mum": Mum). It is never a
  * token's name: the Go side gives only members'. */
 export function memberName(member: string): string {
@@ -107,25 +107,25 @@ export function memberName(member: string): string {
 }
 
 /** addedByWords says who added a moment, when it was another family
- * member (app.Moment's added_by; "" says nothing). */
+ * member (view.Moment's added_by; "" says nothing). */
 export function addedByWords(member: string): string {
   return member ? `Added by ${memberName(member)}` : '';
 }
 
 /** ownerOnlyWords says, under addedByWords, why another member's moment
- * offers no caption to edit and no Delete (app.Moment's owner_only). */
+ * offers no caption to edit and no Delete (view.Moment's owner_only). */
 export function ownerOnlyWords(member: string): string {
   return `Only ${memberName(member)} can change its caption or delete it.`;
 }
 
 /** keptByWords says who keeps a phrase, when another family member does
- * (app.Phrase's kept_by; "" says nothing). */
+ * (view.Phrase's kept_by; "" says nothing). */
 export function keptByWords(member: string): string {
   return member ? `Kept by ${memberName(member)}` : '';
 }
 
 /** keptLine is a kept phrase's line under its words: when it was kept,
- * and by whom when another family member keeps it (kept_by, app.Phrase's). */
+ * and by whom when another family member keeps it (kept_by, view.Phrase's). */
 export function keptLine(keptAt: string, keptBy: string): string {
   const d = when(keptAt);
   if (!keptBy) return `Kept ${d}`;
@@ -133,7 +133,7 @@ export function keptLine(keptAt: string, keptBy: string): string {
 }
 
 /** keeperOnlyWords stands where a phrase's Remove would be when only its
- * keeper may remove it (app.Phrase's keeper_only). */
+ * keeper may remove it (view.Phrase's keeper_only). */
 export function keeperOnlyWords(member: string): string {
   const who = memberName(member);
   return `${who} kept this phrase, so only ${who} can remove it.`;
@@ -141,7 +141,7 @@ export function keeperOnlyWords(member: string): string {
 
 /** phraseRemoveProblem words a phrase's removal that failed (e, as
  * problem reads it): refused because another family member keeps it, it
- * names that member when the window knows them (kept_by, app.Phrase's);
+ * names that member when the window knows them (kept_by, view.Phrase's);
  * any other failure is problem's. */
 export function phraseRemoveProblem(e: UIErrorLike, keptBy: string): Explained {
   if (e.code !== engineError.forbidden) return problem(e);
@@ -719,7 +719,7 @@ export function waitingWords(code: string): string {
   return 'Saved on this computer; Spark will send it as soon as it can.';
 }
 
-/** WriteLike is what writeWhat reads of an app.Write: its kind and data. */
+/** WriteLike is what writeWhat reads of an view.Write: its kind and data. */
 export interface WriteLike {
   kind: string;
   /** text: what Dad typed of a note, a caption or a phrase kept; a
@@ -750,14 +750,14 @@ const writeWhats: Record<WriteKindCode, (w: WriteLike) => string> = {
 };
 
 /** writeWhat names one of Dad's changes on its way, from its kind and its
- * data (app.Write): the Outbox's line, and the question before it is
+ * data (view.Write): the Outbox's line, and the question before it is
  * removed. */
 export function writeWhat(w: WriteLike): string {
   return Object.hasOwn(writeWhats, w.kind) ? writeWhats[w.kind as WriteKindCode](w) : 'A change';
 }
 
 /** writeRefused says, of a change the engine turned down (a parked
- * app.Write), which engine (engine "remote" or "local", app.OutboxStatus's
+ * view.Write), which engine (engine "remote" or "local", app.OutboxStatus's
  * engine), why, from its code, and what Dad can do. The engine's own text
  * is only ever the detail behind "Details". */
 export function writeRefused(code: string, engine: string, kind = '', owner = ''): string {
@@ -780,7 +780,7 @@ export function writeRefused(code: string, engine: string, kind = '', owner = ''
 }
 
 /** othersWords says whose a change Dad made was to make (owner, the
- * member app.Write's owner names): the phrase's keeper for a removal, the
+ * member view.Write's owner names): the phrase's keeper for a removal, the
  * moment's for any other change. */
 function othersWords(kind: string, owner: string): string {
   const who = memberName(owner);
@@ -788,7 +788,7 @@ function othersWords(kind: string, owner: string): string {
 }
 
 /** writeTurnedDown says why a change of Dad's waits after the engine
- * turned it down as another family member's to make (app.Write's owner,
+ * turned it down as another family member's to make (view.Write's owner,
  * set while it waits to be tried again). */
 export function writeTurnedDown(kind: string, owner: string): string {
   return `Not sent yet: ${othersWords(kind, owner)} Whoever looks after Spark can too. Spark tries again on its own.`;

@@ -1,4 +1,4 @@
-package app
+package view
 
 import (
 	"context"
@@ -11,17 +11,18 @@ import (
 	"github.com/sparkfamily/spark/engine/client"
 )
 
-// corpus is what the window reads: the moments, a moment with its
+// Corpus is what the window reads: the moments, a moment with its
 // readings, one reading, the kept phrases, a search, and the small copies.
 // It has two sources:
 //
-//   - the engine on this computer (engineCorpus), read over loopback: its
+//   - the engine on this computer (EngineCorpus), read over loopback: its
 //     own mirror is the local copy, so it needs no network;
-//   - the replica of the family engine (replicaCorpus), kept on this
-//     computer by the sync (sync.go): read with the family engine gone.
+//   - the replica of the family engine (ReplicaCorpus), kept on this
+//     computer by app's sync (app/sync.go): read with the family engine
+//     gone.
 //
 // Writes do not go through it: they go to the engine (or the outbox).
-type corpus interface {
+type Corpus interface {
 	// Moments returns a page of live moments older than before ("" for
 	// the newest), newest first; next is nil at the end.
 	Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error)
@@ -43,43 +44,45 @@ type corpus interface {
 	LocalMedia(ctx context.Context, id string) (f *os.File, contentType string, ok bool)
 }
 
-// engineCorpus reads from an engine through its client: the engine on this
+// EngineCorpus reads from an engine through its client: the engine on this
 // computer, over loopback.
-type engineCorpus struct{ cl *client.Client }
+type EngineCorpus struct{ Client *client.Client }
 
-func (c engineCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
-	return c.cl.Moments(ctx, limit, before)
+func (c EngineCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.Client.Moments(ctx, limit, before)
 }
 
-func (c engineCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
-	return c.cl.DeletedMoments(ctx, limit, before)
+func (c EngineCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.Client.DeletedMoments(ctx, limit, before)
 }
 
-func (c engineCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {
-	return c.cl.Moment(ctx, id)
+func (c EngineCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {
+	return c.Client.Moment(ctx, id)
 }
 
-func (c engineCorpus) Turn(ctx context.Context, id string) (*api.Turn, error) {
-	return c.cl.Turn(ctx, id)
+func (c EngineCorpus) Turn(ctx context.Context, id string) (*api.Turn, error) {
+	return c.Client.Turn(ctx, id)
 }
 
-func (c engineCorpus) Phrases(ctx context.Context) ([]api.Phrase, error) { return c.cl.Phrases(ctx) }
-
-func (c engineCorpus) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
-	return c.cl.Search(ctx, q, limit)
+func (c EngineCorpus) Phrases(ctx context.Context) ([]api.Phrase, error) {
+	return c.Client.Phrases(ctx)
 }
 
-func (c engineCorpus) LocalMedia(context.Context, string) (*os.File, string, bool) {
+func (c EngineCorpus) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
+	return c.Client.Search(ctx, q, limit)
+}
+
+func (c EngineCorpus) LocalMedia(context.Context, string) (*os.File, string, bool) {
 	return nil, "", false
 }
 
-// replicaCorpus reads from the replica of the family engine. What the
+// ReplicaCorpus reads from the replica of the family engine. What the
 // replica does not hold yet (a note just written, a reading just asked,
 // before the sync brings their ops) is asked of the family engine, when it
 // answers.
-type replicaCorpus struct {
-	rep *replica.Replica
-	cl  *client.Client // the family engine
+type ReplicaCorpus struct {
+	Replica *replica.Replica
+	Client  *client.Client // the family engine
 }
 
 // notHeld reports an answer of the replica that the engine may know better.
@@ -90,18 +93,18 @@ func notFound() error {
 	return &api.Error{Status: 404, Code: api.CodeNotFound, Message: "This is not on this computer yet, and the family engine can't be reached to fetch it."}
 }
 
-func (c replicaCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
-	return c.rep.MomentsPage(ctx, limit, before)
+func (c ReplicaCorpus) Moments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.Replica.MomentsPage(ctx, limit, before)
 }
 
-func (c replicaCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
-	return c.rep.DeletedPage(ctx, time.Now().Add(-api.RecentlyDeletedFor), limit, before)
+func (c ReplicaCorpus) DeletedMoments(ctx context.Context, limit int, before string) ([]api.Moment, *string, error) {
+	return c.Replica.DeletedPage(ctx, time.Now().Add(-api.RecentlyDeletedFor), limit, before)
 }
 
-func (c replicaCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {
-	mo, err := c.rep.Moment(ctx, id)
+func (c ReplicaCorpus) Moment(ctx context.Context, id string) (*api.Moment, error) {
+	mo, err := c.Replica.Moment(ctx, id)
 	if notHeld(err) {
-		if mo, eerr := c.cl.Moment(ctx, id); eerr == nil {
+		if mo, eerr := c.Client.Moment(ctx, id); eerr == nil {
 			return mo, nil
 		} else if _, ok := api.AsError(eerr); ok {
 			return nil, eerr
@@ -111,10 +114,10 @@ func (c replicaCorpus) Moment(ctx context.Context, id string) (*api.Moment, erro
 	return mo, err
 }
 
-func (c replicaCorpus) Turn(ctx context.Context, id string) (*api.Turn, error) {
-	t, err := c.rep.Turn(ctx, id)
+func (c ReplicaCorpus) Turn(ctx context.Context, id string) (*api.Turn, error) {
+	t, err := c.Replica.Turn(ctx, id)
 	if notHeld(err) {
-		if t, eerr := c.cl.Turn(ctx, id); eerr == nil {
+		if t, eerr := c.Client.Turn(ctx, id); eerr == nil {
 			return t, nil
 		} else if _, ok := api.AsError(eerr); ok {
 			return nil, eerr
@@ -124,20 +127,20 @@ func (c replicaCorpus) Turn(ctx context.Context, id string) (*api.Turn, error) {
 	return t, err
 }
 
-func (c replicaCorpus) Phrases(ctx context.Context) ([]api.Phrase, error) {
-	return c.rep.Phrases(ctx)
+func (c ReplicaCorpus) Phrases(ctx context.Context) ([]api.Phrase, error) {
+	return c.Replica.Phrases(ctx)
 }
 
-func (c replicaCorpus) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
-	return c.rep.Search(ctx, q, limit)
+func (c ReplicaCorpus) Search(ctx context.Context, q string, limit int) (*api.SearchResults, error) {
+	return c.Replica.Search(ctx, q, limit)
 }
 
-func (c replicaCorpus) LocalMedia(ctx context.Context, id string) (*os.File, string, bool) {
-	md, err := c.rep.Media(ctx, id)
+func (c ReplicaCorpus) LocalMedia(ctx context.Context, id string) (*os.File, string, bool) {
+	md, err := c.Replica.Media(ctx, id)
 	if err != nil || md.Role != api.RoleCopy {
 		return nil, "", false
 	}
-	f, err := c.rep.Copies().View(md.SHA256)
+	f, err := c.Replica.Copies().View(md.SHA256)
 	if err != nil {
 		return nil, "", false
 	}

@@ -1,4 +1,4 @@
-package app
+package view
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"github.com/sparkfamily/spark/outbox"
 )
 
-// The reads (Moments.Page, Moments.Get, Phrases.List) show what Dad did
-// that the engine does not have yet: each calls one of the overlay
-// functions below, whatever the read came from. A waiting note shows as a
+// The reads (app's Moments.Page, Moments.Get, Phrases.List) show what Dad
+// did that the engine does not have yet: each reads the outbox into an
+// Unsent and calls one of its methods below, whatever the read came from. A waiting note shows as a
 // moment (pending, like a waiting photo), a waiting caption or date shows
 // its new value, a waiting delete hides the moment, a waiting keep shows
 // the phrase, a waiting remove hides it; a moment with anything unsent
@@ -50,20 +50,20 @@ const (
 var overlays = map[outbox.Kind]overlay{
 	outbox.WriteNote: {makes: true, data: typed, moment: func(m *Moment, w *outbox.Write) {
 		if w.StepsDone < 2 { // its practical reading is not asked yet
-			m.Readings = append(m.Readings, waitingReading())
+			m.Readings = append(m.Readings, WaitingReading())
 		}
 	}},
 	outbox.WriteCaption: {data: typed, moment: func(m *Moment, w *outbox.Write) { m.Caption = w.Text }},
 	outbox.WriteTakenAt: {
 		moment: func(m *Moment, w *outbox.Write) {
 			if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
-				m.TakenAt = timeString(&t)
+				m.TakenAt = TimeString(&t)
 			}
 		},
 		data: func(v *Write, w *outbox.Write) {
 			v.TakenAt = w.Text
 			if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
-				v.TakenAt = timeString(&t)
+				v.TakenAt = TimeString(&t)
 			}
 		}},
 	outbox.WriteDelete:  {hides: true},
@@ -75,7 +75,7 @@ var overlays = map[outbox.Kind]overlay{
 	}},
 	outbox.WriteAgain: {moment: func(m *Moment, w *outbox.Write) {
 		if w.State != outbox.Done { // sent: its reading comes with the sync
-			m.Readings = append(m.Readings, waitingReading())
+			m.Readings = append(m.Readings, WaitingReading())
 		}
 	}},
 	outbox.WriteRecall: {},
@@ -84,65 +84,40 @@ var overlays = map[outbox.Kind]overlay{
 // typed: the Outbox words the write with the text Dad typed.
 func typed(v *Write, w *outbox.Write) { v.Text = w.Text }
 
-// unsent is the outbox's writes that matter to a read.
-type unsent struct {
-	st      *state // the state read: what a write not sent yet waits for (state.waitsOf)
-	writes  []outbox.Write
-	careful map[string]string // moment id -> job id of its latest careful reading asked
-	// captures is the state of each capture in the outbox, by moment id:
+// Unsent is the outbox's writes that matter to a read, as app reads them
+// for the state it reads with: what the overlay shows on what the engine
+// (or the replica) answered.
+type Unsent struct {
+	// Writes are the writes not sent yet, and those delivered that the
+	// replica may not hold yet, first.
+	Writes []outbox.Write
+	// Careful is, by moment id, the job id of its latest careful reading
+	// asked.
+	Careful map[string]string
+	// Captures is the state of each capture in the outbox, by moment id:
 	// what becomes of a full photo the engine does not have (fullPhoto).
-	captures map[string]outbox.State
+	Captures map[string]outbox.State
+	// WaitsOf is what a write not sent yet waits for (a Waits code of
+	// app/writes.go, the same everywhere in the window).
+	WaitsOf func(w *outbox.Write) string
+	// Source is what the state reads, nil when it has none: a restore
+	// waiting shows the moment from there. Viewer is whom it shows to.
+	Source Corpus
+	Viewer Viewer
 }
 
-// unsentWrites reads the outbox's writes not sent yet, and the careful
-// readings asked; ok is false when there is no outbox to read.
-func (a *App) unsentWrites(ctx context.Context, s *state) (unsent, bool) {
-	ob, err := s.queue()
-	if err != nil {
-		return unsent{}, false
-	}
-	ws, err := ob.UnsentWrites(ctx)
-	if err != nil {
-		a.log.Warn("read the outbox's writes", "err", err)
-		return unsent{}, false
-	}
-	cs, err := ob.KindWrites(ctx, outbox.WriteCareful)
-	if err != nil {
-		a.log.Warn("read the outbox's careful readings", "err", err)
-	}
-	// Writes delivered that the replica may not hold yet still show, first.
-	ws = append(a.heldWrites(ctx, s), ws...)
-	u := unsent{st: s, writes: ws, careful: map[string]string{}}
-	for _, c := range cs {
-		u.careful[c.MomentID] = c.ID
-	}
-	es, err := undelivered(ctx, ob)
-	if err != nil {
-		a.log.Warn("read the outbox's captures", "err", err)
-	}
-	u.captures = make(map[string]outbox.State, len(es))
-	for _, e := range es {
-		u.captures[e.MomentID] = e.State
-	}
-	return u, true
-}
-
-// overlayPage shows unsent writes on a page of moments: waiting notes
-// first on the first page, then each moment with its unsent edits, less
-// the moments with a delete waiting. With waiting notes to show, an
-// engine that cannot be reached is no error.
-func (a *App) overlayPage(s *state, before string, page *Page, err *error) {
-	u, ok := a.unsentWrites(context.Background(), s)
-	if !ok {
-		return
-	}
+// Page shows unsent writes on a page of moments: waiting notes first on
+// the first page, then each moment with its unsent edits, less the
+// moments with a delete waiting. With waiting notes to show, an engine
+// that cannot be reached is no error.
+func (u *Unsent) Page(before string, page *Page, err *error) {
 	if before == "" {
 		page.Moments = u.addNotes(page.Moments)
 		page.Moments = u.addRestored(page.Moments)
 	}
 	out := page.Moments[:0]
 	for i := range page.Moments {
-		if u.apply(&page.Moments[i]) {
+		if u.Apply(&page.Moments[i]) {
 			out = append(out, page.Moments[i])
 		}
 	}
@@ -152,42 +127,32 @@ func (a *App) overlayPage(s *state, before string, page *Page, err *error) {
 	}
 }
 
-// overlayMoment shows unsent writes on one moment; a note still in the
-// outbox shows from there when the engine has not got it.
-func (a *App) overlayMoment(s *state, id string, mo *Moment, err *error) {
-	u, ok := a.unsentWrites(context.Background(), s)
-	if !ok {
-		return
-	}
+// Moment shows unsent writes on one moment; a note still in the outbox
+// shows from there when the engine has not got it.
+func (u *Unsent) Moment(id string, mo *Moment, err *error) {
 	if *err != nil || mo.ID == "" {
-		for i := range u.writes {
-			if w := &u.writes[i]; overlays[w.Kind].makes && w.MomentID == id {
-				*mo, *err = noteView(w), nil
+		for i := range u.Writes {
+			if w := &u.Writes[i]; overlays[w.Kind].makes && w.MomentID == id {
+				*mo, *err = NoteView(w), nil
 			}
 		}
 	}
 	if *err == nil {
-		u.apply(mo)
+		u.Apply(mo)
 	}
 }
 
-// overlayPhrases shows unsent keeps and hides unsent removals.
-func (a *App) overlayPhrases(s *state, ps *[]Phrase, err *error) {
-	if *err != nil {
-		return
-	}
-	u, ok := a.unsentWrites(context.Background(), s)
-	if !ok {
-		return
-	}
+// Phrases shows unsent keeps on the kept phrases and hides unsent
+// removals.
+func (u *Unsent) Phrases(ps *[]Phrase) {
 	var keeps []Phrase
-	for i := range u.writes {
-		w := &u.writes[i]
+	for i := range u.Writes {
+		w := &u.Writes[i]
 		switch overlays[w.Kind].phrase {
 		case keepPhrase:
 			*ps = withoutPhrase(*ps, w.PhraseID)
 			keeps = withoutPhrase(keeps, w.PhraseID)
-			v := keepView(w)
+			v := KeepView(w)
 			v.WaitsFor = u.waits(w)
 			keeps = append([]Phrase{v}, keeps...)
 		case dropPhrase:
@@ -199,8 +164,8 @@ func (a *App) overlayPhrases(s *state, ps *[]Phrase, err *error) {
 		return
 	}
 	// The moment each came from, as the kept ones show it.
-	if src, err := s.corpus(); err == nil {
-		withMoments(context.Background(), src, keeps)
+	if u.Source != nil {
+		WithMoments(context.Background(), u.Source, keeps)
 	}
 	*ps = append(keeps, *ps...)
 }
@@ -217,41 +182,41 @@ func withoutPhrase(ps []Phrase, id string) []Phrase {
 
 // waits is what a write not sent yet waits for: the engine, or (parked)
 // Dad.
-func (u *unsent) waits(w *outbox.Write) string {
+func (u *Unsent) waits(w *outbox.Write) string {
 	switch w.State {
 	case outbox.Done: // delivered; the replica has not got it yet
 		return ""
 	}
-	return u.st.waitsOf(w)
+	return u.WaitsOf(w)
 }
 
 // addNotes puts the waiting notes the page does not hold before it,
 // newest first.
-func (u *unsent) addNotes(ms []Moment) []Moment {
+func (u *Unsent) addNotes(ms []Moment) []Moment {
 	have := make(map[string]bool, len(ms))
 	for _, m := range ms {
 		have[m.ID] = true
 	}
 	var notes []Moment
-	for i := range u.writes {
-		if w := &u.writes[i]; overlays[w.Kind].makes && !have[w.MomentID] {
-			notes = append(notes, noteView(w))
+	for i := range u.Writes {
+		if w := &u.Writes[i]; overlays[w.Kind].makes && !have[w.MomentID] {
+			notes = append(notes, NoteView(w))
 		}
 	}
 	if len(notes) == 0 {
 		return ms
 	}
-	sortNewestFirst(notes)
+	SortNewestFirst(notes)
 	return append(notes, ms...)
 }
 
 // addRestored puts the moments whose restore waits, and that the page
 // does not hold (the engine has them deleted), into it, newest first:
 // read from this computer's copy, they show as soon as Dad restores them.
-func (u *unsent) addRestored(ms []Moment) []Moment {
+func (u *Unsent) addRestored(ms []Moment) []Moment {
 	last := map[string]bool{} // moment id -> its last delete or restore is a restore
-	for i := range u.writes {
-		w := &u.writes[i]
+	for i := range u.Writes {
+		w := &u.Writes[i]
 		if ov := overlays[w.Kind]; ov.hides || ov.unhides {
 			last[w.MomentID] = ov.unhides
 		}
@@ -260,8 +225,8 @@ func (u *unsent) addRestored(ms []Moment) []Moment {
 	for _, m := range ms {
 		have[m.ID] = true
 	}
-	src, err := u.st.corpus()
-	if err != nil {
+	src := u.Source
+	if src == nil {
 		return ms
 	}
 	added := false
@@ -273,27 +238,27 @@ func (u *unsent) addRestored(ms []Moment) []Moment {
 		if err != nil {
 			continue // not on this computer: it shows once the engine has it
 		}
-		v := momentView(mo, u.st.viewer())
+		v := MomentView(mo, u.Viewer)
 		v.DeletedAt = ""
 		ms = append(ms, v)
 		added = true
 	}
 	if added {
-		sortNewestFirst(ms)
+		SortNewestFirst(ms)
 	}
 	return ms
 }
 
-// apply shows the unsent writes of one moment on it; false when a delete
+// Apply shows the unsent writes of one moment on it; false when a delete
 // of it waits.
-func (u *unsent) apply(m *Moment) bool {
-	if job, ok := u.careful[m.ID]; ok {
+func (u *Unsent) Apply(m *Moment) bool {
+	if job, ok := u.Careful[m.ID]; ok {
 		m.CarefulAsked, m.CarefulJobID = true, job
 	}
 	m.FullPhoto = u.fullPhoto(m)
 	keep := true
-	for i := range u.writes {
-		w := &u.writes[i]
+	for i := range u.Writes {
+		w := &u.Writes[i]
 		sn := overlays[w.Kind]
 		if w.MomentID != m.ID || sn.phrase != noPhrase {
 			continue
@@ -314,29 +279,29 @@ func (u *unsent) apply(m *Moment) bool {
 	return keep
 }
 
-// waitingReading stands for a practical reading asked on this computer
+// WaitingReading stands for a practical reading asked on this computer
 // and not sent yet.
-func waitingReading() Reading { return Reading{Mode: api.ModePractical, Status: ReadingWaiting} }
+func WaitingReading() Reading { return Reading{Mode: api.ModePractical, Status: ReadingWaiting} }
 
-// noteView shows a note still in the outbox as a moment.
-func noteView(w *outbox.Write) Moment {
-	return Moment{ID: w.MomentID, Kind: api.KindNote, Caption: w.Text, CreatedAt: timeString(&w.MadeAt),
+// NoteView shows a note still in the outbox as a moment.
+func NoteView(w *outbox.Write) Moment {
+	return Moment{ID: w.MomentID, Kind: api.KindNote, Caption: w.Text, CreatedAt: TimeString(&w.MadeAt),
 		Pending: w.State != outbox.Done, Readings: []Reading{}}
 }
 
-// keepView shows a keep still in the outbox as a phrase.
-func keepView(w *outbox.Write) Phrase {
-	return Phrase{ID: w.PhraseID, Text: w.Text, MomentID: w.MomentID, KeptAt: timeString(&w.MadeAt)}
+// KeepView shows a keep still in the outbox as a phrase.
+func KeepView(w *outbox.Write) Phrase {
+	return Phrase{ID: w.PhraseID, Text: w.Text, MomentID: w.MomentID, KeptAt: TimeString(&w.MadeAt)}
 }
 
 // fullPhoto says what becomes of the full photo of a photo the engine has
 // without it (Moment.FullPhoto): sent by its capture still in the outbox,
 // refused and waiting there for Dad, or (no capture left) never coming.
-func (u *unsent) fullPhoto(m *Moment) string {
+func (u *Unsent) fullPhoto(m *Moment) string {
 	if m.Kind != api.KindPhoto || m.Original != nil || m.Pending {
 		return ""
 	}
-	st, ok := u.captures[m.ID]
+	st, ok := u.Captures[m.ID]
 	switch {
 	case !ok:
 		return FullNone
@@ -344,4 +309,56 @@ func (u *unsent) fullPhoto(m *Moment) string {
 		return FullRefused
 	}
 	return FullSending
+}
+
+// Deleted is what waits to be deleted or restored, for Recently deleted:
+// by moment id, when Dad deleted it (RFC 3339) for a moment whose last
+// unsent delete or restore is a delete, "" for one whose is a restore.
+func (u *Unsent) Deleted() map[string]string {
+	waiting := map[string]string{}
+	for i := range u.Writes {
+		w := &u.Writes[i]
+		switch ov := overlays[w.Kind]; {
+		case ov.hides:
+			waiting[w.MomentID] = TimeString(&w.MadeAt)
+		case ov.unhides:
+			waiting[w.MomentID] = ""
+		}
+	}
+	return waiting
+}
+
+// ShowWrite shows w on m as the window shows a write of its kind not sent
+// yet (a caption, a date taken...); nothing for a kind that changes
+// nothing on its moment.
+func ShowWrite(m *Moment, w *outbox.Write) {
+	if show := overlays[w.Kind].moment; show != nil {
+		show(m, w)
+	}
+}
+
+// Hides reports whether a write of kind k hides its moment (a delete).
+func Hides(k outbox.Kind) bool { return overlays[k].hides }
+
+// DropsPhrase reports whether a write of kind k removes a kept phrase.
+func DropsPhrase(k outbox.Kind) bool { return overlays[k].phrase == dropPhrase }
+
+// TouchesPhrases reports whether a write of kind k changes the phrases
+// kept (a keep, a removal).
+func TouchesPhrases(k outbox.Kind) bool { return overlays[k].phrase != noPhrase }
+
+// WriteData sets what the Outbox words a write with (words.ts
+// writeWhat), from its kind's row of overlays.
+func WriteData(v *Write, w *outbox.Write) {
+	if d := overlays[w.Kind].data; d != nil {
+		d(v, w)
+	}
+}
+
+// phraseText is the text of a phrase, from its id (keep:<text>).
+func phraseText(id string) string {
+	if len(id) > len("keep:") && id[:len("keep:")] == "keep:" {
+		return id[len("keep:"):]
+	}
+	return id
 }
