@@ -3,7 +3,6 @@ package app
 import (
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,15 +12,16 @@ import (
 )
 
 // URL prefixes the webview loads images from; MediaHandler serves them.
-// The views the window gets name the engine's media with view.MediaURL.
+// The views the window gets name them with view.MediaURL and
+// view.OutboxCopyURL.
 const (
 	mediaPrefix      = view.MediaPrefix
-	outboxCopyPrefix = "/outbox-copy/"
+	outboxCopyPrefix = view.OutboxCopyPrefix
 )
 
 func mediaURL(id string) string { return view.MediaURL(id) }
 
-func outboxCopyURL(entryID string) string { return outboxCopyPrefix + url.PathEscape(entryID) }
+func outboxCopyURL(entryID string) string { return view.OutboxCopyURL(entryID) }
 
 // MediaHandler serves the images the UI shows with plain <img src>, so they
 // load lazily and the browser caches them: /media/<id> is the replica's

@@ -291,7 +291,7 @@ func pendingMoments(ctx context.Context, s *state) ([]view.Moment, error) {
 	var out []view.Moment
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].State != outbox.Done {
-			out = append(out, pendingView(&es[i]))
+			out = append(out, view.PendingView(&es[i]))
 		}
 	}
 	view.SortNewestFirst(out)
@@ -309,11 +309,6 @@ func pendingMoment(ctx context.Context, s *state, momentID string) (view.Moment,
 		}
 	}
 	return view.Moment{}, false
-}
-
-func pendingView(e *outbox.Entry) view.Moment {
-	return view.Moment{ID: e.MomentID, Kind: api.KindPhoto, TakenAt: view.TimeString(e.TakenAt), CreatedAt: view.TimeString(&e.CapturedAt),
-		Thumb: outboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []view.Reading{}}
 }
 
 func captureView(r outbox.CaptureResult) CaptureResult {

@@ -259,7 +259,7 @@ func (a *App) sentMoments(ctx context.Context, s *state) []view.Moment {
 			continue // delivered to another engine: not the replica's
 		}
 		if _, err := rep.Moment(ctx, es[i].MomentID); err != nil {
-			out = append(out, pendingView(&es[i]))
+			out = append(out, view.PendingView(&es[i]))
 		}
 	}
 	view.SortNewestFirst(out)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/outbox"
 )
 
 // The view types below are what the bound methods return to the UI of
@@ -210,6 +211,15 @@ const MediaPrefix = "/media/"
 // MediaURL is where the webview loads media file id from.
 func MediaURL(id string) string { return MediaPrefix + url.PathEscape(id) }
 
+// OutboxCopyPrefix is the URL prefix the webview loads the small copy of
+// a capture from, by its outbox entry (app.MediaHandler serves it: from
+// the outbox, or the engine once delivered).
+const OutboxCopyPrefix = "/outbox-copy/"
+
+// OutboxCopyURL is where the webview loads the small copy of outbox entry
+// entryID from.
+func OutboxCopyURL(entryID string) string { return OutboxCopyPrefix + url.PathEscape(entryID) }
+
 // MediaView shows a stored file of a moment; nil for none.
 func MediaView(m *api.Media) *Media {
 	if m == nil {
@@ -244,6 +254,13 @@ func PhraseView(p api.Phrase, who Viewer) Phrase {
 	v := Phrase{ID: p.ID, Text: p.Text, MomentID: p.MomentID, KeptAt: TimeString(&p.KeptAt), KeptBy: who.Other(p.Member)}
 	v.KeeperOnly = v.KeptBy != "" && !who.Admin
 	return v
+}
+
+// PendingView shows a capture the engine does not have yet (still in the
+// outbox, or delivered but not in the replica yet) as a moment.
+func PendingView(e *outbox.Entry) Moment {
+	return Moment{ID: e.MomentID, Kind: api.KindPhoto, TakenAt: TimeString(e.TakenAt), CreatedAt: TimeString(&e.CapturedAt),
+		Thumb: OutboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []Reading{}}
 }
 
 // SortNewestFirst orders by moment id, which is a ULID minted at capture.
