@@ -8,7 +8,6 @@ import (
 
 	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
-	"github.com/sparkfamily/spark/internal/retry"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -16,99 +15,23 @@ import (
 // engine does not have yet.
 type Moments struct{ a *App }
 
-// Page returns up to limit moments older than before ("" for the newest).
-// The first page also carries the outbox's captures not yet in the engine,
-// so a photo shows in Moments the instant it is safe.
-func (m *Moments) Page(before string, limit int) (res view.Page, err error) {
-	st := m.a.state()
-	defer m.a.overlayPage(st, before, &res, &err) // what Dad did that the engine does not have yet
-	ctx := context.Background()
-	page := view.Page{Moments: []view.Moment{}} // [] rather than null for the UI
-	if before == "" {
-		pending, err := pendingMoments(ctx, st)
-		if err != nil {
-			return page, err
-		}
-		page.Moments = append(page.Moments, pending...)
-	}
-	src, err := st.corpus()
-	if err != nil {
-		return page, err
-	}
-	if before == "" {
-		// With a family engine: delivered, but not in this computer's
-		// copy until the next sync (sync.go).
-		if sent := m.a.sentMoments(ctx, st); len(sent) > 0 {
-			page.Moments = append(page.Moments, sent...)
-			view.SortNewestFirst(page.Moments)
-		}
-	}
-	ms, next, err := src.Moments(ctx, limit, before)
-	if err != nil {
-		if before == "" && len(page.Moments) > 0 {
-			// Offline: the captures still show.
-			return page, nil
-		}
-		return page, err
-	}
-	seen := make(map[string]bool, len(page.Moments))
-	for _, p := range page.Moments {
-		seen[p.ID] = true
-	}
-	for i := range ms {
-		if seen[ms[i].ID] {
-			// Delivered but not yet marked done in the outbox: show the
-			// engine's record instead of the pending one.
-			page.Moments = dropPending(page.Moments, ms[i].ID)
-		}
-		page.Moments = append(page.Moments, view.MomentView(&ms[i], st.viewer()))
-	}
-	if next != nil {
-		page.Next = *next
-	}
-	return page, nil
-}
-
-func dropPending(ms []view.Moment, id string) []view.Moment {
-	out := ms[:0]
-	for _, m := range ms {
-		if m.ID != id || !m.Pending {
-			out = append(out, m)
-		}
-	}
-	return out
+// Page returns up to limit moments older than before ("" for the newest),
+// with what Dad did that the engine does not have yet (view.Reads.Page):
+// the first page also carries the outbox's captures not yet in the
+// engine, so a photo shows in Moments the instant it is safe.
+func (m *Moments) Page(before string, limit int) (view.Page, error) {
+	return m.a.reads(m.a.state()).Page(context.Background(), before, limit)
 }
 
 // Get returns one moment with its readings; a capture still in the outbox
 // comes from there.
-func (m *Moments) Get(id string) (res view.Moment, err error) {
+func (m *Moments) Get(id string) (view.Moment, error) {
 	return m.a.getMoment(m.a.state(), id)
 }
 
 // getMoment is Get as st shows it.
-func (a *App) getMoment(st *state, id string) (res view.Moment, err error) {
-	defer a.overlayMoment(st, id, &res, &err) // what Dad did that the engine does not have yet
-	ctx := context.Background()
-	src, err := st.corpus()
-	if err != nil {
-		return view.Moment{}, err
-	}
-	mo, err := src.Moment(ctx, id)
-	if err == nil {
-		return view.MomentView(mo, st.viewer()), nil
-	}
-	// The engine does not have it yet, or cannot say: the outbox may.
-	if e, ok := api.AsError(err); !ok || e.Status == 0 || e.Status == http.StatusNotFound || retry.Passing(e.Status) || retry.Refused(e.Status) {
-		if p, ok := pendingMoment(ctx, st, id); ok {
-			return p, nil
-		}
-		for _, p := range a.sentMoments(ctx, st) {
-			if p.ID == id {
-				return p, nil
-			}
-		}
-	}
-	return view.Moment{}, err
+func (a *App) getMoment(st *state, id string) (view.Moment, error) {
+	return a.reads(st).Moment(context.Background(), id)
 }
 
 // SetCaption changes a moment's caption, through the outbox.
@@ -201,54 +124,10 @@ func (m *Moments) Restore(id string) (view.Moment, error) {
 
 // Deleted returns a page of Recently deleted: the moments deleted in the
 // last 30 days (api.RecentlyDeletedFor), newest first, each with when it
-// was deleted, and what Dad did that the engine does not have yet: a
-// moment whose delete waits shows here at once (on the first page), one
-// whose restore waits does not.
+// was deleted, and what Dad did that the engine does not have yet
+// (view.Reads.Deleted).
 func (m *Moments) Deleted(before string, limit int) (view.Page, error) {
-	st := m.a.state()
-	ctx := context.Background()
-	page := view.Page{Moments: []view.Moment{}}
-	src, err := st.corpus()
-	if err != nil {
-		return page, err
-	}
-	// waiting: the moments whose last unsent delete or restore is a
-	// delete (with when Dad made it), or a restore ("").
-	waiting := map[string]string{}
-	if u, ok := m.a.unsentWrites(ctx, st); ok {
-		waiting = u.Deleted()
-	}
-	ms, next, err := src.DeletedMoments(ctx, limit, before)
-	if err != nil && (before != "" || len(waiting) == 0) {
-		return page, err
-	}
-	shown := map[string]bool{}
-	for i := range ms {
-		if at, ok := waiting[ms[i].ID]; ok && at == "" {
-			continue // a restore of it waits
-		}
-		shown[ms[i].ID] = true
-		page.Moments = append(page.Moments, view.MomentView(&ms[i], st.viewer()))
-	}
-	if before == "" {
-		for id, at := range waiting {
-			if at == "" || shown[id] {
-				continue
-			}
-			mo, err := src.Moment(ctx, id)
-			if err != nil {
-				continue // not on this computer: it shows once the engine has it
-			}
-			v := view.MomentView(mo, st.viewer())
-			v.DeletedAt = at
-			page.Moments = append(page.Moments, v)
-		}
-		view.SortNewestFirst(page.Moments)
-	}
-	if next != nil {
-		page.Next = *next
-	}
-	return page, nil
+	return m.a.reads(m.a.state()).Deleted(context.Background(), before, limit)
 }
 
 // AskCareful asks for a careful reading of a moment: one per brain seat.
@@ -337,15 +216,7 @@ func (m *Moments) AddNote(id, text string) (view.Moment, error) {
 
 // Reading returns one reading (a turn), to follow it until it finishes.
 func (m *Moments) Reading(id string) (view.Reading, error) {
-	src, err := m.a.state().corpus()
-	if err != nil {
-		return view.Reading{}, err
-	}
-	t, err := src.Turn(context.Background(), id)
-	if err != nil {
-		return view.Reading{}, err
-	}
-	return view.ReadingView(*t), nil
+	return m.a.reads(m.a.state()).Reading(context.Background(), id)
 }
 
 // searchLimit is how many moments a search shows.

@@ -298,19 +298,6 @@ func pendingMoments(ctx context.Context, s *state) ([]view.Moment, error) {
 	return out, nil
 }
 
-func pendingMoment(ctx context.Context, s *state, momentID string) (view.Moment, bool) {
-	ms, err := pendingMoments(ctx, s)
-	if err != nil {
-		return view.Moment{}, false
-	}
-	for _, m := range ms {
-		if m.ID == momentID {
-			return m, true
-		}
-	}
-	return view.Moment{}, false
-}
-
 func captureView(r outbox.CaptureResult) CaptureResult {
 	v := CaptureResult{Path: r.Path, Name: baseName(r.Path), Duplicate: r.Duplicate}
 	if r.Entry != nil {

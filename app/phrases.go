@@ -12,24 +12,10 @@ import (
 // Phrases keeps phrases from Pippa's readings and runs quick recalls.
 type Phrases struct{ a *App }
 
-// List returns the kept phrases.
-func (p *Phrases) List() (res []view.Phrase, err error) {
-	st := p.a.state()
-	defer p.a.overlayPhrases(st, &res, &err) // what Dad did that the engine does not have yet
-	src, err := st.corpus()
-	if err != nil {
-		return nil, err
-	}
-	ps, err := src.Phrases(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Phrase, len(ps))
-	for i, ph := range ps {
-		out[i] = view.PhraseView(ph, st.viewer())
-	}
-	view.WithMoments(context.Background(), src, out)
-	return out, nil
+// List returns the kept phrases, with what Dad did that the engine does
+// not have yet (view.Reads.Phrases).
+func (p *Phrases) List() ([]view.Phrase, error) {
+	return p.a.reads(p.a.state()).Phrases(context.Background())
 }
 
 // Keep keeps a phrase selected in a reading of momentID ("" for none),

@@ -7,6 +7,17 @@ import (
 	"github.com/sparkfamily/spark/outbox"
 )
 
+// reads is what a read of the window needs of s (view.Reads): where it
+// reads, and what the outbox holds that the engine does not have yet.
+func (a *App) reads(s *state) view.Reads {
+	src, err := s.corpus()
+	return view.Reads{Source: src, SourceErr: err, Viewer: s.viewer(),
+		Pending: func(ctx context.Context) ([]view.Moment, error) { return pendingMoments(ctx, s) },
+		Sent:    func(ctx context.Context) []view.Moment { return a.sentMoments(ctx, s) },
+		Unsent:  func(ctx context.Context) (view.Unsent, bool) { return a.unsentWrites(ctx, s) },
+	}
+}
+
 // unsentWrites reads the outbox's writes not sent yet, and the careful
 // readings asked, for the reads of s to show (view.Unsent); ok is false
 // when there is no outbox to read.
@@ -44,27 +55,10 @@ func (a *App) unsentWrites(ctx context.Context, s *state) (view.Unsent, bool) {
 	return u, true
 }
 
-// overlayPage shows what Dad did that the engine does not have yet on a
-// page of moments read with s (view.Unsent.Page).
-func (a *App) overlayPage(s *state, before string, page *view.Page, err *error) {
-	if u, ok := a.unsentWrites(context.Background(), s); ok {
-		u.Page(before, page, err)
-	}
-}
-
-// overlayMoment shows it on one moment (view.Unsent.Moment).
+// overlayMoment shows what Dad did that the engine does not have yet on
+// one moment read with s (view.Unsent.Moment).
 func (a *App) overlayMoment(s *state, id string, mo *view.Moment, err *error) {
 	if u, ok := a.unsentWrites(context.Background(), s); ok {
 		u.Moment(id, mo, err)
-	}
-}
-
-// overlayPhrases shows it on the kept phrases (view.Unsent.Phrases).
-func (a *App) overlayPhrases(s *state, ps *[]view.Phrase, err *error) {
-	if *err != nil {
-		return
-	}
-	if u, ok := a.unsentWrites(context.Background(), s); ok {
-		u.Phrases(ps)
 	}
 }
