@@ -35,9 +35,9 @@ type kindSpec struct {
 	// afterPhrases: it waits for every earlier phrase kept or removed
 	// that is not sent yet.
 	afterPhrases bool
-	// check refuses its text before anything is stored, when the engine
-	// would refuse it for good.
-	check func(text string) error
+	// check refuses it before anything is stored, when the engine would
+	// refuse it for good.
+	check func(w *Write) error
 	// send performs the step the write is at and returns the engine's
 	// answer; nil for a photo, which the photo runner sends (photoStep).
 	send func(ctx context.Context, c *client.Client, w *Write) (any, error)
@@ -53,8 +53,8 @@ type kindSpec struct {
 // kinds is the table of every kind of entry.
 var kinds = map[Kind]kindSpec{
 	KindPhoto: {steps: Steps, ownLane: true},
-	WriteNote: {steps: []string{StepCreate, StepTurn}, check: api.CheckCaption, send: sendNote},
-	WriteCaption: {merges: true, check: api.CheckCaption,
+	WriteNote: {steps: []string{StepCreate, StepTurn}, check: textCheck(api.CheckCaption), send: sendNote},
+	WriteCaption: {merges: true, check: textCheck(api.CheckCaption),
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			req := api.EditMomentRequest{Caption: &w.Text, ClientRequestID: editRequestID(w)}
 			if w.Base != nil {
@@ -98,6 +98,15 @@ var kinds = map[Kind]kindSpec{
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			m, t, _, err := c.StartRecall(ctx, w.ID)
 			return RecallResult{Moment: m, Turn: t}, err
+		}},
+	WriteDismiss: {check: textCheck(api.CheckCaption),
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			return edit(ctx, c, w, api.EditMomentRequest{Dismiss: []string{api.AlternativeID(w.Text)}})
+		}},
+	WriteWords: {check: func(w *Write) error { return api.CheckWords(api.Words{Text: w.Text, Lang: w.Lang}) },
+		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
+			words, _, err := c.PutWords(ctx, w.MomentID, api.Words{Text: w.Text, Lang: w.Lang})
+			return words, err
 		}},
 }
 
@@ -166,6 +175,11 @@ func sendNote(ctx context.Context, c *client.Client, w *Write) (any, error) {
 func startPractical(ctx context.Context, c *client.Client, w *Write) (any, error) {
 	t, _, err := c.StartTurn(ctx, w.MomentID, api.StartTurnRequest{ClientRequestID: w.TurnRequestID, Mode: api.ModePractical})
 	return t, err
+}
+
+// textCheck checks a write's text with check.
+func textCheck(check func(string) error) func(*Write) error {
+	return func(w *Write) error { return check(w.Text) }
 }
 
 // edit sends an edit; its answer is the engine's (api.EditMomentResponse:

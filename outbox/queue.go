@@ -35,6 +35,7 @@ type row struct {
 	Text                                     string
 	Rev                                      int
 	Base                                     sql.NullString
+	Lang                                     string
 	CopyID, OriginalID, Source, Name, Format string
 	ContentType                              string
 	Size                                     int64
@@ -60,7 +61,7 @@ type row struct {
 const rowColumns = `seq, id, kind, moment_id, phrase_id, request_id, turn_request_id, text, rev,
 	copy_id, original_id, source, name, format, content_type, size, sha256, copy_size, copy_sha256, copy_width, copy_height,
 	taken_at, made_at, state, steps, target, turn_id, attempts, next_try, last_code, last_error, done_at, result,
-	sending_step, sending_held, sending_size, unreachable, base`
+	sending_step, sending_held, sending_size, unreachable, base, lang`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -71,7 +72,7 @@ func scanRow(s scanner) (*row, error) {
 	err := s.Scan(&r.Seq, &r.ID, &r.Kind, &r.MomentID, &r.PhraseID, &r.RequestID, &r.TurnReqID, &r.Text, &r.Rev,
 		&r.CopyID, &r.OriginalID, &r.Source, &r.Name, &r.Format, &r.ContentType, &r.Size, &r.SHA256, &r.CopySize, &r.CopySHA256,
 		&r.CopyWidth, &r.CopyHeight, &takenAt, &madeAt, &r.State, &r.Steps, &r.Target, &r.TurnID, &r.Attempts, &r.NextTry,
-		&r.LastCode, &r.LastError, &doneAt, &r.Result, &r.SendingStep, &r.SendingHeld, &r.SendingSize, &r.Unreachable, &r.Base)
+		&r.LastCode, &r.LastError, &doneAt, &r.Result, &r.SendingStep, &r.SendingHeld, &r.SendingSize, &r.Unreachable, &r.Base, &r.Lang)
 	if err != nil {
 		return nil, err
 	}

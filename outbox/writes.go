@@ -30,6 +30,8 @@ const (
 	WriteCareful WriteKind = "careful"  // start a careful job (its id is the job id)
 	WriteAgain   WriteKind = "again"    // start a new practical turn (its id is the request id)
 	WriteRecall  WriteKind = "recall"   // start a quick recall (its id is the recall id)
+	WriteDismiss WriteKind = "dismiss"  // set aside an alternative caption (its words are the text)
+	WriteWords   WriteKind = "words"    // keep the words found in a photo (its id derives from the moment's)
 )
 
 // Write is one of Dad's writes other than a photo, with every id it needs,
@@ -48,6 +50,8 @@ type Write struct {
 	// when not known (the engine then replaces the caption). Two unsent
 	// captions that merge keep the first's base.
 	Base *string `json:"base,omitempty"`
+	// Lang is the language the words of a photo were read in.
+	Lang string `json:"lang,omitempty"`
 	// Rev counts the times its text was replaced by a newer one before it
 	// was sent: each text goes out under its own request id.
 	Rev int `json:"-"`
@@ -99,6 +103,18 @@ func NewCaption(momentID, caption string, base *string) Write {
 	return Write{Kind: WriteCaption, MomentID: momentID, Text: caption, Base: base}
 }
 
+// NewDismiss sets aside the alternative caption with these words.
+func NewDismiss(momentID, alternative string) Write {
+	return Write{Kind: WriteDismiss, MomentID: momentID, Text: alternative}
+}
+
+// NewWords keeps the words found in a moment's photo, read in lang. Its
+// id derives from the moment's: a second reading of the photo before the
+// first is sent is the same write (and at the engine the first kept).
+func NewWords(momentID, text, lang string) Write {
+	return Write{ID: "words:" + momentID, Kind: WriteWords, MomentID: momentID, Text: text, Lang: lang}
+}
+
 // NewTakenAt sets when a moment was taken.
 func NewTakenAt(momentID string, t time.Time) Write {
 	return Write{Kind: WriteTakenAt, MomentID: momentID, Text: t.UTC().Format(time.RFC3339Nano)}
@@ -140,7 +156,7 @@ func (r *row) write() *Write {
 	w := Write{Seq: r.Seq, ID: r.ID, Kind: r.Kind, MomentID: r.MomentID, PhraseID: r.PhraseID, RequestID: r.RequestID,
 		TurnRequestID: r.TurnReqID, Text: r.Text, MadeAt: r.MadeAt, State: r.State, StepsDone: r.Steps, Target: r.Target,
 		Attempts: r.Attempts, LastCode: r.LastCode, LastError: r.LastError, NextTry: r.nextTry(), AwaitsEngine: r.awaitsEngine(), SentAt: r.DoneAt,
-		Rev: r.Rev}
+		Rev: r.Rev, Lang: r.Lang}
 	if r.Base.Valid {
 		w.Base = &r.Base.String
 	}
@@ -166,7 +182,7 @@ func (o *Outbox) AddWrite(ctx context.Context, w Write) (*Write, error) {
 	if k.check != nil {
 		// The engine would refuse it (400, for good): it is refused here,
 		// in the engine's words, before anything is stored.
-		if err := k.check(w.Text); err != nil {
+		if err := k.check(&w); err != nil {
 			return nil, err
 		}
 	}
@@ -214,9 +230,9 @@ func (o *Outbox) storeWrite(ctx context.Context, w Write) (string, error) {
 	if id, ok, err := sameUnsent(ctx, tx, w); err != nil || ok {
 		return id, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, base, made_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, w.Base, formatTime(o.opts.Now()))
+	_, err = tx.ExecContext(ctx, `INSERT INTO queue (id, kind, moment_id, phrase_id, request_id, turn_request_id, text, base, lang, made_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		w.ID, w.Kind, w.MomentID, w.PhraseID, w.RequestID, w.TurnRequestID, w.Text, w.Base, w.Lang, formatTime(o.opts.Now()))
 	if err != nil {
 		return "", err
 	}

@@ -115,6 +115,18 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	if err != nil || b.Seq != a.Seq || b.RequestID != "note:"+note {
 		t.Fatalf("second AddWrite of one note = %+v, %v; want the first %+v", b, err, a)
 	}
+	// A photo read twice before its words went (or on a second start of
+	// the reader) is one write: the first reading.
+	w1, err := o.AddWrite(ctx, NewWords(m, "Severn Water", "eng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2, err := o.AddWrite(ctx, NewWords(m, "Severn Wafer", "eng")); err != nil || w2.Seq != w1.Seq || w2.Text != "Severn Water" {
+		t.Fatalf("a second reading of one photo = %+v, %v; want the first %+v", w2, err, w1)
+	}
+	if _, err := o.AddWrite(ctx, NewWords(m, "x", "../eng")); api.ErrorCode(err) != api.CodeBadWords {
+		t.Fatalf("words with a bad language: %v; want bad_words before anything is stored", err)
+	}
 	c1, _ := o.AddWrite(ctx, NewCaption(m, "one", nil))
 	c2, _ := o.AddWrite(ctx, NewCaption(m, "two", nil))
 	if c2.ID != c1.ID || c2.Text != "two" {
@@ -141,7 +153,7 @@ func TestAddWrite_OncePerIntent(t *testing.T) {
 	for _, w := range ws {
 		got = append(got, w.Describe())
 	}
-	if s := strings.Join(got, ", "); s != `note "call the pharmacy", caption "two", delete, caption "three", keep "red door"` {
+	if s := strings.Join(got, ", "); s != `note "call the pharmacy", words "Severn Water", caption "two", delete, caption "three", keep "red door"` {
 		t.Errorf("unsent writes = %s", s)
 	}
 }
@@ -254,6 +266,32 @@ func writeCases() []writeCase {
 					t.Errorf("moment not deleted")
 				}
 			}},
+		{"dismiss", func(t *testing.T, cl *client.Client) Write {
+			id := noteOn(t, cl, "water bill")
+			base := "water bill"
+			for _, c := range []string{"gas bill", "phone bill"} {
+				if _, _, err := cl.EditMoment(ctx, id, api.EditMomentRequest{Caption: &c, BaseCaption: &base}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if m := momentOf(t, cl, id); len(m.Alternatives) != 1 {
+				t.Fatalf("setup: alternatives = %+v", m.Alternatives)
+			}
+			return NewDismiss(id, "gas bill")
+		}, map[string]int{api.OpMomentEdit: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); len(m.Alternatives) != 0 || m.Caption != "phone bill" {
+					t.Errorf("after dismiss: %q, %+v", m.Caption, m.Alternatives)
+				}
+			}},
+		{"words", func(t *testing.T, cl *client.Client) Write {
+			return NewWords(noteOn(t, cl, "a letter"), "Severn Water\nRD/7731/Q", "eng")
+		}, map[string]int{api.OpMomentWords: 1},
+			func(t *testing.T, cl *client.Client, w *Write) {
+				if m := momentOf(t, cl, w.MomentID); m.Words == nil || m.Words.Text != "Severn Water\nRD/7731/Q" || m.Words.Lang != "eng" {
+					t.Errorf("words at the engine = %+v", m.Words)
+				}
+			}},
 		{"keep", func(t *testing.T, cl *client.Client) Write {
 			w, err := NewKeep("red door", noteOn(t, cl, "x"))
 			if err != nil {
@@ -315,7 +353,7 @@ func writeCases() []writeCase {
 // opCounts counts the engine's ops of the kinds that matter here.
 func opCounts(t *testing.T, eng *enginetest.Engine) map[string]int {
 	out := map[string]int{}
-	for _, op := range []string{api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpTurnStart, api.OpPhraseKeep, api.OpPhraseUnkeep} {
+	for _, op := range []string{api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpTurnStart, api.OpPhraseKeep, api.OpPhraseUnkeep, api.OpMomentWords} {
 		out[op] = eng.OpCount(t, op)
 	}
 	return out

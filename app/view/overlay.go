@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
@@ -53,7 +54,10 @@ var overlays = map[outbox.Kind]overlay{
 			m.Readings = append(m.Readings, WaitingReading())
 		}
 	}},
-	outbox.WriteCaption: {data: typed, moment: func(m *Moment, w *outbox.Write) { m.Caption = w.Text }},
+	outbox.WriteCaption: {data: typed, moment: func(m *Moment, w *outbox.Write) {
+		m.Caption = w.Text
+		dropAlternative(m, w.Text) // "Use this one": it is the caption now
+	}},
 	outbox.WriteTakenAt: {
 		moment: func(m *Moment, w *outbox.Write) {
 			if t, err := time.Parse(time.RFC3339Nano, w.Text); err == nil {
@@ -78,7 +82,18 @@ var overlays = map[outbox.Kind]overlay{
 			m.Readings = append(m.Readings, WaitingReading())
 		}
 	}},
-	outbox.WriteRecall: {},
+	outbox.WriteRecall:  {},
+	outbox.WriteDismiss: {data: typed, moment: func(m *Moment, w *outbox.Write) { dropAlternative(m, w.Text) }},
+	outbox.WriteWords: {moment: func(m *Moment, w *outbox.Write) {
+		if m.Words == "" { // the engine keeps the first words read
+			m.Words, m.WordsLang = w.Text, w.Lang
+		}
+	}},
+}
+
+// dropAlternative takes the alternative with these words off m.
+func dropAlternative(m *Moment, caption string) {
+	m.Alternatives = slices.DeleteFunc(m.Alternatives, func(a Alternative) bool { return a.Caption == caption })
 }
 
 // typed: the Outbox words the write with the text Dad typed.

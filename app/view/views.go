@@ -83,6 +83,27 @@ type Moment struct {
 	// moment: Spark's key is a family member's device key, not the engine
 	// owner's, so the window offers no caption to edit and no Delete.
 	OwnerOnly bool `json:"owner_only"`
+	// Alternatives are the other captions the moment keeps: typed on
+	// another computer from the caption this one was typed from, and not
+	// merged into it; Dad chooses one ("Use this one") or sets it aside.
+	Alternatives []Alternative `json:"alternatives"`
+	// Words are the words found in the photo ("" when none yet), and
+	// WordsLang the language they were read in.
+	Words     string `json:"words"`
+	WordsLang string `json:"words_lang"`
+	// BroughtBack is true, in the answer to Dad's edit only, when the
+	// edit brought the moment back from Recently deleted (deleted on
+	// another computer while he typed): the window says so.
+	BroughtBack bool `json:"brought_back"`
+}
+
+// Alternative is a caption kept beside the moment's own.
+type Alternative struct {
+	Caption string `json:"caption"`
+	// WrittenAt is when it was typed (RFC 3339), "" when not known;
+	// WrittenBy the computer it was typed on, "" when not known.
+	WrittenAt string `json:"written_at"`
+	WrittenBy string `json:"written_by"`
 }
 
 // The values of Moment.FullPhoto.
@@ -246,6 +267,13 @@ func MomentView(m *api.Moment, who Viewer) Moment {
 	for _, t := range m.Turns {
 		v.Readings = append(v.Readings, ReadingView(t))
 	}
+	v.Alternatives = make([]Alternative, 0, len(m.Alternatives))
+	for _, a := range m.Alternatives {
+		v.Alternatives = append(v.Alternatives, Alternative{Caption: a.Caption, WrittenAt: TimeString(a.WrittenAt), WrittenBy: a.WrittenBy})
+	}
+	if m.Words != nil {
+		v.Words, v.WordsLang = m.Words.Text, m.Words.Lang
+	}
 	return v
 }
 
@@ -260,7 +288,7 @@ func PhraseView(p api.Phrase, who Viewer) Phrase {
 // outbox, or delivered but not in the replica yet) as a moment.
 func PendingView(e *outbox.Entry) Moment {
 	return Moment{ID: e.MomentID, Kind: api.KindPhoto, TakenAt: TimeString(e.TakenAt), CreatedAt: TimeString(&e.CapturedAt),
-		Thumb: OutboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []Reading{}}
+		Thumb: OutboxCopyURL(e.ID), Pending: true, EntryID: e.ID, Name: e.Name, Readings: []Reading{}, Alternatives: []Alternative{}}
 }
 
 // SortNewestFirst orders by moment id, which is a ULID minted at capture.

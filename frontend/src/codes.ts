@@ -152,12 +152,14 @@ export const writeKind = {
   caption: 'caption',
   careful: 'careful',
   delete: 'delete',
+  dismiss: 'dismiss',
   keep: 'keep',
   note: 'note',
   recall: 'recall',
   restore: 'restore',
   takenAt: 'taken_at',
   unkeep: 'unkeep',
+  words: 'words',
 } as const;
 export type WriteKindCode = (typeof writeKind)[keyof typeof writeKind];
 

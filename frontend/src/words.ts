@@ -678,6 +678,7 @@ export function cardName(name: string, max = 40): string {
 export function searchSourceWords(source: string, mode: string): string {
   if (source === 'caption') return 'Caption';
   if (source === 'phrase') return 'Kept phrase';
+  if (source === 'words') return 'Words in the photo';
   if (mode === 'careful') return 'Pippa’s careful reading';
   if (mode === 'recall') return 'Quick recall';
   return 'Pippa said';
@@ -747,7 +748,27 @@ const writeWhats: Record<WriteKindCode, (w: WriteLike) => string> = {
   [writeKind.careful]: () => 'Ask for a careful reading',
   [writeKind.again]: () => 'Ask Pippa again',
   [writeKind.recall]: () => 'Quick recall',
+  [writeKind.dismiss]: (w) => `Set aside the other caption “${w.text}”`,
+  [writeKind.words]: () => 'The words found in a photo',
 };
+
+/** alternativeWords introduces a caption kept beside the moment's own:
+ * where and when it was written, as far as Spark knows. */
+export function alternativeWords(by: string, at: string): string {
+  const d = when(at);
+  if (by && d) return `Also written on ${by}, ${d}:`;
+  if (by) return `Also written on ${by}:`;
+  if (d) return `Also written on another computer, ${d}:`;
+  return 'Also written on another computer:';
+}
+
+/** twoCaptionsWords marks a tile whose moment keeps a caption written on
+ * another computer beside its own. */
+export const twoCaptionsWords = 'Two captions';
+
+/** broughtBackWords: Dad's caption reached a moment deleted on another
+ * computer, and brought it back. */
+export const broughtBackWords = 'Your caption brought this moment back from Recently deleted.';
 
 /** writeWhat names one of Dad's changes on its way, from its kind and its
  * data (view.Write): the Outbox's line, and the question before it is
