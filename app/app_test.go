@@ -335,8 +335,11 @@ func TestMoments_CaptionTooLong(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, call := range map[string]func() error{
-		"AddNote":    func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
-		"SetCaption": func() error { _, err := a.Moments.SetCaption("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
+		"AddNote": func() error { _, err := a.Moments.AddNote("01ARZ3NDEKTSV4RRFFQ69G5FAV", long); return err },
+		"SetCaption": func() error {
+			_, err := a.Moments.SetCaption("01ARZ3NDEKTSV4RRFFQ69G5FAV", long, captionShown(a, "01ARZ3NDEKTSV4RRFFQ69G5FAV"))
+			return err
+		},
 	} {
 		if got := toUIError(call()); got == nil || got.Code != api.CodeCaptionTooLong || !strings.Contains(got.Detail, "64 KiB") {
 			t.Errorf("%s: error = %+v; want caption_too_long saying the cap", name, got)

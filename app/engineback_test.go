@@ -39,7 +39,7 @@ func TestEngineBack_CaptionMadeOfflineGoesAtOnce(t *testing.T) {
 	waitFor(t, "the note sent", delivered(a))
 
 	link.set(true, false) // the family engine goes away
-	if mo, err := a.Moments.SetCaption(note, "the letter from Anna"); err != nil || mo.WaitsFor == "" {
+	if mo, err := a.Moments.SetCaption(note, "the letter from Anna", captionShown(a, note)); err != nil || mo.WaitsFor == "" {
 		t.Fatalf("SetCaption offline = %+v, %v; want it waiting", mo, err)
 	}
 	waitFor(t, "the caption waiting after trouble", func() bool {

@@ -79,7 +79,7 @@ func TestUIError_CodesNotSentences(t *testing.T) {
 // (Parked), the engine's own words only the detail.
 func TestUIError_ParkedWrite(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
-	_, err := a.Moments.SetCaption(ulid.Make().String(), "a moment the engine never had")
+	_, err := a.Moments.SetCaption(ulid.Make().String(), "a moment the engine never had", "")
 	got := toUIError(err)
 	if got == nil || got.Code == CodeFailed || !got.Parked || got.Detail == "" {
 		t.Fatalf("SetCaption(unknown moment) = %+v; want the engine's code, parked, with its detail", got)

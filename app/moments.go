@@ -34,8 +34,12 @@ func (a *App) getMoment(st *state, id string) (view.Moment, error) {
 	return a.reads(st).Moment(context.Background(), id)
 }
 
-// SetCaption changes a moment's caption, through the outbox.
-func (m *Moments) SetCaption(id, caption string) (view.Moment, error) {
+// SetCaption changes a moment's caption, through the outbox. base is the
+// caption the window showed when Dad began to type (the one he chose
+// from, for "Use this one"): with it, a caption changed meanwhile on
+// another computer is kept beside his rather than replaced (an
+// alternative), and his is never dropped.
+func (m *Moments) SetCaption(id, caption, base string) (view.Moment, error) {
 	caption = strings.TrimSpace(caption)
 	// Refused here, whether or not the engine can be reached, with the
 	// engine's own words.
@@ -46,13 +50,30 @@ func (m *Moments) SetCaption(id, caption string) (view.Moment, error) {
 	if err != nil {
 		return view.Moment{}, err
 	}
-	// Written from the caption the window shows: with it, a caption
-	// changed meanwhile on another computer is kept beside this one.
-	var base *string
-	if v, err := m.a.getMoment(m.a.state(), id); err == nil && v.ID != "" {
-		base = &v.Caption
+	return m.edit(outbox.NewCaption(id, caption, &base))
+}
+
+// Dismiss sets aside an alternative caption of a moment (its words), through
+// the outbox: it leaves the moment at once.
+func (m *Moments) Dismiss(id, alternative string) (view.Moment, error) {
+	id, err := checkMomentID(id)
+	if err != nil {
+		return view.Moment{}, err
 	}
-	return m.edit(outbox.NewCaption(id, caption, base))
+	return m.edit(outbox.NewDismiss(id, alternative))
+}
+
+// SetWords keeps the words the window read in a moment's photo (lang: the
+// language they were read in), through the outbox. The first words of a
+// photo are kept: a second reading, here or on another computer, changes
+// nothing.
+func (m *Moments) SetWords(id, text, lang string) error {
+	id, err := checkMomentID(id)
+	if err != nil {
+		return err
+	}
+	_, err = m.a.send(context.Background(), m.a.state(), outbox.NewWords(id, text, lang))
+	return err
 }
 
 // SetTakenAt changes when a moment was taken (RFC 3339), through the
@@ -81,6 +102,7 @@ func (m *Moments) edit(w outbox.Write) (view.Moment, error) {
 	if sent(got, &res) && res.Moment != nil && res.Moment.ID != "" {
 		v := view.MomentView(res.Moment, st.viewer())
 		m.a.overlayMoment(st, got.MomentID, &v, new(error))
+		v.BroughtBack = res.Restored
 		return v, nil
 	}
 	v, err := m.a.getMoment(st, got.MomentID)

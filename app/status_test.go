@@ -33,7 +33,7 @@ func TestSettings_StatusCounts(t *testing.T) {
 		if _, err := a.Moments.AddNote(ulid.Make().String(), "buy stamps"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Moments.SetCaption(note, "call about the prescription"); err != nil {
+		if _, err := a.Moments.SetCaption(note, "call about the prescription", captionShown(a, note)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := a.Phrases.Keep("pharmacy", note); err != nil {
@@ -59,7 +59,7 @@ func TestSettings_StatusCounts(t *testing.T) {
 		}
 		// A caption for a moment the engine does not have is refused: the
 		// call says so, and the write stays parked in the Outbox.
-		if _, err := a.Moments.SetCaption(ulid.Make().String(), "never there"); err == nil {
+		if _, err := a.Moments.SetCaption(ulid.Make().String(), "never there", ""); err == nil {
 			t.Fatal("SetCaption of an unknown moment: no error, want the engine's refusal")
 		}
 		res, err := a.Capture.Files("b", []string{writePhoto(t, t.TempDir(), 5)})

@@ -454,7 +454,7 @@ func TestSync_SentWritesShowUntilSynced(t *testing.T) {
 	before := len(sh.moments)
 	sh.mu.Unlock()
 
-	if mo, err := a.Moments.SetCaption(kept, "The council's letter"); err != nil || mo.WaitsFor != "" {
+	if mo, err := a.Moments.SetCaption(kept, "The council's letter", captionShown(a, kept)); err != nil || mo.WaitsFor != "" {
 		t.Fatalf("SetCaption = %+v, %v; want it sent", mo, err)
 	}
 	if _, err := a.Phrases.Keep("council tax", kept); err != nil {

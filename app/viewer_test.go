@@ -158,7 +158,7 @@ func TestViewer(t *testing.T) {
 		if _, err := a.Phrases.Remove(h.mumPhrase.ID); err != nil {
 			t.Fatalf("removing Mum's phrase: %v", err)
 		}
-		if _, err := a.Moments.SetCaption(h.mums.ID, "dad was here"); err != nil {
+		if _, err := a.Moments.SetCaption(h.mums.ID, "dad was here", captionShown(a, h.mums.ID)); err != nil {
 			t.Fatalf("editing Mum's caption: %v", err)
 		}
 		owners := map[string]string{}

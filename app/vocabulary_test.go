@@ -103,7 +103,7 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 	if answers["AddNote"], err = a.Moments.AddNote(note, noteText); err != nil {
 		t.Fatal(err)
 	}
-	if answers["SetCaption"], err = a.Moments.SetCaption(note, caption); err != nil {
+	if answers["SetCaption"], err = a.Moments.SetCaption(note, caption, captionShown(a, note)); err != nil {
 		t.Fatal(err)
 	}
 	if answers["SetTakenAt"], err = a.Moments.SetTakenAt(note, "2024-05-01T09:30:00Z"); err != nil {
@@ -196,7 +196,7 @@ func TestBindings_SendCodesNotSentences(t *testing.T) {
 func TestBindings_ParkedWriteSendsItsCode(t *testing.T) {
 	a, _ := startApp(t, t.TempDir(), nil)
 	const caption = "A moment deleted elsewhere"
-	if _, err := a.Moments.SetCaption(ulid.Make().String(), caption); err == nil {
+	if _, err := a.Moments.SetCaption(ulid.Make().String(), caption, ""); err == nil {
 		t.Fatal("SetCaption of a moment the engine does not have: no error")
 	}
 	st, err := a.Outbox.Status()

@@ -105,7 +105,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 	if err != nil || mo.ID != note || mo.WaitsFor != WaitsFamily || !mo.Pending {
 		t.Fatalf("AddNote offline = %+v, %v; want the note, waiting", mo, err)
 	}
-	if mo, err = a.Moments.SetCaption(note, "call about the prescription"); err != nil || mo.Caption != "call about the prescription" || mo.WaitsFor == "" {
+	if mo, err = a.Moments.SetCaption(note, "call about the prescription", captionShown(a, note)); err != nil || mo.Caption != "call about the prescription" || mo.WaitsFor == "" {
 		t.Fatalf("SetCaption offline = %+v, %v", mo, err)
 	}
 	ph, err := a.Phrases.Keep("red door", note)
@@ -167,7 +167,7 @@ func TestWrites_WaitOfflineThenArriveOnce(t *testing.T) {
 
 	// Online, a write answers with the engine's view.
 	link.set(false, false)
-	mo, err = a.Moments.SetCaption(note, "done")
+	mo, err = a.Moments.SetCaption(note, "done", captionShown(a, note))
 	if err != nil || mo.Caption != "done" || mo.WaitsFor != "" || mo.Pending {
 		t.Errorf("SetCaption online = %+v, %v", mo, err)
 	}
@@ -308,4 +308,11 @@ func TestAddNote_AnswersAtOnceAndSendsBehind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// captionShown is the caption the window shows for moment id ("" for one it does
+// not know): what a caption typed there is written from.
+func captionShown(a *App, id string) string {
+	m, _ := a.Moments.Get(id)
+	return m.Caption
 }

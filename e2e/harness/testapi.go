@@ -59,6 +59,7 @@ func (t *testAPI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /test/pippa", t.setPippa)
 	mux.HandleFunc("POST /test/pippa/seat", t.seatPippa)
 	mux.HandleFunc("POST /test/moment", t.moment)
+	mux.HandleFunc("POST /test/elsewhere", t.elsewhere)
 	mux.HandleFunc("POST /test/remote/member", t.memberToken)
 	mux.HandleFunc("POST /test/leftover", t.leftover)
 	mux.HandleFunc("GET /test/revealed", func(w http.ResponseWriter, r *http.Request) {
@@ -478,6 +479,43 @@ func (t *testAPI) moment(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	reply(w, map[string]string{"id": req.ID})
+}
+
+// elsewhere writes to a moment as another of the family's computers would,
+// straight to the engine the app uses (the family engine with "family"):
+// {"id", "caption", "base", "by"} an edit typed there from base (by, the
+// computer's name), or {"id", "delete": true} a delete.
+func (t *testAPI) elsewhere(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID      string `json:"id"`
+		Caption string `json:"caption"`
+		Base    string `json:"base"`
+		By      string `json:"by"`
+		Delete  bool   `json:"delete"`
+		Family  bool   `json:"family"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cl, err := t.ownEngine()
+	if in.Family {
+		cl, err = t.familyEngine()
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if in.Delete {
+		_, err = cl.DeleteMoment(r.Context(), in.ID)
+	} else {
+		_, _, err = cl.EditMoment(r.Context(), in.ID, api.EditMomentRequest{Caption: &in.Caption, BaseCaption: &in.Base, WrittenBy: in.By})
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	reply(w, map[string]bool{"ok": true})
 }
 
 // leftover makes a folder of the app's outbox that could not be removed,

@@ -22,7 +22,7 @@ export const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** launch starts Chromium with a fresh profile and opens the app. */
-export async function launch({ width = 1180, height = 800, colorScheme = 'light', deviceScaleFactor = 1 } = {}) {
+export async function launch({ width = 1180, height = 800, colorScheme = 'light', deviceScaleFactor = 1, readWords = false } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'spark-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
@@ -32,6 +32,10 @@ export async function launch({ width = 1180, height = 800, colorScheme = 'light'
     deviceScaleFactor,
     colorScheme,
   });
+  // The reader of words in photos (wordsreader.ts) reads every photo a
+  // test adds, a second or more of the CPU each: off, but where a test
+  // is about it.
+  if (!readWords) await context.addInitScript(() => localStorage.setItem('spark.readWords', 'off'));
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   await page.goto(url());

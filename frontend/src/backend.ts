@@ -124,7 +124,14 @@ export const backend = {
       firstPage = null;
     },
     get: (id: string) => call(Moments.Get(id)),
-    setCaption: (id: string, caption: string) => call(Moments.SetCaption(id, caption)),
+    /** setCaption saves a caption typed from base, the caption the
+     * window showed (app Moments.SetCaption): a caption changed meanwhile
+     * elsewhere is kept beside it. */
+    setCaption: (id: string, caption: string, base: string) => call(Moments.SetCaption(id, caption, base)),
+    /** dismiss sets aside an alternative caption, by its words. */
+    dismiss: (id: string, alternative: string) => call(Moments.Dismiss(id, alternative)),
+    /** setWords keeps the words read in a moment's photo. */
+    setWords: (id: string, text: string, lang: string) => call(Moments.SetWords(id, text, lang)),
     setTakenAt: (id: string, takenAt: string) => call(Moments.SetTakenAt(id, takenAt)),
     remove: (id: string) => call(Moments.Delete(id)),
     /** deleted reads a page of Recently deleted (app Moments.Deleted). */

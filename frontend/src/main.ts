@@ -10,6 +10,7 @@ import { SettingsScreen } from './settings';
 import type { Screen, Tab } from './screen';
 import { SearchScreen } from './search';
 import { SyncLine } from './syncstatus';
+import { offerWords } from './wordsreader';
 import { placeSeen, setPippaOpener } from './place';
 const labels: Record<Tab, string> = {
   capture: 'Add photos',
@@ -403,5 +404,8 @@ if (root) {
     new App(root, moments);
     markPaint('app');
     backend.moments.forgetFirst();
+    // From now on, a photo sent (or synced) without words is read here,
+    // whichever screen shows (wordsreader.ts).
+    offerWords([]);
   });
 }

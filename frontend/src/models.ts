@@ -9,6 +9,7 @@ export type CaptureResult = app.CaptureResult;
 export type Careful = view.Careful;
 export type Entry = app.Entry;
 export type Moment = view.Moment;
+export type Alternative = view.Alternative;
 export type Page = view.Page;
 export type Phrase = view.Phrase;
 export type Pippa = app.Pippa;

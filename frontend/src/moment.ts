@@ -1,10 +1,10 @@
-import { backend, type Moment, type Reading } from './backend';
+import { backend, type Alternative, type Moment, type Reading } from './backend';
 import { h, clear, toast, when, confirmDialog, rehomeToasts, sentence, detailsOf, type Toast } from './dom';
 import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords } from './words';
+import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords, alternativeWords, broughtBackWords } from './words';
 import { restoreMoment } from './deleted';
 import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
@@ -57,6 +57,14 @@ export class MomentDialog {
   private pictureSlot = h('div', { class: 'picture-slot' });
   private pendingSlot = h('div');
   private metaSlot = h('div');
+  /** altSlot holds the captions kept beside this one (written on another
+   * computer), each with "Use this one" and "Dismiss". */
+  private altSlot = h('div', { 'data-testid': 'alternatives' });
+  /** wordsSlot holds the words found in the photo. */
+  private wordsSlot = h('div');
+  /** shownCaption is the caption the field last took from the moment: what
+   * Dad's typing starts from (the base of his draft, captions.ts). */
+  private shownCaption = '';
   private actionsSlot = h('div');
   private captionTimer = 0;
   /** session counts the dialog's openings (of one moment each): a save's
@@ -78,7 +86,7 @@ export class MomentDialog {
       this.body,
       this.keepBar,
     );
-    this.body.append(this.readingSlot, this.pictureSlot, h('div', { class: 'moment-side' }, this.pendingSlot, this.captionBox, this.metaSlot, this.actionsSlot));
+    this.body.append(this.readingSlot, this.pictureSlot, h('div', { class: 'moment-side' }, this.pendingSlot, this.captionBox, this.altSlot, this.wordsSlot, this.metaSlot, this.actionsSlot));
     // The body scrolls, not the dialog (style.css): who watches the
     // dialog's scroll (the keep bar) hears the body's.
     this.body.addEventListener('scroll', () => this.dlg.dispatchEvent(new Event('scroll')), { passive: true });
@@ -135,6 +143,7 @@ export class MomentDialog {
       // A caption typed earlier that could not be saved comes back.
       const draft = drafts.get(m.id);
       this.caption.value = draft ?? m.caption;
+      this.shownCaption = m.caption;
       const note = m.kind === 'note';
       this.captionLabel.textContent = note ? 'Your note' : 'Caption';
       this.caption.placeholder = note ? 'Write your note…' : 'Add a caption…';
@@ -245,7 +254,28 @@ export class MomentDialog {
     // so a reading arriving while Dad types does not take his cursor.
     const caption = this.caption;
     // Nor do the words of a moment copy replace words still being saved.
-    if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) caption.value = m.caption;
+    if (!drafts.has(m.id) && !saving(m.id) && document.activeElement !== caption) {
+      caption.value = m.caption;
+      this.shownCaption = m.caption;
+    }
+    const alternatives = (m.alternatives ?? []).filter((a) => a.caption !== m.caption);
+    clear(
+      this.altSlot,
+      ...alternatives.map((a) => this.alternative(m, a)),
+    );
+    clear(
+      this.wordsSlot,
+      m.words
+        ? h(
+            'section',
+            { class: 'photo-words', 'aria-label': 'Words in the photo', 'data-testid': 'photo-words' },
+            h('h3', { class: 'small-heading' }, 'Words in the photo'),
+            // A reading's text for the keep bar (phrasebar.ts): words found
+            // here can be kept as phrases too.
+            h('p', { class: 'reading-text words-text', 'data-testid': 'words-text', tabindex: 0, 'aria-describedby': 'keep-hint' }, m.words),
+          )
+        : null,
+    );
     // Another member's moment that Spark's key may not change offers no
     // caption to edit (its caption is the title), unless Dad was typing.
     this.captionBox.hidden = m.pending || m.kind === 'recall' || (m.owner_only && !drafts.has(m.id));
@@ -276,6 +306,42 @@ export class MomentDialog {
             // No Delete that could only be turned down (ownerOnly says why).
             m.owner_only ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
           ),
+    );
+  }
+
+  /** alternative is a caption written on another computer from the one
+   * this was written from: Dad keeps one ("Use this one") or sets it
+   * aside; neither loses the other's words until he chooses. */
+  private alternative(m: Moment, a: Alternative): HTMLElement {
+    const use = async (): Promise<void> => {
+      await this.flushCaption();
+      try {
+        const got = await backend.moments.setCaption(m.id, a.caption, this.shownCaption);
+        this.caption.value = got.caption;
+        this.shownCaption = got.caption;
+        changed(got);
+      } catch (e) {
+        toastError(e);
+      }
+    };
+    const dismiss = async (): Promise<void> => {
+      try {
+        changed(await backend.moments.dismiss(m.id, a.caption));
+      } catch (e) {
+        toastError(e);
+      }
+    };
+    return h(
+      'div',
+      { class: 'alternative', 'data-testid': 'alternative' },
+      h('p', { class: 'muted' }, alternativeWords(a.written_by, a.written_at)),
+      h('blockquote', { class: 'alternative-text', 'data-testid': 'alternative-text' }, a.caption),
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', 'data-testid': 'use-alternative', onclick: () => void use() }, 'Use this one'),
+        h('button', { type: 'button', class: 'quiet', 'data-testid': 'dismiss-alternative', onclick: () => void dismiss() }, 'Dismiss'),
+      ),
     );
   }
 
@@ -377,7 +443,7 @@ export class MomentDialog {
   private typed(): void {
     const id = this.captionFor;
     if (!id) return;
-    drafts.set(id, this.caption.value);
+    drafts.set(id, this.caption.value, this.shownCaption);
     this.captionState.textContent = '';
     clearTimeout(this.captionTimer);
     this.captionTimer = window.setTimeout(() => void this.flushCaption(), 800);
@@ -398,10 +464,11 @@ export class MomentDialog {
     const known = this.m?.id === id ? this.m : null;
     this.captionState.textContent = 'Saving…';
     try {
-      const m = await saveCaption(id);
+      const m = await saveCaption(id, this.shownCaption);
       // Every view of the moment (tiles, this dialog) takes the words saved.
       if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waits_for: m.waits_for });
       if (here() && !drafts.has(id)) this.captionState.textContent = m?.waits_for ? 'Saved on this computer ✓' : 'Saved ✓';
+      if (m?.brought_back) toast(broughtBackWords, 'info');
     } catch (e) {
       const x = explain(e);
       if (here()) this.captionState.textContent = 'Not saved yet';

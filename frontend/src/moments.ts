@@ -5,7 +5,8 @@ import { openMoment } from './moment';
 import { onMoment } from './store';
 import { place, onPlace } from './place';
 import { showing } from './onscreen';
-import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords, deletedWords } from './words';
+import { offerWords } from './wordsreader';
+import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords, deletedWords, twoCaptionsWords } from './words';
 import { RecentlyDeleted } from './deleted';
 import { tileDate, type Order } from './timeline';
 import { MomentList, rowsOf, type Row } from './momentlist';
@@ -49,7 +50,12 @@ export class MomentsScreen implements Screen {
    * Spark uses lacks them: Settings' own block (app/move.go), here too. */
   private move = MoveBlock.make('moments');
   private list = new MomentList<Moment>(
-    (cursor, n) => backend.moments.page(cursor, n),
+    async (cursor, n) => {
+      const page = await backend.moments.page(cursor, n);
+      // Photos without words yet are read on this computer (issue 37).
+      offerWords(page.moments);
+      return page;
+    },
     () => this.invalidate(),
     (e) => toastError(e),
     PAGE,
@@ -516,8 +522,12 @@ class Tile {
     // A change Dad made that waits on this computer shows as such.
     // A photo kept without its full photo says so too.
     const full = m.pending ? '' : fullPhotoWords(m.full_photo).tile;
-    this.pill.hidden = !m.pending && !m.waits_for && !full;
-    this.pill.textContent = m.pending ? 'Not sent yet' : m.waits_for ? 'Change not sent yet' : full;
+    // A caption written on another computer kept beside this one waits
+    // for Dad to choose.
+    const two = (m.alternatives ?? []).length > 0 ? twoCaptionsWords : '';
+    this.pill.hidden = !m.pending && !m.waits_for && !full && !two;
+    this.pill.textContent = m.pending ? 'Not sent yet' : m.waits_for ? 'Change not sent yet' : two || full;
+    b.dataset.alternatives = two ? 'true' : 'false';
     b.dataset.waiting = m.waits_for ? 'true' : 'false';
     b.dataset.full = m.full_photo || '';
     this.pill.className = m.pending || m.waits_for ? 'pill waiting' : 'pill';

@@ -1,0 +1,75 @@
+// Issue 37: the words in a photo, found on this computer. A photo of a
+// letter added through "Choose photos…" is read by the window's reader of
+// words (tesseract.js, shipped inside Spark: nothing is fetched), once it
+// is sent; its moment shows "Words in the photo", a word of it can be kept
+// as a phrase, and search finds the photo by a number only the photo holds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, choose, cardOf, tab, until, url, useLocalEngine, looks, rpc } from './lib.mjs';
+
+let context;
+let page;
+before(async () => {
+  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
+  await useLocalEngine();
+  ({ context, page } = await launch({ readWords: true }));
+  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
+});
+after(async () => {
+  await context?.close();
+});
+
+/** letter draws a printed letter in the page (a canvas) and writes it to
+ * a PNG file, as a scan or a photo of a letter would come. */
+async function letter() {
+  const data = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 1400;
+    c.height = 700;
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, c.width, c.height);
+    g.fillStyle = '#111';
+    g.font = '64px serif';
+    ['Severn Water', 'Your reference RD/7731/Q', 'Amount due 41.20'].forEach((l, i) => g.fillText(l, 80, 150 + i * 140));
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  const path = join(mkdtempSync(join(tmpdir(), 'spark-letter-')), `letter-${Date.now()}.png`);
+  writeFileSync(path, Buffer.from(data, 'base64'));
+  return path;
+}
+
+test('the words of a photo are read here, shown, kept and found', async () => {
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log(`# page: ${m.text()}`); });
+  page.on('pageerror', (e) => console.log(`# page error: ${e.message}`));
+  const path = await letter();
+  await choose(page, [path]);
+  const { id } = await cardOf(page, path);
+  const started = Date.now();
+  const m = await until(async () => {
+    const got = await rpc('Moments/Get', id);
+    return got.words_lang ? got : null;
+  }, 'the photo’s words read and kept', 120_000);
+  console.log(`# words read and kept ${((Date.now() - started) / 1000).toFixed(1)} s after the photo's card showed`);
+  assert.match(m.words, /RD\/7731\/Q/);
+  assert.match(m.words, /Severn Water/);
+
+  await tab(page, 'Moments');
+  await page.locator(`[data-testid=moment-tile][data-moment="${id}"]`).click();
+  const dialog = page.getByTestId('moment-dialog');
+  const words = dialog.getByTestId('photo-words');
+  await words.waitFor();
+  assert.match(await words.innerText(), /^Words in the photo\n/);
+  const found = await looks(page, 'photo-words');
+  assert.deepEqual(found, [], JSON.stringify(found, null, 1));
+  await dialog.getByRole('button', { name: 'Close' }).click();
+
+  // Search finds it by a number only the photo holds, highlighted.
+  await page.getByRole('searchbox').fill('7731');
+  const hit = page.getByTestId('search-result').filter({ hasText: 'Words in the photo' });
+  await hit.first().waitFor({ timeout: 20_000 });
+  assert.ok((await hit.first().locator('mark').allInnerTexts()).some((t) => /7731/.test(t)), 'the number is marked in the match');
+});
