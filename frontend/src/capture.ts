@@ -5,7 +5,7 @@ import { ulid } from './ulid';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { plural, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, sendingWords, pippaSetUp, cardName, type Preview } from './words';
+import { captureWords as W, notAddedWords, alreadyAddedWords, batchWords, preview, firstLines, cardRefused, noteKept, problem, dialogWords, cardQueued, keptWords, sendingWords, pippaSetUp, cardName, type Preview } from './words';
 import { place, onPlace, openPippaSettings } from './place';
 import type { Screen } from './screen';
 import { appError } from './codes';
@@ -31,40 +31,40 @@ interface Card {
 /** CaptureScreen adds photos: drop, choose, import a folder, paste; and notes. */
 export class CaptureScreen implements Screen {
   readonly el: HTMLElement;
-  private cards = h('ul', { class: 'cards', 'aria-label': 'Photos added', 'data-testid': 'cards' });
+  private cards = h('ul', { class: 'cards', 'aria-label': W.cards, 'data-testid': 'cards' });
   private byEntry = new Map<string, Card>();
   private byMoment = new Map<string, Card>();
   private pending = new Map<string, Card[]>(); // batch -> placeholder cards
   private bar = h('div', { class: 'batch', hidden: true, 'data-testid': 'batch' });
-  private note = h('textarea', { id: 'note', rows: 3, placeholder: 'A few words about today…' });
+  private note = h('textarea', { id: 'note', rows: 3, placeholder: W.notePlaceholder });
   private noteKeptAt = 0;
-  private keepNote = h('button', { type: 'submit', 'data-testid': 'keep-note' }, 'Keep this note');
+  private keepNote = h('button', { type: 'submit', 'data-testid': 'keep-note' }, W.keepNote);
 
   constructor(private readonly go: Go) {
     const drop = h(
       'section',
-      { class: 'dropzone', 'aria-label': 'Drop photos here', 'data-testid': 'dropzone' },
+      { class: 'dropzone', 'aria-label': W.dropzone, 'data-testid': 'dropzone' },
       h('div', { class: 'drop-icon', 'aria-hidden': 'true' }, '✦'),
-      h('h1', {}, 'Add photos'),
-      h('p', { class: 'lead', 'data-testid': 'what-spark-does' }, 'Photograph a letter, a label or anything you want explained. Pippa reads each photo and tells you in plain words what it says; Spark keeps them so you can find them again.'),
-      h('p', {}, 'Drag photos from your computer onto this window, or:'),
+      h('h1', {}, W.title),
+      h('p', { class: 'lead', 'data-testid': 'what-spark-does' }, W.lead),
+      h('p', {}, W.dragOr),
       h(
         'div',
         { class: 'row center' },
-        h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b, dialogWords.photos)) }, 'Choose photos…'),
-        h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b, dialogWords.folder)) }, 'Import a folder…'),
+        h('button', { type: 'button', class: 'primary', onclick: () => void this.run((b) => backend.capture.choosePhotos(b, dialogWords.photos)) }, W.choosePhotos),
+        h('button', { type: 'button', onclick: () => void this.run((b) => backend.capture.importFolder(b, dialogWords.folder)) }, W.importFolder),
       ),
-      h('p', { class: 'hint' }, 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.'),
+      h('p', { class: 'hint' }, W.pasteHint),
     );
     drop.style.setProperty('--wails-drop-target', 'drop');
     const noteForm = h(
       'form',
       { class: 'note', onsubmit: (e: Event) => { e.preventDefault(); void this.addNote(); } },
-      h('label', { for: 'note' }, 'Or write a note'),
+      h('label', { for: 'note' }, W.noteLabel),
       this.note,
       h('div', { class: 'row end' }, this.keepNote),
     );
-    this.el = h('section', { class: 'screen capture', 'aria-label': 'Add photos' }, drop, this.bar, this.cards, noteForm);
+    this.el = h('section', { class: 'screen capture', 'aria-label': W.title }, drop, this.bar, this.cards, noteForm);
 
     backend.onFileDrop((paths) => void this.run((b) => backend.capture.files(b, paths)));
     backend.onCapture((e) => this.onCapture(e));
@@ -74,7 +74,7 @@ export class CaptureScreen implements Screen {
       if (!card) return;
       if (e.kind === 'deleted') {
         card.el.dataset.state = 'deleted';
-        card.state.textContent = 'Deleted.';
+        card.state.textContent = W.deleted;
         card.said.textContent = '';
         card.open.disabled = true;
       } else if (e.moment) {
@@ -112,8 +112,8 @@ export class CaptureScreen implements Screen {
       const results = await start(batch);
       const failed = results.filter((r) => r.error).length;
       const dup = results.filter((r) => r.duplicate).length;
-      if (failed > 0) toast(`${plural(failed, 'photo', 'photos')} could not be added; the card says why.`, 'error');
-      else if (dup > 0) toast(`${plural(dup, 'photo was', 'photos were')} already in Spark, so ${dup === 1 ? 'it was' : 'they were'} not added twice.`);
+      if (failed > 0) toast(notAddedWords(failed), 'error');
+      else if (dup > 0) toast(alreadyAddedWords(dup));
     } catch (e) {
       if (canceled(e)) return;
       toastError(e);
@@ -138,7 +138,7 @@ export class CaptureScreen implements Screen {
       window.setTimeout(() => (this.bar.hidden = true), 1500);
     }
     if (e.total > 1) {
-      const label = e.kind === 'done' ? `Added ${e.total} of ${e.total}` : `Adding ${e.done} of ${e.total}…`;
+      const label = batchWords(e.kind === 'done', e.done, e.total);
       clear(this.bar, h('label', { for: 'batch-progress' }, label), h('progress', { id: 'batch-progress', max: e.total, value: e.done }));
     }
     document.dispatchEvent(new Event('spark:status'));
@@ -146,7 +146,7 @@ export class CaptureScreen implements Screen {
 
   private addCard(name: string): Card {
     const thumb = h('div', { class: 'thumb loading', 'aria-hidden': 'true' });
-    const state = h('p', { class: 'state' }, 'Saving on this computer…');
+    const state = h('p', { class: 'state' }, W.saving);
     const said = h('p', { class: 'card-reading', 'data-testid': 'card-reading' });
     const card: Card = { name, el: h('li'), open: h('button'), state, said, thumb, extra: h('div', { class: 'card-extra' }), setup: h('div', { class: 'card-setup' }), momentID: '', read: false };
     // The whole card opens its moment, once there is one.
@@ -177,7 +177,7 @@ export class CaptureScreen implements Screen {
       // The photo it duplicates: shown, and opened with the card.
       c.el.dataset.state = 'duplicate';
       c.thumb.classList.remove('loading');
-      c.state.textContent = 'Already in Spark, so it was not added twice.';
+      c.state.textContent = W.duplicate;
       if (r.thumb) clear(c.thumb, h('img', { src: tile(r.thumb), alt: '', loading: 'lazy', decoding: 'async' }));
       if (r.moment_id) {
         c.el.dataset.momentId = r.moment_id;
@@ -210,7 +210,7 @@ export class CaptureScreen implements Screen {
         break;
       case 'waiting':
         c.el.dataset.state = 'waiting';
-        c.state.textContent = 'Safe on this computer. It is sent on its own when the connection is back.';
+        c.state.textContent = W.safeHere;
         break;
       case 'parked':
         // The reason and what to do about it go together, at the top of
@@ -219,7 +219,7 @@ export class CaptureScreen implements Screen {
         c.state.textContent = '';
         c.extra.append(
           h('p', { class: 'card-refused', 'data-testid': 'card-refused' }, `${cardRefused(e.code)} `),
-          h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, 'See what to do'),
+          h('button', { type: 'button', class: 'link', onclick: () => this.go('outbox') }, W.seeWhatToDo),
         );
         break;
       case 'done':
@@ -262,7 +262,7 @@ export class CaptureScreen implements Screen {
     // The second click of a double click finds the box already emptied.
     if (!text && Date.now() - this.noteKeptAt < 1000) return;
     if (!text) {
-      toast('Write something first.');
+      toast(W.writeFirst);
       this.note.focus();
       return;
     }

@@ -1,5 +1,6 @@
 // Small DOM helpers: the UI builds its elements with h() and never sets
 // innerHTML from data, so text from files or Pippa is always shown as text.
+import { domWords } from './words';
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | EventListener | null | undefined>;
@@ -110,7 +111,7 @@ export function toast(message: string, kind: 'info' | 'error' = 'info', detail =
     if (!t.isConnected) return;
     t.remove();
   };
-  const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss this message', onclick: remove }, '✕');
+  const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': domWords.dismissToast, onclick: remove }, '✕');
   const t = h(
     'div',
     { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : null },
@@ -148,7 +149,7 @@ export function toast(message: string, kind: 'info' | 'error' = 'info', detail =
 /** detailsOf is a closed "Details" disclosure holding raw text (an
  * engine's message, an address) that a helper may need. */
 export function detailsOf(detail: string): HTMLElement {
-  return h('details', { class: 'details' }, h('summary', {}, 'Details'), h('pre', {}, detail));
+  return h('details', { class: 'details' }, h('summary', {}, domWords.details), h('pre', {}, detail));
 }
 
 /** sentence shows an explained error: the sentence, then its detail behind
@@ -183,7 +184,7 @@ export function choiceDialog(title: string, body: string, choices: Choice[]): Pr
       rehomeToasts();
       resolve(v);
     };
-    const no = h('button', { type: 'button', onclick: () => done(null) }, 'Cancel');
+    const no = h('button', { type: 'button', onclick: () => done(null) }, domWords.cancel);
     dlg.append(
       h('h2', { id: 'confirm-title' }, title),
       h('p', {}, body),

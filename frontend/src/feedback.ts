@@ -2,12 +2,12 @@
 // raw detail behind "Details".
 import { BackendError, errorText } from './backend';
 import { toast, sentence } from './dom';
-import { problem, type Explained } from './words';
+import { problem, callFailed, type Explained } from './words';
 
 /** explain words any error of a call. */
 export function explain(e: unknown): Explained {
   if (e instanceof BackendError) return problem(e.error);
-  return { sentence: 'Something went wrong. Try again.', detail: errorText(e) };
+  return { sentence: callFailed, detail: errorText(e) };
 }
 
 /** toastError shows a failed call in a toast. */

@@ -1,7 +1,7 @@
 import './style.css';
 import { backend, markPaint, type Status } from './backend';
 import { h, clear, rehomeToasts, sentence } from './dom';
-import { outboxLine, total, engineBanner, engineStateWords, engineStateShort, bannerDetails, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
+import { tabWords, appWords, outboxLine, total, engineBanner, engineStateWords, engineStateShort, bannerDetails, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
@@ -12,13 +12,7 @@ import { SearchScreen } from './search';
 import { SyncLine } from './syncstatus';
 import { offerWords } from './wordsreader';
 import { placeSeen, setPippaOpener } from './place';
-const labels: Record<Tab, string> = {
-  capture: 'Add photos',
-  moments: 'Moments',
-  phrases: 'Phrases',
-  outbox: 'Outbox',
-  settings: 'Settings',
-};
+const labels: Record<Tab, string> = tabWords;
 
 class App {
   private screens: Record<Tab, Screen>;
@@ -27,15 +21,15 @@ class App {
   private banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', hidden: true });
   /** bannerOpen: Details of the one-line banner (narrow window) is open. */
   private bannerOpen = false;
-  private statusBar = h('footer', { class: 'statusbar', 'aria-label': 'Status' });
+  private statusBar = h('footer', { class: 'statusbar', 'aria-label': appWords.status });
   private problem = h('section', { class: 'problem', role: 'alert', hidden: true });
   private main = h('main', { id: 'main', tabindex: -1 });
-  private nav = h('nav', { class: 'tabs', id: 'tabs', 'aria-label': 'Spark' });
+  private nav = h('nav', { class: 'tabs', id: 'tabs', 'aria-label': appWords.brand });
   private outboxBadge = h('span', { class: 'badge', hidden: true });
   // In a narrow window (200% zoom) the tabs fold behind this button, so
   // the header stays one row (style.css shows it).
   private menuBadge = h('span', { class: 'badge', hidden: true });
-  private menu = h('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': 'tabs', 'data-testid': 'menu' }, h('span', { 'aria-hidden': 'true' }, '☰ '), 'Menu', ' ', this.menuBadge);
+  private menu = h('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': 'tabs', 'data-testid': 'menu' }, h('span', { 'aria-hidden': 'true' }, '☰ '), appWords.menu, ' ', this.menuBadge);
   private header = h('header', { class: 'top' });
   private syncLine = new SyncLine(() => this.go('settings'));
   private search = new SearchScreen();
@@ -43,8 +37,8 @@ class App {
     type: 'search',
     id: 'search',
     class: 'search-box',
-    placeholder: 'Search captions, readings, phrases…',
-    'aria-label': 'Search your moments',
+    placeholder: appWords.searchPlaceholder,
+    'aria-label': appWords.searchLabel,
     autocomplete: 'off',
     spellcheck: 'false',
     'data-testid': 'search-box',
@@ -76,7 +70,7 @@ class App {
     }
     const header = this.header;
     header.append(
-      h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, 'Spark')),
+      h('div', { class: 'brand' }, h('span', { class: 'spark-mark', 'aria-hidden': 'true' }, '✦'), h('span', {}, appWords.brand)),
       this.menu,
       nav,
       h('div', { class: 'search-wrap', role: 'search' }, this.searchBox),
@@ -118,7 +112,7 @@ class App {
       s.el.hidden = true;
       this.main.append(s.el);
     }
-    clear(root, h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header, this.problem, this.banner, this.main, this.statusBar);
+    clear(root, h('a', { href: '#main', class: 'skip' }, appWords.skip), header, this.problem, this.banner, this.main, this.statusBar);
     this.go(moments ? 'moments' : 'capture');
     if (!moments) void this.home();
     backend.onCapture(() => (this.acted = true));

@@ -4,26 +4,12 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords, alternativeWords, broughtBackWords } from './words';
+import { momentWords as W, statusWord, modeWord, earlierWords, captionNotSavedWords, carefulAskedWords, latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords, alternativeWords, broughtBackWords } from './words';
 import { restoreMoment } from './deleted';
 import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
 import { attachPhraseBar } from './phrasebar';
 import { showing } from './onscreen';
-
-const statusWords: Record<string, string> = {
-  waiting: 'Not sent yet',
-  queued: 'Waiting for Pippa',
-  running: 'Pippa is reading…',
-  finished: 'Done',
-  failed: 'Could not read',
-};
-
-const modeWords: Record<string, string> = {
-  practical: 'Pippa’s reading',
-  careful: 'Careful reading',
-  recall: 'Quick recall',
-};
 
 /**
  * MomentDialog opens one moment: Pippa's latest reading first, then the
@@ -35,25 +21,25 @@ const modeWords: Record<string, string> = {
  */
 export class MomentDialog {
   private dlg = h('dialog', { class: 'moment-dialog', 'aria-labelledby': 'moment-title', 'data-testid': 'moment-dialog' });
-  private title = h('h2', { id: 'moment-title' }, 'Moment');
+  private title = h('h2', { id: 'moment-title' }, W.title);
   private body = h('div', { class: 'moment-body' });
   private keepBar = h('div', { class: 'keep-bar', hidden: true, 'data-testid': 'keep-bar' });
   private m: Moment | null = null;
   // The caption field lives as long as the dialog shows one moment, so a
   // redraw (a reading arriving) never takes it from under the typing.
-  private caption = h('textarea', { id: 'caption', rows: 2, placeholder: 'Add a caption…', 'data-testid': 'caption' });
+  private caption = h('textarea', { id: 'caption', rows: 2, placeholder: W.captionPlaceholder, 'data-testid': 'caption' });
   private captionState = h('span', { class: 'caption-state muted', 'aria-live': 'polite', 'data-testid': 'caption-state' });
   private captionFor = '';
   // A note's text is its caption on the engine, but Dad wrote a note.
-  private captionLabel = h('label', { for: 'caption' }, 'Caption');
+  private captionLabel = h('label', { for: 'caption' }, W.caption);
   private captionBox = h(
     'div',
     { class: 'caption-edit' },
     h('div', { class: 'row between' }, this.captionLabel, this.captionState),
     this.caption,
-    h('p', { class: 'hint' }, 'Saved as you type.'),
+    h('p', { class: 'hint' }, W.savedAsYouType),
   );
-  private readingSlot = h('section', { class: 'reading-first', 'aria-label': 'What Pippa says', 'data-testid': 'readings' });
+  private readingSlot = h('section', { class: 'reading-first', 'aria-label': W.whatPippaSays, 'data-testid': 'readings' });
   private pictureSlot = h('div', { class: 'picture-slot' });
   private pendingSlot = h('div');
   private metaSlot = h('div');
@@ -82,7 +68,7 @@ export class MomentDialog {
 
   constructor() {
     this.dlg.append(
-      h('div', { class: 'row between dialog-head' }, this.title, h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => this.close() }, '✕')),
+      h('div', { class: 'row between dialog-head' }, this.title, h('button', { type: 'button', class: 'close', 'aria-label': W.close, onclick: () => this.close() }, '✕')),
       this.body,
       this.keepBar,
     );
@@ -145,8 +131,8 @@ export class MomentDialog {
       this.caption.value = draft ?? m.caption;
       this.shownCaption = m.caption;
       const note = m.kind === 'note';
-      this.captionLabel.textContent = note ? 'Your note' : 'Caption';
-      this.caption.placeholder = note ? 'Write your note…' : 'Add a caption…';
+      this.captionLabel.textContent = note ? W.yourNote : W.caption;
+      this.caption.placeholder = note ? W.notePlaceholder : W.captionPlaceholder;
       this.captionState.textContent = '';
       if (draft !== undefined && draft !== m.caption && !m.pending) this.captionTimer = window.setTimeout(() => void this.flushCaption(), 0);
     }
@@ -215,9 +201,9 @@ export class MomentDialog {
     const older = m.readings.filter((r) => r !== top).reverse();
     clear(
       this.readingSlot,
-      top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? 'Pippa will read it once it is sent from this computer.' : 'No reading yet.'),
+      top ? this.reading(top, true) : h('p', { class: 'muted' }, m.pending ? W.readOnceSent : W.noReading),
       older.length
-        ? h('details', { class: 'older' }, h('summary', {}, older.length === 1 ? 'One earlier reading' : `${older.length} earlier readings`), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
+        ? h('details', { class: 'older' }, h('summary', {}, earlierWords(older.length)), h('ol', { class: 'readings' }, ...older.map((r) => this.reading(r, false))))
         : null,
       h('p', { class: 'hint keep-hint', id: 'keep-hint' }, keepHint),
     );
@@ -228,7 +214,7 @@ export class MomentDialog {
           { class: 'picture' },
           h(
             'button',
-            { type: 'button', class: 'picture-button', 'aria-label': 'Show the photo large', 'data-testid': 'open-viewer', onclick: () => this.openViewer() },
+            { type: 'button', class: 'picture-button', 'aria-label': W.showLarge, 'data-testid': 'open-viewer', onclick: () => this.openViewer() },
             h('img', { src: m.thumb, alt: titleOf(m), 'data-testid': 'moment-image' }),
           ),
           h('figcaption', { class: 'muted' },
@@ -268,8 +254,8 @@ export class MomentDialog {
       m.words
         ? h(
             'section',
-            { class: 'photo-words', 'aria-label': 'Words in the photo', 'data-testid': 'photo-words' },
-            h('h3', { class: 'small-heading' }, 'Words in the photo'),
+            { class: 'photo-words', 'aria-label': W.wordsInPhoto, 'data-testid': 'photo-words' },
+            h('h3', { class: 'small-heading' }, W.wordsInPhoto),
             // A reading's text for the keep bar (phrasebar.ts): words found
             // here can be kept as phrases too.
             h('p', { class: 'reading-text words-text', 'data-testid': 'words-text', tabindex: 0, 'aria-describedby': 'keep-hint' }, m.words),
@@ -283,7 +269,7 @@ export class MomentDialog {
     clear(
       this.pendingSlot,
       m.pending
-        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waits_for) || 'Not sent yet: you can add a caption once it reaches where your moments are kept.')
+        ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waits_for) || W.captionOnceSent)
         : m.waits_for
           ? h('p', { class: 'pill waiting', 'data-testid': 'moment-waiting' }, waitingWords(m.waits_for))
           : null,
@@ -304,7 +290,7 @@ export class MomentDialog {
             { class: 'row between actions' },
             careful ? this.carefulAction(m) : h('span'),
             // No Delete that could only be turned down (ownerOnly says why).
-            m.owner_only ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, 'Delete…'),
+            m.owner_only ? null : h('button', { type: 'button', class: 'danger', onclick: () => void this.remove() }, W.delete),
           ),
     );
   }
@@ -339,8 +325,8 @@ export class MomentDialog {
       h(
         'div',
         { class: 'row' },
-        h('button', { type: 'button', 'data-testid': 'use-alternative', onclick: () => void use() }, 'Use this one'),
-        h('button', { type: 'button', class: 'quiet', 'data-testid': 'dismiss-alternative', onclick: () => void dismiss() }, 'Dismiss'),
+        h('button', { type: 'button', 'data-testid': 'use-alternative', onclick: () => void use() }, W.useThis),
+        h('button', { type: 'button', class: 'quiet', 'data-testid': 'dismiss-alternative', onclick: () => void dismiss() }, W.dismiss),
       ),
     );
   }
@@ -350,12 +336,12 @@ export class MomentDialog {
     return h(
       first ? 'div' : 'li',
       { class: `reading ${r.status}${first ? ' first' : ''}`, 'data-testid': 'reading', 'data-status': r.status },
-      h('div', { class: 'row between' }, h('strong', {}, modeWords[r.mode] ?? 'Reading'), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWords[r.status] ?? r.status)),
+      h('div', { class: 'row between' }, h('strong', {}, modeWord(r.mode)), r.status === 'finished' ? null : h('span', { class: `pill status-${r.status}` }, statusWord(r.status))),
       // Focusable, so words can be chosen and kept from the keyboard (phrasebar.ts).
       r.text ? h('p', { class: 'reading-text', 'data-testid': 'reading-text', tabindex: 0, 'aria-describedby': 'keep-hint' }, r.text) : null,
-      r.status === 'running' ? h('p', { class: 'muted' }, 'Pippa is looking at it now. The reading shows here when it is ready.') : null,
+      r.status === 'running' ? h('p', { class: 'muted' }, W.lookingNow) : null,
       r.status === 'queued' ? this.queued() : null,
-      r.status === 'waiting' ? h('p', { class: 'muted' }, 'Saved on this computer. Pippa is asked as soon as it is sent.') : null,
+      r.status === 'waiting' ? h('p', { class: 'muted' }, W.askedOnceSent) : null,
       failed ? sentence({ sentence: readingError(r.error_code), detail: r.error }) : null,
       failed && first && this.m && !this.m.pending ? this.againAction(this.m.id, r) : null,
     );
@@ -393,13 +379,13 @@ export class MomentDialog {
   private carefulAction(m: Moment): HTMLElement {
     const key = carefulKey(m.id);
     if (!m.careful_asked && !intents.wasAsked(key)) {
-      return h('button', { type: 'button', 'data-testid': 'ask-careful', onclick: (e: Event) => void this.careful(e.currentTarget as HTMLButtonElement) }, 'Ask for a careful reading');
+      return h('button', { type: 'button', 'data-testid': 'ask-careful', onclick: (e: Event) => void this.careful(e.currentTarget as HTMLButtonElement) }, W.askCareful);
     }
     return h(
       'div',
       { class: 'careful-asked' },
-      h('p', { class: 'pill', 'data-testid': 'careful-asked', tabindex: -1 }, 'Careful reading asked'),
-      h('button', { type: 'button', class: 'link', 'data-testid': 'ask-careful-again', onclick: () => void this.carefulAgain() }, 'Ask for another careful reading…'),
+      h('p', { class: 'pill', 'data-testid': 'careful-asked', tabindex: -1 }, W.carefulAsked),
+      h('button', { type: 'button', class: 'link', 'data-testid': 'ask-careful-again', onclick: () => void this.carefulAgain() }, W.askCarefulAgain),
     );
   }
 
@@ -409,9 +395,9 @@ export class MomentDialog {
   private againAction(momentID: string, r: Reading): HTMLElement {
     const key = againKey(momentID, r.id);
     if (intents.wasAsked(key)) {
-      return h('p', { class: 'muted', 'data-testid': 'asked-again', tabindex: -1 }, 'Pippa is asked to read it again. The new reading shows here.');
+      return h('p', { class: 'muted', 'data-testid': 'asked-again', tabindex: -1 }, W.askedAgain);
     }
-    return h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: (e: Event) => void this.tryAgain(r, e.currentTarget as HTMLButtonElement) }, 'Try again'));
+    return h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', 'data-testid': 'try-again', onclick: (e: Event) => void this.tryAgain(r, e.currentTarget as HTMLButtonElement) }, W.tryAgain));
   }
 
   private openViewer(): void {
@@ -462,17 +448,17 @@ export class MomentDialog {
     // waiting on this computer with only the new words when it cannot read
     // the moment itself (the engine away).
     const known = this.m?.id === id ? this.m : null;
-    this.captionState.textContent = 'Saving…';
+    this.captionState.textContent = W.saving;
     try {
       const m = await saveCaption(id, this.shownCaption);
       // Every view of the moment (tiles, this dialog) takes the words saved.
       if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waits_for: m.waits_for });
-      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waits_for ? 'Saved on this computer ✓' : 'Saved ✓';
+      if (here() && !drafts.has(id)) this.captionState.textContent = m?.waits_for ? W.savedHere : W.saved;
       if (m?.brought_back) toast(broughtBackWords, 'info');
     } catch (e) {
       const x = explain(e);
-      if (here()) this.captionState.textContent = 'Not saved yet';
-      toast(`Your caption is kept on this computer but not saved yet. ${x.sentence}`, 'error', x.detail);
+      if (here()) this.captionState.textContent = W.notSaved;
+      toast(captionNotSavedWords(x.sentence), 'error', x.detail);
     }
   }
 
@@ -488,7 +474,7 @@ export class MomentDialog {
     try {
       const r = await backend.moments.readAgain(m.id, intents.id(key));
       intents.asked(key);
-      this.announce(r.status === 'waiting' ? 'Pippa will read it again once it is sent. It is saved on this computer.' : 'Pippa will read it again.', (x) => readDone(x, before, ''));
+      this.announce(r.status === 'waiting' ? W.readAgainOnceSent : W.readAgain, (x) => readDone(x, before, ''));
       if (keyboard) this.focusNext = 'asked-again';
     } catch (e) {
       button.disabled = false;
@@ -524,7 +510,7 @@ export class MomentDialog {
     try {
       const c = await backend.moments.askCareful(m.id, intents.id(key));
       intents.asked(key);
-      this.announce(c.waits_for ? `Careful reading asked. ${waitingWords(c.waits_for)}` : 'Pippa will take a careful look. It takes a little longer.', (x) => readDone(x, before, 'careful'));
+      this.announce(c.waits_for ? carefulAskedWords(waitingWords(c.waits_for)) : W.carefulLook, (x) => readDone(x, before, 'careful'));
       if (keyboard) this.focusNext = 'careful-asked';
     } catch (e) {
       if (button) button.disabled = false;
@@ -539,7 +525,7 @@ export class MomentDialog {
   private async carefulAgain(): Promise<void> {
     const m = this.m;
     if (!m) return;
-    const ok = await confirmDialog('Ask for another careful reading?', 'Pippa takes another careful look at this moment. The careful reading you have stays.', 'Ask again', false);
+    const ok = await confirmDialog(W.carefulAgainTitle, W.carefulAgainBody, W.carefulAgainYes, false);
     if (!ok || this.m?.id !== m.id) return;
     intents.done(carefulKey(m.id));
     await this.careful();
@@ -565,7 +551,7 @@ export class MomentDialog {
 
 /** keepHint says how to keep words of a reading from the keyboard (the
  * reading's description, shown while it has the keyboard). */
-const keepHint = 'To keep some of these words as a phrase, choose them with the arrow keys (hold Shift for more words), then press Enter.';
+const keepHint = W.keepHint;
 
 /** readingStates is each reading's status by its id. */
 function readingStates(m: Moment): Map<string, string> {

@@ -6,7 +6,7 @@ import { onMoment } from './store';
 import { place, onPlace } from './place';
 import { showing } from './onscreen';
 import { offerWords } from './wordsreader';
-import { preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords, deletedWords, twoCaptionsWords } from './words';
+import { momentsWords as MW, preview, firstLines, kindWord, titleOf, fullPhotoWords, pippaMissing, emptyMomentsWords, deletedWords, twoCaptionsWords } from './words';
 import { RecentlyDeleted } from './deleted';
 import { tileDate, type Order } from './timeline';
 import { MomentList, rowsOf, type Row } from './momentlist';
@@ -41,7 +41,7 @@ export class MomentsScreen implements Screen {
   private spacer = h('div', { class: 'spacer' });
   /** grid is the list of tiles, named for a screen reader (a name on the
    * plain div that scrolls it would be one no reader may use). */
-  private grid = h('ul', { class: 'grid', role: 'list', 'aria-label': 'Moments' });
+  private grid = h('ul', { class: 'grid', role: 'list', 'aria-label': MW.title });
   /** empty is what an empty Moments says, with the header's "Add photos"
    * (addPhotos) as a button of its own. */
   private empty: HTMLElement;
@@ -88,7 +88,7 @@ export class MomentsScreen implements Screen {
     );
     this.scroller.append(this.spacer);
     this.spacer.append(this.grid);
-    const toggle = h('div', { class: 'order', role: 'radiogroup', 'aria-label': 'Order the moments by' });
+    const toggle = h('div', { class: 'order', role: 'radiogroup', 'aria-label': MW.orderBy });
     const choice = (o: Order, label: string) => {
       const id = `order-${o}`;
       const input = h('input', { type: 'radio', name: 'order', id, value: o, 'data-testid': id });
@@ -96,16 +96,16 @@ export class MomentsScreen implements Screen {
       input.addEventListener('change', () => input.checked && this.setOrder(o));
       toggle.append(h('span', { class: 'order-choice' }, input, h('label', { for: id }, label)));
     };
-    toggle.append(h('span', { class: 'muted' }, 'Order by'));
-    choice('taken', 'Date taken');
-    choice('added', 'Date added');
+    toggle.append(h('span', { class: 'muted' }, MW.orderLabel));
+    choice('taken', MW.taken);
+    choice('added', MW.added);
     this.el = h(
       'section',
-      { class: 'screen moments', 'aria-label': 'Moments' },
+      { class: 'screen moments', 'aria-label': MW.title },
       h(
         'div',
         { class: 'row between' },
-        h('h1', {}, 'Moments'),
+        h('h1', {}, MW.title),
         // Recently deleted first on the right: the order and the count
         // keep their place at the right edge, and the menu that folds out
         // at 200% (on the left) covers none of it.
@@ -233,7 +233,7 @@ export class MomentsScreen implements Screen {
     const ended = this.list.ended;
     this.empty.hidden = n > 0 || !ended;
     this.count.textContent = n === 0 ? '' : n === 1 && ended ? '1 moment' : `${n}${ended ? '' : '+'} moments`;
-    this.grid.setAttribute('aria-label', this.order === 'taken' ? 'Moments, by the date taken, newest first' : 'Moments, by the date added, newest first');
+    this.grid.setAttribute('aria-label', this.order === 'taken' ? MW.byTaken : MW.byAdded);
   }
 
   private layout(): void {
@@ -526,7 +526,7 @@ class Tile {
     // for Dad to choose.
     const two = (m.alternatives ?? []).length > 0 ? twoCaptionsWords : '';
     this.pill.hidden = !m.pending && !m.waits_for && !full && !two;
-    this.pill.textContent = m.pending ? 'Not sent yet' : m.waits_for ? 'Change not sent yet' : two || full;
+    this.pill.textContent = m.pending ? MW.notSent : m.waits_for ? MW.changeNotSent : two || full;
     b.dataset.alternatives = two ? 'true' : 'false';
     b.dataset.waiting = m.waits_for ? 'true' : 'false';
     b.dataset.full = m.full_photo || '';

@@ -1,7 +1,7 @@
 import { backend, canceled, tile, type Entry, type OutboxStatus, type Write } from './backend';
 import { toastError, errorBlock } from './feedback';
 import { h, clear, toast, confirmDialog, choiceDialog, detailsOf } from './dom';
-import { total, outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
+import { outboxWords as W, stepWord, nowWord, removeWriteWords, sendingAgainWords, sendingAllWords, savedAsWords, removeEntryTitle, entryRemovedWords, total, outboxSummary, parkedAdvice, waitWords, removeRefused, removedWords, sentWords, sizeWords, soon, waitingWords, writeWhat, writeRefused, writeTurnedDown, writeMain, dialogWords } from './words';
 import type { Screen } from './screen';
 import { waitsFor } from './codes';
 import { place } from './place';
@@ -110,22 +110,6 @@ export function refreshOutboxSoon(): void {
 
 type Go = (t: 'settings') => void;
 
-/** stepWords names an entry's steps (outbox/entry.go) for a person. */
-const stepWords: Record<string, string> = {
-  create: 'Moment made',
-  copy: 'Small copy sent',
-  turn: 'Pippa asked to read it',
-  original: 'Full photo sent',
-};
-
-/** nowWords says what happens next, by the first step not done. */
-const nowWords: Record<string, string> = {
-  create: 'Waiting to be sent.',
-  copy: 'Sending a small copy…',
-  turn: 'Asking Pippa to read it…',
-  original: 'Sending the full photo…',
-};
-
 /**
  * OutboxScreen shows every capture on its way: its four steps, bytes sent,
  * why it waits and when it tries next; parked entries with the engine's
@@ -134,18 +118,18 @@ const nowWords: Record<string, string> = {
 export class OutboxScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'entries', 'data-testid': 'entries' });
-  private writesHead = h('h2', { hidden: true }, 'Notes and changes');
+  private writesHead = h('h2', { hidden: true }, W.writes);
   private writes = h('ul', { class: 'entries writes', 'data-testid': 'writes' });
   private summary = h('p', { class: 'muted', 'data-testid': 'outbox-summary' });
   /** sendNow is there only while something waits to be sent: with
    * nothing waiting it would offer to send nothing (issue 36). */
-  private sendNowBtn = h('button', { type: 'button', hidden: true, 'data-testid': 'send-now', onclick: () => void this.sendNow() }, 'Send now');
-  private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, 'Send all again');
+  private sendNowBtn = h('button', { type: 'button', hidden: true, 'data-testid': 'send-now', onclick: () => void this.sendNow() }, W.sendNow);
+  private retryAll = h('button', { type: 'button', hidden: true, 'data-testid': 'retry-all', onclick: () => void this.doRetryAll() }, W.sendAllAgain);
   constructor(private readonly go: Go) {
     this.el = h(
       'section',
-      { class: 'screen outbox', 'aria-label': 'Outbox' },
-      h('div', { class: 'row between' }, h('h1', {}, 'Outbox'), h('div', { class: 'row' }, this.sendNowBtn, this.retryAll)),
+      { class: 'screen outbox', 'aria-label': W.title },
+      h('div', { class: 'row between' }, h('h1', {}, W.title), h('div', { class: 'row' }, this.sendNowBtn, this.retryAll)),
       this.summary,
       this.list,
       this.writesHead,
@@ -211,8 +195,8 @@ export class OutboxScreen implements Screen {
       actions = h(
         'div',
         { class: 'row' },
-        h('button', { type: 'button', class: writeMain(w.code) === 'retry' ? 'primary' : '', 'data-testid': 'retry-write', onclick: () => void this.retryWrite(w) }, 'Send again'),
-        h('button', { type: 'button', class: writeMain(w.code) === 'remove' ? 'primary' : 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, 'Remove from this list…'),
+        h('button', { type: 'button', class: writeMain(w.code) === 'retry' ? 'primary' : '', 'data-testid': 'retry-write', onclick: () => void this.retryWrite(w) }, W.sendAgain),
+        h('button', { type: 'button', class: writeMain(w.code) === 'remove' ? 'primary' : 'danger', 'data-testid': 'discard-write', onclick: () => void this.discardWrite(w) }, W.removeFromList),
       );
     } else {
       // What it waits for, in the words the moment and the toasts say.
@@ -230,7 +214,7 @@ export class OutboxScreen implements Screen {
   private async retryWrite(w: Write): Promise<void> {
     try {
       await backend.outbox.retry(w.id);
-      sendingNews('Sending it again.');
+      sendingNews(W.sendingItAgain);
       this.soon();
     } catch (err) {
       toastError(err);
@@ -238,11 +222,11 @@ export class OutboxScreen implements Screen {
   }
 
   private async discardWrite(w: Write): Promise<void> {
-    const ok = await confirmDialog('Remove this from the list?', `${writeWhat(w)}: it is never sent, and Spark forgets it.`, 'Remove');
+    const ok = await confirmDialog(W.removeWriteTitle, removeWriteWords(writeWhat(w)), W.remove);
     if (!ok) return;
     try {
       await backend.outbox.discard(w.id);
-      toast('Removed from the list.');
+      toast(W.removed);
       this.soon();
     } catch (err) {
       toastError(err);
@@ -252,11 +236,11 @@ export class OutboxScreen implements Screen {
   private item(e: Entry): HTMLElement {
     const steps = h(
       'ol',
-      { class: 'steps', 'aria-label': 'Steps' },
+      { class: 'steps', 'aria-label': W.steps },
       ...e.steps.map((s, i) => {
         const current = !s.done && e.steps.slice(0, i).every((p) => p.done);
         const state = s.done ? 'done' : current ? (e.state === 'parked' ? 'parked' : 'waiting') : 'todo';
-        return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${stepWords[s.name] ?? s.name}`);
+        return h('li', { class: `step ${state}`, 'data-step': s.name, 'data-state': state }, h('span', { 'aria-hidden': 'true' }, s.done ? '✓' : current ? (e.state === 'parked' ? '!' : '…') : '○'), ` ${stepWord(s.name)}`);
       }),
     );
     // The bytes the engine holds of the file on its way: the original's
@@ -274,16 +258,16 @@ export class OutboxScreen implements Screen {
         h('p', { class: 'error-text' }, advice.sentence),
         detailsOf(`${e.detail || e.code}${e.code ? ` (${e.code})` : ''}`),
       );
-      const save = h('button', { type: 'button', class: advice.main === 'save' ? 'primary' : '', 'data-testid': 'save-original', onclick: () => void this.save(e) }, 'Save the original…');
-      const again = h('button', { type: 'button', class: advice.main === 'retry' ? 'primary' : '', 'data-testid': 'retry', onclick: () => void this.retry(e) }, 'Send again');
+      const save = h('button', { type: 'button', class: advice.main === 'save' ? 'primary' : '', 'data-testid': 'save-original', onclick: () => void this.save(e) }, W.saveOriginal);
+      const again = h('button', { type: 'button', class: advice.main === 'retry' ? 'primary' : '', 'data-testid': 'retry', onclick: () => void this.retry(e) }, W.sendAgain);
       actions = h(
         'div',
         { class: 'row' },
         ...(advice.main === 'save' ? [save, again] : [again, save]),
-        h('button', { type: 'button', class: 'danger', onclick: () => void this.discard(e) }, 'Remove from this list…'),
+        h('button', { type: 'button', class: 'danger', onclick: () => void this.discard(e) }, W.removeFromList),
       );
     } else if (e.wait === 'refused') {
-      why = h('p', { class: 'error-text' }, `${waitWords(e.wait, '')} `, h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, 'Check it in Settings'));
+      why = h('p', { class: 'error-text' }, `${waitWords(e.wait, '')} `, h('button', { type: 'button', class: 'link', onclick: () => this.go('settings') }, W.checkSettings));
     } else if (e.wait) {
       why = h('div', {}, h('p', { class: 'muted' }, waitWords(e.wait, e.next_try ? soon(e.next_try) : '')), e.detail ? detailsOf(e.detail) : null);
     }
@@ -295,11 +279,11 @@ export class OutboxScreen implements Screen {
         'div',
         { class: 'entry-main' },
         h('p', { class: 'name' }, e.name, h('span', { class: 'muted' }, ` · ${sizeWords(e.bytes_total)}`)),
-        e.state === 'parked' || e.wait ? null : h('p', { class: 'entry-now' }, nowWords[next] ?? 'Almost done…'),
+        e.state === 'parked' || e.wait ? null : h('p', { class: 'entry-now' }, nowWord(next)),
         uploading ? h('div', { class: 'row' }, h('progress', { max: e.bytes_total, value: sent }), h('span', { class: 'muted', 'data-testid': 'sent' }, sentWords(sent, e.bytes_total))) : null,
         why,
         actions,
-        h('details', { class: 'details' }, h('summary', {}, 'Steps'), steps),
+        h('details', { class: 'details' }, h('summary', {}, W.steps), steps),
       ),
     );
   }
@@ -307,7 +291,7 @@ export class OutboxScreen implements Screen {
   private async retry(e: Entry): Promise<void> {
     try {
       await backend.outbox.retry(e.id);
-      sendingNews(`Sending ${e.name} again.`);
+      sendingNews(sendingAgainWords(e.name));
       this.soon();
     } catch (err) {
       toastError(err);
@@ -317,7 +301,7 @@ export class OutboxScreen implements Screen {
   private async doRetryAll(): Promise<void> {
     try {
       const n = await backend.outbox.retryAll();
-      sendingNews(n === 1 ? 'Sending it again.' : `Sending all ${n} again.`);
+      sendingNews(sendingAllWords(n));
       this.soon();
     } catch (err) {
       toastError(err);
@@ -327,7 +311,7 @@ export class OutboxScreen implements Screen {
   private async sendNow(): Promise<void> {
     try {
       await backend.outbox.sendNow();
-      sendingNews('Trying to send now.');
+      sendingNews(W.tryingNow);
     } catch (err) {
       toastError(err);
     }
@@ -336,7 +320,7 @@ export class OutboxScreen implements Screen {
   private async save(e: Entry): Promise<void> {
     try {
       const p = await backend.outbox.saveOriginal(e.id, dialogWords.saveOriginal);
-      toast(`Saved as ${p}.`);
+      toast(savedAsWords(p));
     } catch (err) {
       if (canceled(err)) return;
       toastError(err);
@@ -364,11 +348,11 @@ export class OutboxScreen implements Screen {
       }
       return;
     }
-    const ok = await confirmDialog(`Remove ${e.name} from the list?`, 'It is never sent, and Spark forgets it. To keep the photo, use “Save the original…” first.', 'Remove');
+    const ok = await confirmDialog(removeEntryTitle(e.name), W.removeEntryBody, W.remove);
     if (!ok) return;
     try {
       await backend.outbox.discard(e.id);
-      toast(`${e.name} removed.`);
+      toast(entryRemovedWords(e.name));
       this.soon();
     } catch (err) {
       toastError(err);

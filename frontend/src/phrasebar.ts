@@ -9,7 +9,7 @@
 import { backend, type Moment } from './backend';
 import { h, clear, toast } from './dom';
 import { toastError } from './feedback';
-import { wordRange, waitingWords } from './words';
+import { wordRange, waitingWords, phraseBarWords, phraseKeptWords } from './words';
 
 /** PhraseHost is what the bar needs of the dialog it floats over (the
  * moment dialog, moment.ts): the dialog and whether it is open, the bar's
@@ -169,8 +169,8 @@ function offer(d: PhraseHost): void {
     bar,
     h('span', { class: 'keep-words' }, `“${short}”`),
     // Pressing the button must not drop the selection it is about.
-    h('button', { type: 'button', class: 'primary', 'data-testid': 'keep-phrase', onmousedown: (ev: Event) => ev.preventDefault(), onclick: () => void keep(d, words, momentID) }, 'Keep this phrase'),
-    h('button', { type: 'button', class: 'close', 'aria-label': 'Not now', onmousedown: (ev: Event) => ev.preventDefault(), onclick: () => { bar.hidden = true; sel.removeAllRanges(); } }, '✕'),
+    h('button', { type: 'button', class: 'primary', 'data-testid': 'keep-phrase', onmousedown: (ev: Event) => ev.preventDefault(), onclick: () => void keep(d, words, momentID) }, phraseBarWords.keep),
+    h('button', { type: 'button', class: 'close', 'aria-label': phraseBarWords.notNow, onmousedown: (ev: Event) => ev.preventDefault(), onclick: () => { bar.hidden = true; sel.removeAllRanges(); } }, '✕'),
   );
   bar.hidden = false;
   place(bar, snapped.getBoundingClientRect(), el);
@@ -210,7 +210,7 @@ function place(bar: HTMLElement, r: DOMRect, text: HTMLElement): void {
 async function keep(d: PhraseHost, text: string, momentID: string): Promise<void> {
   try {
     const p = await backend.phrases.keep(text, momentID);
-    toast(p.waits_for ? `Kept “${p.text}”. You find it under Phrases. ${waitingWords(p.waits_for)}` : `Kept “${p.text}”. You find it under Phrases.`);
+    toast(phraseKeptWords(p.text, p.waits_for ? waitingWords(p.waits_for) : ''));
     d.bar.hidden = true;
     document.getSelection()?.removeAllRanges();
   } catch (e) {

@@ -4,7 +4,7 @@ import { h, clear, toast, sentence } from './dom';
 import { intents } from './intents';
 import { openMoment } from './moment';
 import { onMoment } from './store';
-import { latest, readingError, kindWord, waitingWords, keptLine, keeperOnlyWords, phraseRemoveProblem } from './words';
+import { phrasesWords as W, openSourceLabel, phraseSourceWords, removePhraseLabel, phraseRemovedWords, phraseBackWords, latest, readingError, kindWord, waitingWords, keptLine, keeperOnlyWords, phraseRemoveProblem } from './words';
 import type { Screen } from './screen';
 
 /** RECALL names the intent of the quick recall in progress. */
@@ -16,8 +16,8 @@ export class PhrasesScreen implements Screen {
   readonly el: HTMLElement;
   private list = h('ul', { class: 'phrases', 'data-testid': 'phrases' });
   private recall = h('section', { class: 'recall', 'aria-live': 'polite', 'data-testid': 'recall' });
-  private startRecall = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, 'Start a quick recall');
-  private recallHint = h('p', { class: 'hint', hidden: true }, 'Keep a phrase or two first; then Pippa can weave them into a recall.');
+  private startRecall = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-recall', onclick: () => void this.start() }, W.startRecall);
+  private recallHint = h('p', { class: 'hint', hidden: true }, W.recallHint);
   /** recallMoment is the moment of the recall being shown. */
   private recallMoment = '';
   /** asking is true while the window waits for the Go side's answer;
@@ -28,12 +28,12 @@ export class PhrasesScreen implements Screen {
   constructor() {
     this.el = h(
       'section',
-      { class: 'screen phrases-screen', 'aria-label': 'Phrases and recall' },
-      h('h1', {}, 'Phrases'),
-      h('p', { class: 'muted' }, 'Words you kept from Pippa’s readings. To keep some, select them in a reading and choose “Keep this phrase”.'),
+      { class: 'screen phrases-screen', 'aria-label': W.screen },
+      h('h1', {}, W.title),
+      h('p', { class: 'muted' }, W.intro),
       this.list,
-      h('h2', {}, 'Quick recall'),
-      h('p', { class: 'muted' }, 'Pippa weaves a few of your kept phrases into a short reminder.'),
+      h('h2', {}, W.recallHead),
+      h('p', { class: 'muted' }, W.recallAbout),
       this.startRecall,
       this.recallHint,
       this.recall,
@@ -68,7 +68,7 @@ export class PhrasesScreen implements Screen {
       this.startRecall.disabled = ps.length === 0 || this.running;
       this.recallHint.hidden = ps.length > 0;
       if (ps.length === 0) {
-        clear(this.list, h('li', { class: 'empty' }, 'No kept phrases yet.'));
+        clear(this.list, h('li', { class: 'empty' }, W.none));
         return;
       }
       // Newest kept first.
@@ -80,7 +80,7 @@ export class PhrasesScreen implements Screen {
 
   private item(p: Phrase): HTMLElement {
     const from = p.moment_id && !p.moment_gone;
-    const what = p.moment_caption || (p.moment_kind ? kindWord({ kind: p.moment_kind }) : 'Photo');
+    const what = p.moment_caption || (p.moment_kind ? kindWord({ kind: p.moment_kind }) : W.photo);
     const thumb = from
       ? h(
           'button',
@@ -89,7 +89,7 @@ export class PhrasesScreen implements Screen {
             class: 'phrase-thumb',
             // Its name begins with the word it shows when it has no picture
             // ("Note"), as a spoken command of what is seen would.
-            'aria-label': `${p.moment_thumb ? '' : `${kindWord({ kind: p.moment_kind || 'note' })}: `}Open the moment it came from: ${what}`,
+            'aria-label': openSourceLabel(p.moment_thumb ? '' : kindWord({ kind: p.moment_kind || 'note' }), what),
             'data-testid': 'phrase-moment',
             onclick: () => openMoment(p.moment_id),
           },
@@ -109,14 +109,14 @@ export class PhrasesScreen implements Screen {
           { class: 'muted phrase-meta' },
           h('span', { 'data-testid': 'phrase-kept' }, keptLine(p.kept_at, p.kept_by)),
           p.waits_for ? h('span', { class: 'waiting-note', 'data-testid': 'phrase-waiting' }, ` · ${waitingWords(p.waits_for)}`) : null,
-          from ? ' · from ' : p.moment_gone ? ' · its moment was deleted' : '',
+          from ? phraseSourceWords.from : p.moment_gone ? phraseSourceWords.gone : '',
           from ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(p.moment_id) }, what) : null,
         ),
         // Another family member's, which Spark's key may not remove: no
         // Remove that could only be turned down, but why there is none.
         p.keeper_only ? h('p', { class: 'muted phrase-meta', 'data-testid': 'phrase-keeper-only' }, keeperOnlyWords(p.kept_by)) : null,
       ),
-      p.keeper_only ? null : h('button', { type: 'button', class: 'phrase-remove', 'aria-label': `Remove “${p.text}”`, onclick: () => void this.remove(p) }, 'Remove'),
+      p.keeper_only ? null : h('button', { type: 'button', class: 'phrase-remove', 'aria-label': removePhraseLabel(p.text), onclick: () => void this.remove(p) }, W.remove),
     );
   }
 
@@ -125,7 +125,7 @@ export class PhrasesScreen implements Screen {
       // Removed here at once; sent on its own if the engine is away.
       await backend.phrases.remove(p.id);
       await this.load();
-      toast(`Removed “${p.text}”.`, 'info', '', { label: 'Undo', run: () => void this.undo(p) });
+      toast(phraseRemovedWords(p.text), 'info', '', { label: W.undo, run: () => void this.undo(p) });
     } catch (e) {
       // Turned down because another family member keeps it: say who.
       if (e instanceof BackendError) {
@@ -140,7 +140,7 @@ export class PhrasesScreen implements Screen {
     try {
       // A phrase's id comes from its words: keeping them again brings it back.
       await backend.phrases.keep(p.text, p.moment_gone ? '' : p.moment_id);
-      toast(`“${p.text}” is back.`);
+      toast(phraseBackWords(p.text));
       await this.load();
     } catch (e) {
       toastError(e);
@@ -148,7 +148,7 @@ export class PhrasesScreen implements Screen {
   }
 
   private async start(): Promise<void> {
-    clear(this.recall, h('p', { class: 'muted' }, 'Asking Pippa…'));
+    clear(this.recall, h('p', { class: 'muted' }, W.asking));
     await this.ask();
   }
 
@@ -190,8 +190,8 @@ export class PhrasesScreen implements Screen {
       this.recallMoment = r.moment_id;
       clear(
         this.recall,
-        h('p', { class: 'pill waiting', 'data-testid': 'recall-status' }, 'Not sent yet'),
-        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, waitingWords(r.waits_for) || 'Pippa recalls your phrases as soon as it is sent.'),
+        h('p', { class: 'pill waiting', 'data-testid': 'recall-status' }, W.notSent),
+        h('p', { class: 'muted', 'data-testid': 'recall-waiting' }, waitingWords(r.waits_for) || W.recallOnceSent),
       );
       return;
     }
@@ -204,7 +204,7 @@ export class PhrasesScreen implements Screen {
   private inProgress(on: boolean): void {
     this.running = on;
     this.startRecall.disabled = on;
-    this.startRecall.textContent = on ? 'A quick recall is on its way' : 'Start a quick recall';
+    this.startRecall.textContent = on ? W.recallOnWay : W.startRecall;
   }
 
   private showRecall(m: Moment): void {
@@ -219,10 +219,10 @@ export class PhrasesScreen implements Screen {
     this.inProgress(!done);
     clear(
       this.recall,
-      h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? 'Finished' : 'Could not recall') : 'Pippa is recalling…'),
+      h('p', { class: `pill status-${r.status}`, 'data-testid': 'recall-status' }, done ? (r.status === 'finished' ? W.finished : W.couldNotRecall) : W.recalling),
       r.text ? h('blockquote', { class: 'reading-text', 'data-testid': 'recall-text' }, r.text) : null,
       r.status === 'failed' ? sentence({ sentence: readingError(r.error_code), detail: r.error }) : null,
-      this.recallMoment ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(this.recallMoment) }, 'Open this recall') : null,
+      this.recallMoment ? h('button', { type: 'button', class: 'link', onclick: () => openMoment(this.recallMoment) }, W.openRecall) : null,
     );
   }
 }

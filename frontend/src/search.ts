@@ -7,7 +7,7 @@ import { h, clear, when } from './dom';
 import { explain } from './feedback';
 import { sentence } from './dom';
 import { openMoment } from './moment';
-import { kindWord, titleOf, searchSourceWords } from './words';
+import { kindWord, titleOf, searchSourceWords, searchWords, searchResultWords } from './words';
 import type { Screen } from './screen';
 
 /** shownMatches is each matching text of a result once, labelled by where
@@ -45,7 +45,7 @@ export class SearchScreen implements Screen {
   query = '';
 
   constructor() {
-    this.el = h('section', { class: 'screen search', 'aria-label': 'Search results' }, h('h1', {}, 'Search'), this.status, this.grid, this.loose);
+    this.el = h('section', { class: 'screen search', 'aria-label': searchWords.results }, h('h1', {}, searchWords.title), this.status, this.grid, this.loose);
     // The results shown are the engine's before: ask the one now chosen.
     backend.onEngine(() => {
       if (!this.el.hidden && this.query) void this.run(this.query);
@@ -58,7 +58,7 @@ export class SearchScreen implements Screen {
     this.query = q;
     const n = ++this.seq;
     const started = performance.now();
-    this.status.textContent = 'Searching…';
+    this.status.textContent = searchWords.searching;
     let res: SearchView;
     try {
       res = await backend.moments.search(q);
@@ -75,17 +75,14 @@ export class SearchScreen implements Screen {
     this.loose.hidden = res.phrases.length === 0;
     clear(
       this.loose,
-      h('h2', {}, 'Kept phrases'),
+      h('h2', {}, searchWords.keptPhrases),
       h('ul', { class: 'phrases' }, ...res.phrases.map((p) => h('li', { class: 'phrase loose' }, h('span', { class: 'phrase-text' }, '“', marked(p.parts), '”')))),
     );
     const total = res.results.length;
     const ms = performance.now() - started;
     this.el.dataset.ms = ms.toFixed(1);
     this.el.dataset.engineMs = res.millis.toFixed(1);
-    this.status.textContent =
-      total === 0 && res.phrases.length === 0
-        ? `Nothing found for “${q}”. Try fewer words, or the start of a word.`
-        : `${total === 0 ? 'No moments' : total === 1 ? 'One moment' : `${total}${total >= 100 ? '+' : ''} moments`} with “${q}”.`;
+    this.status.textContent = searchResultWords(total, res.phrases.length, q);
   }
 
   private tile(r: SearchResult): HTMLElement {

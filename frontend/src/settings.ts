@@ -31,7 +31,7 @@ export class SettingsScreen implements Screen {
   private drawnAt = '';
 
   constructor(private readonly changed: () => void) {
-    this.el = h('section', { class: 'screen settings', 'aria-label': 'Settings' }, h('h1', {}, W.title), this.body);
+    this.el = h('section', { class: 'screen settings', 'aria-label': W.title }, h('h1', {}, W.title), this.body);
     const touch = () => {
       this.touched = true;
     };

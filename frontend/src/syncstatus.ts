@@ -4,33 +4,9 @@
 // that fetches it again. With the engine on this computer there is no
 // copy to speak of, and both stay hidden.
 import { backend, errorText, type SyncStatus } from './backend';
-import { h, clear, when } from './dom';
-import { sizeWords, syncProblemWords, settingsWords } from './words';
+import { h, clear } from './dom';
+import { sizeWords, syncProblemWords, settingsWords, syncWords, syncBarWords, syncWhatToDo } from './words';
 import { toastError } from './feedback';
-import type { SyncStateCode } from './codes.js';
-
-/** syncWords is the status bar's line for a status, "" when there is
- * nothing to say (the engine on this computer). sending is how many
- * things Dad made wait in the outbox to be sent (the bar's other item
- * says so): while any does, this computer is not "Up to date" with the
- * family engine, and the line says nothing rather than that beside them. */
-export function syncWords(s: SyncStatus, sending = 0): string {
-  switch (s.state as SyncStateCode) {
-    case 'local':
-      return '';
-    case 'starting':
-      return s.as_of ? `Checking the family engine for news (this computer has everything as of ${when(s.as_of)})` : 'Bringing your moments from the family engine to this computer…';
-    case 'uptodate':
-      return sending ? '' : 'Up to date';
-    case 'offline':
-      return s.as_of
-        ? `Offline: showing what this computer has, as of ${when(s.as_of)}`
-        : 'Offline: this computer has none of the family engine’s moments yet; they come when it can be reached';
-    case 'problem':
-      return s.as_of ? `Not updating: showing what this computer has, as of ${when(s.as_of)} (see Settings)` : 'Not updating (see Settings)';
-  }
-  return '';
-}
 
 /** SyncLine is the status bar's part: main.ts puts its element in the bar
  * (which it redraws; the element keeps itself up to date). */
@@ -45,7 +21,7 @@ export class SyncLine {
   private bar = { answers: false, waiting: 0 };
 
   constructor(openSettings: () => void) {
-    this.link = h('button', { type: 'button', class: 'link warn', hidden: true, onclick: openSettings }, 'What to do');
+    this.link = h('button', { type: 'button', class: 'link warn', hidden: true, onclick: openSettings }, syncWhatToDo);
     this.el = h('span', { class: 'sync-line', hidden: true }, this.text, this.link);
     backend.onSync((s) => this.render(s));
     void this.refresh();
@@ -79,7 +55,7 @@ export class SyncLine {
     // A sync got through while the bar last found the engine away: the
     // bar is asked again (App, on the same event); until it says so,
     // nothing "Up to date" beside "can't be reached".
-    const words = shown.state === 'uptodate' && !this.bar.answers ? '' : syncWords(shown, this.bar.waiting).replace(' (see Settings)', '');
+    const words = shown.state === 'uptodate' && !this.bar.answers ? '' : syncBarWords(shown, this.bar.waiting);
     this.el.hidden = words === '';
     this.text.textContent = words;
     this.text.dataset.state = shown.state;

@@ -2,7 +2,7 @@
 // taken (or, for a moment without one, when it was added) or by when they
 // were added, under "Today", "This week" and month headings. Pure
 // functions (no DOM), so the unit tests run them in Node.
-import { clockTime } from './words.js';
+import { clockTime, timelineWords } from './words.js';
 
 export type Order = 'taken' | 'added';
 
@@ -53,8 +53,8 @@ const monthFmt = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'nume
  * days before today), or its month. */
 export function groupOf(t: number, now = Date.now()): Group {
   const today = startOfDay(now);
-  if (t >= today) return { key: 'today', label: 'Today' };
-  if (t >= today - 6 * DAY) return { key: 'week', label: 'This week' };
+  if (t >= today) return { key: 'today', label: timelineWords.today };
+  if (t >= today - 6 * DAY) return { key: 'week', label: timelineWords.thisWeek };
   const d = new Date(t);
   return { key: `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`, label: monthFmt.format(d) };
 }
@@ -87,7 +87,7 @@ export function tileDate(m: Dated, order: Order, now = Date.now()): string {
   if (!t) return '';
   const today = t >= startOfDay(now);
   if (order === 'taken' && added && m.kind === 'photo') {
-    return today ? `Added today, ${clockTime.format(t)}` : `Added ${shortFmt.format(t)}`;
+    return today ? timelineWords.addedToday(clockTime.format(t)) : timelineWords.added(shortFmt.format(t));
   }
-  return today ? `Today, ${clockTime.format(t)}` : shortFmt.format(t);
+  return today ? timelineWords.todayAt(clockTime.format(t)) : shortFmt.format(t);
 }

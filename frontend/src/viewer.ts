@@ -5,7 +5,7 @@
 // original is fetched only now, replacing it once it has loaded.
 import { backend, type Moment } from './backend';
 import { h, rehomeToasts, when } from './dom';
-import { drawable, titleOf, fullPhotoWords, viewerWords } from './words';
+import { drawable, titleOf, fullPhotoWords, viewerWords, viewerLabel } from './words';
 
 const MIN = 0.05;
 const MAX = 8;
@@ -18,7 +18,7 @@ export interface ViewRequest {
 }
 
 export class Viewer {
-  private dlg = h('dialog', { class: 'viewer', 'aria-label': 'Photo', 'data-testid': 'viewer' });
+  private dlg = h('dialog', { class: 'viewer', 'aria-label': viewerLabel, 'data-testid': 'viewer' });
   private stage = h('div', { class: 'viewer-stage', tabindex: -1, 'data-testid': 'viewer-stage' });
   private img = h('img', { class: 'viewer-img', alt: '', draggable: 'false', 'data-testid': 'viewer-img' });
   private title = h('h2', { class: 'viewer-title' });

@@ -1,10 +1,12 @@
-// The words the UI shows for what the Go side reports: readings, their
-// states and their errors, in sentences a person can act on. The Go side
+// The words the UI shows: every sentence and label Dad reads, the
+// screens' own and those for what the Go side reports (readings, their
+// states and their errors), in sentences a person can act on. The Go side
 // sends codes, names and numbers (codes.ts); every sentence is made here,
-// and none from the engine's own words. Pure functions (no DOM), so the
-// unit tests run them in Node.
+// and none from the engine's own words; test/sentences.test.ts finds any
+// written elsewhere. Pure functions (no DOM), so the unit tests run them
+// in Node.
 import { readFail, readingStatus, engineError, appError, syncStop, connectionTest, addressWarning, moveStop, waitsFor, writeKind, offsiteTest, offsiteKind, backupState, backupProblem, pippaState, photoWait, outboxProblem } from './codes.js';
-import type { PhotoWaitCode, WriteKindCode } from './codes.js';
+import type { PhotoWaitCode, ReadingStatusCode, StepCode, SyncStateCode, WriteKindCode } from './codes.js';
 
 /** The fields of a reading (view.Reading) these functions look at. */
 export interface ReadingLike {
@@ -1497,3 +1499,365 @@ export function recoveryWords(r: RecoveryLike, made = Date.now()): string {
   );
   return lines.join('\n');
 }
+
+// The words of each screen that were once written in the screen's own
+// module: every sentence and label Dad reads is made in this file
+// (test/sentences.test.ts keeps it so).
+
+/** tabWords name the window's tabs (main.ts; its Tab type keys them). */
+export const tabWords = {
+  capture: 'Add photos',
+  moments: 'Moments',
+  phrases: 'Phrases',
+  outbox: 'Outbox',
+  settings: 'Settings',
+} as const;
+
+/** appWords are the window's own words around the screens (main.ts). */
+export const appWords = {
+  status: 'Status',
+  brand: 'Spark',
+  menu: 'Menu',
+  searchPlaceholder: 'Search captions, readings, phrases…',
+  searchLabel: 'Search your moments',
+  skip: 'Skip to content',
+};
+
+/** callFailed is said of a failed call that has no code (feedback.ts). */
+export const callFailed = 'Something went wrong. Try again.';
+
+/** domWords are the words of the shared pieces: a toast, Details and a
+ * confirming dialog (dom.ts). */
+export const domWords = {
+  dismissToast: 'Dismiss this message',
+  details: 'Details',
+  cancel: 'Cancel',
+};
+
+/** captureWords are the Add photos screen's words (capture.ts). */
+export const captureWords = {
+  title: 'Add photos',
+  cards: 'Photos added',
+  notePlaceholder: 'A few words about today…',
+  keepNote: 'Keep this note',
+  dropzone: 'Drop photos here',
+  lead: 'Photograph a letter, a label or anything you want explained. Pippa reads each photo and tells you in plain words what it says; Spark keeps them so you can find them again.',
+  dragOr: 'Drag photos from your computer onto this window, or:',
+  choosePhotos: 'Choose photos…',
+  importFolder: 'Import a folder…',
+  pasteHint: 'You can also paste a picture here with Ctrl+V (⌘V on a Mac). Photos are safe on this computer the moment they appear below.',
+  noteLabel: 'Or write a note',
+  deleted: 'Deleted.',
+  saving: 'Saving on this computer…',
+  duplicate: 'Already in Spark, so it was not added twice.',
+  safeHere: 'Safe on this computer. It is sent on its own when the connection is back.',
+  seeWhatToDo: 'See what to do',
+  writeFirst: 'Write something first.',
+};
+
+/** notAddedWords is the toast when photos of a batch could not be added (capture.ts). */
+export function notAddedWords(failed: number): string {
+  return `${plural(failed, 'photo', 'photos')} could not be added; the card says why.`;
+}
+
+/** alreadyAddedWords is the toast when photos of a batch were in Spark already (capture.ts). */
+export function alreadyAddedWords(dup: number): string {
+  return `${plural(dup, 'photo was', 'photos were')} already in Spark, so ${dup === 1 ? 'it was' : 'they were'} not added twice.`;
+}
+
+/** batchWords labels a batch's progress bar on Add photos (capture.ts). */
+export function batchWords(finished: boolean, done: number, total: number): string {
+  return finished ? `Added ${total} of ${total}` : `Adding ${done} of ${total}…`;
+}
+
+/** readingStatusWords name a reading's status on its pill (moment.ts). */
+export const readingStatusWords: Record<ReadingStatusCode, string> = {
+  waiting: 'Not sent yet',
+  queued: 'Waiting for Pippa',
+  running: 'Pippa is reading…',
+  finished: 'Done',
+  failed: 'Could not read',
+};
+
+/** statusWord is a reading's pill (moment.ts): its status's words, or
+ * the status itself for one this UI does not know. */
+export function statusWord(status: string): string {
+  return (readingStatusWords as Record<string, string | undefined>)[status] ?? status;
+}
+
+/** readingModeWords head a reading by its mode (moment.ts). */
+export const readingModeWords: Record<string, string> = {
+  practical: 'Pippa’s reading',
+  careful: 'Careful reading',
+  recall: 'Quick recall',
+};
+
+/** modeWord heads a reading in the moment's dialog (moment.ts). */
+export function modeWord(mode: string): string {
+  return readingModeWords[mode] ?? 'Reading';
+}
+
+/** momentWords are the moment dialog's words (moment.ts). */
+export const momentWords = {
+  title: 'Moment',
+  caption: 'Caption',
+  yourNote: 'Your note',
+  captionPlaceholder: 'Add a caption…',
+  notePlaceholder: 'Write your note…',
+  savedAsYouType: 'Saved as you type.',
+  whatPippaSays: 'What Pippa says',
+  close: 'Close',
+  readOnceSent: 'Pippa will read it once it is sent from this computer.',
+  noReading: 'No reading yet.',
+  oneEarlier: 'One earlier reading',
+  showLarge: 'Show the photo large',
+  wordsInPhoto: 'Words in the photo',
+  captionOnceSent: 'Not sent yet: you can add a caption once it reaches where your moments are kept.',
+  delete: 'Delete…',
+  useThis: 'Use this one',
+  dismiss: 'Dismiss',
+  lookingNow: 'Pippa is looking at it now. The reading shows here when it is ready.',
+  askedOnceSent: 'Saved on this computer. Pippa is asked as soon as it is sent.',
+  askCareful: 'Ask for a careful reading',
+  carefulAsked: 'Careful reading asked',
+  askCarefulAgain: 'Ask for another careful reading…',
+  askedAgain: 'Pippa is asked to read it again. The new reading shows here.',
+  tryAgain: 'Try again',
+  saving: 'Saving…',
+  savedHere: 'Saved on this computer ✓',
+  saved: 'Saved ✓',
+  notSaved: 'Not saved yet',
+  readAgainOnceSent: 'Pippa will read it again once it is sent. It is saved on this computer.',
+  readAgain: 'Pippa will read it again.',
+  carefulLook: 'Pippa will take a careful look. It takes a little longer.',
+  carefulAgainTitle: 'Ask for another careful reading?',
+  carefulAgainBody: 'Pippa takes another careful look at this moment. The careful reading you have stays.',
+  carefulAgainYes: 'Ask again',
+  keepHint: 'To keep some of these words as a phrase, choose them with the arrow keys (hold Shift for more words), then press Enter.',
+};
+
+/** earlierWords is the summary over a moment's earlier readings (moment.ts). */
+export function earlierWords(n: number): string {
+  return n === 1 ? momentWords.oneEarlier : `${n} earlier readings`;
+}
+
+/** captionNotSavedWords is the toast when a caption could not be saved (moment.ts). */
+export function captionNotSavedWords(sentence: string): string {
+  return `Your caption is kept on this computer but not saved yet. ${sentence}`;
+}
+
+/** carefulAskedWords is announced when a careful reading waits to be sent (moment.ts). */
+export function carefulAskedWords(waiting: string): string {
+  return `Careful reading asked. ${waiting}`;
+}
+
+/** momentsWords are the Moments screen's words (moments.ts). */
+export const momentsWords = {
+  title: 'Moments',
+  orderBy: 'Order the moments by',
+  orderLabel: 'Order by',
+  taken: 'Date taken',
+  added: 'Date added',
+  byTaken: 'Moments, by the date taken, newest first',
+  byAdded: 'Moments, by the date added, newest first',
+  notSent: 'Not sent yet',
+  changeNotSent: 'Change not sent yet',
+};
+
+/** stepWords name an entry's steps on the Outbox (outbox.ts). */
+export const stepWords: Record<StepCode, string> = {
+  create: 'Moment made',
+  copy: 'Small copy sent',
+  turn: 'Pippa asked to read it',
+  original: 'Full photo sent',
+};
+
+/** nowWords say on the Outbox what happens next, by the first step not done (outbox.ts). */
+export const nowWords: Record<StepCode, string> = {
+  create: 'Waiting to be sent.',
+  copy: 'Sending a small copy…',
+  turn: 'Asking Pippa to read it…',
+  original: 'Sending the full photo…',
+};
+
+/** stepWord names a step on the Outbox, or says its name for one this UI does not know (outbox.ts). */
+export function stepWord(name: string): string {
+  return (stepWords as Record<string, string | undefined>)[name] ?? name;
+}
+
+/** nowWord says on the Outbox what happens next (outbox.ts). */
+export function nowWord(name: string): string {
+  return (nowWords as Record<string, string | undefined>)[name] ?? 'Almost done…';
+}
+
+/** outboxWords are the Outbox screen's buttons and lines (outbox.ts). */
+export const outboxWords = {
+  title: 'Outbox',
+  writes: 'Notes and changes',
+  sendNow: 'Send now',
+  sendAllAgain: 'Send all again',
+  sendAgain: 'Send again',
+  removeFromList: 'Remove from this list…',
+  sendingItAgain: 'Sending it again.',
+  removeWriteTitle: 'Remove this from the list?',
+  remove: 'Remove',
+  removed: 'Removed from the list.',
+  steps: 'Steps',
+  saveOriginal: 'Save the original…',
+  checkSettings: 'Check it in Settings',
+  tryingNow: 'Trying to send now.',
+  removeEntryBody: 'It is never sent, and Spark forgets it. To keep the photo, use “Save the original…” first.',
+};
+
+/** removeWriteWords asks before a note or change leaves the Outbox (outbox.ts). */
+export function removeWriteWords(what: string): string {
+  return `${what}: it is never sent, and Spark forgets it.`;
+}
+
+/** sendingAgainWords says on the Outbox that one photo is sent again (outbox.ts). */
+export function sendingAgainWords(name: string): string {
+  return `Sending ${name} again.`;
+}
+
+/** sendingAllWords says on the Outbox that all are sent again (outbox.ts). */
+export function sendingAllWords(n: number): string {
+  return n === 1 ? outboxWords.sendingItAgain : `Sending all ${n} again.`;
+}
+
+/** savedAsWords is the toast once an original is saved (outbox.ts). */
+export function savedAsWords(path: string): string {
+  return `Saved as ${path}.`;
+}
+
+/** removeEntryTitle asks before a photo leaves the Outbox (outbox.ts). */
+export function removeEntryTitle(name: string): string {
+  return `Remove ${name} from the list?`;
+}
+
+/** entryRemovedWords is the toast once a photo left the Outbox (outbox.ts). */
+export function entryRemovedWords(name: string): string {
+  return `${name} removed.`;
+}
+
+/** phraseBarWords are the bar's words over a selection in a reading (phrasebar.ts). */
+export const phraseBarWords = {
+  keep: 'Keep this phrase',
+  notNow: 'Not now',
+};
+
+/** phraseKeptWords is the toast once a phrase is kept (phrasebar.ts). */
+export function phraseKeptWords(text: string, waiting: string): string {
+  return waiting ? `Kept “${text}”. You find it under Phrases. ${waiting}` : `Kept “${text}”. You find it under Phrases.`;
+}
+
+/** phrasesWords are the Phrases screen's words (phrases.ts). */
+export const phrasesWords = {
+  title: 'Phrases',
+  screen: 'Phrases and recall',
+  startRecall: 'Start a quick recall',
+  recallHint: 'Keep a phrase or two first; then Pippa can weave them into a recall.',
+  intro: 'Words you kept from Pippa’s readings. To keep some, select them in a reading and choose “Keep this phrase”.',
+  recallHead: 'Quick recall',
+  recallAbout: 'Pippa weaves a few of your kept phrases into a short reminder.',
+  none: 'No kept phrases yet.',
+  photo: 'Photo',
+  remove: 'Remove',
+  undo: 'Undo',
+  asking: 'Asking Pippa…',
+  notSent: 'Not sent yet',
+  recallOnceSent: 'Pippa recalls your phrases as soon as it is sent.',
+  recallOnWay: 'A quick recall is on its way',
+  finished: 'Finished',
+  couldNotRecall: 'Could not recall',
+  recalling: 'Pippa is recalling…',
+  openRecall: 'Open this recall',
+};
+
+/** removePhraseLabel names a phrase's Remove button (phrases.ts). */
+export function removePhraseLabel(text: string): string {
+  return `Remove “${text}”`;
+}
+
+/** phraseRemovedWords is the toast once a phrase is removed (phrases.ts). */
+export function phraseRemovedWords(text: string): string {
+  return `Removed “${text}”.`;
+}
+
+/** phraseBackWords is the toast once a removed phrase is back (phrases.ts). */
+export function phraseBackWords(text: string): string {
+  return `“${text}” is back.`;
+}
+
+/** searchWords are the search screen's words (search.ts). */
+export const searchWords = {
+  results: 'Search results',
+  title: 'Search',
+  searching: 'Searching…',
+  keptPhrases: 'Kept phrases',
+};
+
+/** searchResultWords says what a search found (search.ts). */
+export function searchResultWords(total: number, phrases: number, q: string): string {
+  return total === 0 && phrases === 0
+    ? `Nothing found for “${q}”. Try fewer words, or the start of a word.`
+    : `${total === 0 ? 'No moments' : total === 1 ? 'One moment' : `${total}${total >= 100 ? '+' : ''} moments`} with “${q}”.`;
+}
+
+/** syncWords is the status bar's line for this computer's copy of the
+ * family engine (syncstatus.ts), "" when there is nothing to say (the
+ * engine on this computer). sending is how many things Dad made wait in
+ * the outbox to be sent (the bar's other item says so): while any does,
+ * this computer is not "Up to date" with the family engine, and the line
+ * says nothing rather than that beside them. */
+export function syncWords(s: { state: string; as_of: string }, sending = 0): string {
+  switch (s.state as SyncStateCode) {
+    case 'local':
+      return '';
+    case 'starting':
+      return s.as_of ? `Checking the family engine for news (this computer has everything as of ${when(s.as_of)})` : 'Bringing your moments from the family engine to this computer…';
+    case 'uptodate':
+      return sending ? '' : 'Up to date';
+    case 'offline':
+      return s.as_of
+        ? `Offline: showing what this computer has, as of ${when(s.as_of)}`
+        : 'Offline: this computer has none of the family engine’s moments yet; they come when it can be reached';
+    case 'problem':
+      return s.as_of ? `Not updating: showing what this computer has, as of ${when(s.as_of)} (see Settings)` : 'Not updating (see Settings)';
+  }
+  return '';
+}
+
+/** syncBarWords is syncWords in the status bar, where the link beside
+ * it leads to Settings: without " (see Settings)" (syncstatus.ts). */
+export function syncBarWords(s: { state: string; as_of: string }, sending = 0): string {
+  return syncWords(s, sending).replace(' (see Settings)', '');
+}
+
+/** syncWhatToDo is the status bar's link to Settings when the copy stopped (syncstatus.ts). */
+export const syncWhatToDo = 'What to do';
+
+/** timelineWords are the Moments grid's headings and a tile's date (timeline.ts). */
+export const timelineWords = {
+  today: 'Today',
+  thisWeek: 'This week',
+  addedToday: (time: string) => `Added today, ${time}`,
+  added: (date: string) => `Added ${date}`,
+  todayAt: (time: string) => `Today, ${time}`,
+};
+
+/** viewerLabel names the photo viewer (viewer.ts). */
+export const viewerLabel = 'Photo';
+
+/** openSourceLabel names a phrase's picture button, which opens its
+ * moment (phrases.ts); kind is the moment's kind word when the button
+ * shows no picture. */
+export function openSourceLabel(kind: string, what: string): string {
+  return `${kind ? `${kind}: ` : ''}Open the moment it came from: ${what}`;
+}
+
+/** phraseSourceWords say where a kept phrase came from, after when it
+ * was kept (phrases.ts). */
+export const phraseSourceWords = {
+  from: ' · from ',
+  gone: ' · its moment was deleted',
+};

@@ -284,3 +284,16 @@ test('Recently deleted names a note by its first words, a photo by its title, an
   assert.equal(deletedWords.when(''), 'Deleted');
   assert.equal(deletedWords.restored('Grandpa’s roses'), '“Grandpa’s roses” is back in Moments.');
 });
+
+test('the sync line has one source, and the status bar’s leaves out “(see Settings)” for its link', async () => {
+  const { syncWords, syncBarWords, statusWord, stepWord, nowWord } = await import('../src/words.js');
+  assert.equal(syncWords({ state: 'local', as_of: '' }), '');
+  assert.equal(syncWords({ state: 'uptodate', as_of: '' }), 'Up to date');
+  assert.equal(syncWords({ state: 'uptodate', as_of: '' }, 2), '', 'nothing "Up to date" while the outbox sends');
+  assert.equal(syncWords({ state: 'problem', as_of: '' }), 'Not updating (see Settings)');
+  assert.equal(syncBarWords({ state: 'problem', as_of: '' }), 'Not updating');
+  assert.equal(statusWord('running'), 'Pippa is reading…');
+  assert.equal(statusWord('new_status'), 'new_status');
+  assert.equal(stepWord('turn'), 'Pippa asked to read it');
+  assert.equal(nowWord('done_already'), 'Almost done…');
+});
