@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -39,7 +40,29 @@ var (
 	backupKB      = flag.Int("backup-original-kb", 1000, "KB of each original")
 	backupRounds  = flag.Int("backup-rounds", 3, "rounds of the backup benchmark; medians are quoted")
 	backupBeside  = flag.Int("backup-captures", 60, "captures timed with and without a copy being shipped beside them")
+	backupProfile = flag.String("backup-cpuprofile", "", "folder to write CPU profiles of each round's shipping and restore into (ship-N.pprof, restore-N.pprof)")
 )
+
+// profiled runs f, writing a CPU profile of it to DIR/name.pprof when
+// --backup-cpuprofile names a folder DIR.
+func profiled(name string, f func() error) error {
+	if *backupProfile == "" {
+		return f()
+	}
+	if err := os.MkdirAll(*backupProfile, 0o755); err != nil {
+		return err
+	}
+	pf, err := os.Create(filepath.Join(*backupProfile, name+".pprof"))
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return f()
+}
 
 func init() {
 	register("backup", bench{
@@ -105,7 +128,11 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 			return err
 		}
 		start := time.Now()
-		st, err := (&backup.Shipper{Dir: src, Target: tgt, Key: key, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
+		var st backup.Stats
+		err = profiled(fmt.Sprintf("ship-%d", round+1), func() (err error) {
+			st, err = (&backup.Shipper{Dir: src, Target: tgt, Key: key, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("ship: %w", err)
 		}
@@ -124,7 +151,10 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 
 		into := filepath.Join(dir, fmt.Sprintf("restored-%d", round))
 		start = time.Now()
-		if _, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		if err := profiled(fmt.Sprintf("restore-%d", round+1), func() error {
+			_, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)})
+			return err
+		}); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
 		rest = append(rest, time.Since(start).Seconds())
