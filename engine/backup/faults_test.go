@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/sparkfamily/spark/engine"
 )
 
 // objects reads every object of the folder target at root.
@@ -145,5 +149,59 @@ func TestShip_OtherLog(t *testing.T) {
 	_, err := (&Shipper{Dir: b, Target: tgt, Logger: quiet, Key: testKey}).Ship(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "new target") {
 		t.Fatalf("shipping another log to the copy: %v, want a refusal", err)
+	}
+}
+
+// cutting is a Target whose Gets fail from the cut-th on (counting from
+// 1), as a store that goes away, or a restore killed, mid-way.
+type cutting struct {
+	Target
+	mu   sync.Mutex
+	gets int
+	cut  int // 0: never
+}
+
+func (c *cutting) Get(ctx context.Context, name string) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.gets++
+	cut := c.cut > 0 && c.gets >= c.cut
+	c.mu.Unlock()
+	if cut {
+		return nil, errInjected
+	}
+	return c.Target.Get(ctx, name)
+}
+
+// TestRestore_CutLeavesNoLog cuts a restore at every object it fetches:
+// the folder left never holds the log under its name (the restore writes
+// it under another and renames it only once every photo, every folder
+// and the log are synced), so no engine or person takes it for a
+// restored folder; and Restore refuses it until it is emptied.
+func TestRestore_CutLeavesNoLog(t *testing.T) {
+	src := corpus(t, 8)
+	tgt := mustFolder(t, t.TempDir())
+	ship(t, src, tgt, 1<<10)
+	all := &cutting{Target: tgt}
+	restore(t, all, RestoreOptions{})
+	if all.gets < 4 {
+		t.Fatalf("a whole restore fetched %d objects: the corpus is too small to cut", all.gets)
+	}
+	for cut := 1; cut <= all.gets; cut++ {
+		dir := filepath.Join(t.TempDir(), "r")
+		_, err := Restore(context.Background(), &cutting{Target: tgt, cut: cut}, dir, RestoreOptions{Logger: quiet, Key: testKey})
+		if !errors.Is(err, errInjected) {
+			t.Fatalf("cut at fetch %d of %d: Restore = %v, want the injected failure", cut, all.gets, err)
+		}
+		for _, name := range []string{engine.LogFile, engine.MirrorFile} {
+			if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("cut at fetch %d of %d: %s is there (%v): the folder looks restored", cut, all.gets, name, err)
+			}
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) == 0 {
+			continue // cut before anything was written (the manifest)
+		}
+		if _, err := Restore(context.Background(), tgt, dir, RestoreOptions{Logger: quiet, Key: testKey}); !errors.Is(err, ErrNotEmpty) {
+			t.Errorf("cut at fetch %d: a second Restore into the folder left = %v, want ErrNotEmpty", cut, err)
+		}
 	}
 }

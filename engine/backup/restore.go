@@ -67,7 +67,10 @@ var ErrFsck = errors.New("backup: fsck of the restored folder found problems")
 // It holds one record and one photo's buffer in memory at a time.
 //
 // A damaged object stops it with an error that names the object; dir is
-// then left as far as it got, to be emptied before trying again.
+// then left as far as it got, to be emptied before trying again. Until
+// the restore is durable the log in dir is named restoringLog, not
+// engine.LogFile: a restore cut short, by a failure or a crash, leaves
+// no folder an engine would open as restored.
 func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*Restored, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
@@ -92,13 +95,16 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 		}
 		seal = newSealer(opts.Key)
 	}
-	// The photos' folders are synced once each, at the end (deferredDirs).
-	dirs := &deferredDirs{FS: vfs.OS}
+	// Each photo is synced beside the fetches and each of their folders
+	// once at the end (deferredSyncs); the log is written under
+	// restoringLog and takes its name only once they all are durable.
+	dirs := &deferredSyncs{FS: vfs.OS}
+	defer dirs.wait()
 	store, err := media.OpenWith(filepath.Join(dir, engine.MediaDir), media.Options{Logger: opts.Logger, FS: dirs})
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
-	logPath := filepath.Join(dir, engine.LogFile)
+	logPath := filepath.Join(dir, restoringLog)
 	lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
@@ -115,19 +121,28 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("backup: write %s: %w", logPath, err)
 	}
-	if err := dirs.syncAll(); err != nil {
-		return nil, fmt.Errorf("backup: make the photos' folders durable: %w", err)
-	}
 	if err := lf.Sync(); err != nil {
 		return nil, fmt.Errorf("backup: sync %s: %w", logPath, err)
 	}
 	if err := lf.Close(); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
+	if err := dirs.wait(); err != nil {
+		return nil, fmt.Errorf("backup: make the photos durable: %w", err)
+	}
+	if err := dirs.syncAll(); err != nil {
+		return nil, fmt.Errorf("backup: make the photos' folders durable: %w", err)
+	}
 	if opts.Key != nil {
 		if err := writeKey(dir, opts.Key); err != nil {
 			return nil, err
 		}
+	}
+	// Only now, every photo and the log durable, is the log given its
+	// name, and the folder synced: before this it holds no log, and
+	// cannot be taken for a restored folder.
+	if err := atomicfile.Rename(logPath, filepath.Join(dir, engine.LogFile)); err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
@@ -150,6 +165,11 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	}
 	return r.res, nil
 }
+
+// restoringLog is the name of the log while a restore writes it: it
+// takes engine.LogFile only once the restore is durable, so that a
+// restore cut short leaves no folder that looks restored.
+const restoringLog = engine.LogFile + ".restoring"
 
 // emptyDir makes dir if missing and refuses it if it holds anything.
 func emptyDir(dir string) error {
