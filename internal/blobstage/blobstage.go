@@ -21,6 +21,7 @@ import (
 	"hash"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/sparkfamily/spark/internal/atomicfile"
 )
@@ -44,6 +45,10 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // BufSize is the copy buffer: the most of a stream held in memory.
 const BufSize = 256 << 10
+
+// bufs keeps Copy's buffers: a restore or a batch of uploads stages one
+// blob after another, and a new buffer each time is garbage to collect.
+var bufs = sync.Pool{New: func() any { b := make([]byte, BufSize); return &b }}
 
 // Digest is a SHA-256 running over a blob's bytes, with their count.
 type Digest struct {
@@ -106,7 +111,9 @@ func (d *Digest) write(b []byte) {
 // writes every byte it hashes and never more than limit, so that what w
 // holds always matches d. A failure to read r is a *ReadError.
 func Copy(ctx context.Context, w io.Writer, d *Digest, r io.Reader, limit int64) (int64, error) {
-	buf := make([]byte, BufSize)
+	bp := bufs.Get().(*[]byte)
+	defer bufs.Put(bp)
+	buf := *bp
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {

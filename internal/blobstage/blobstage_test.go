@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/iotest"
 )
@@ -98,5 +99,22 @@ func TestStagePlace(t *testing.T) {
 	got, err := os.ReadFile(final)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("placed %q, %v", got, err)
+	}
+}
+
+// TestCopyReusesItsBuffer: staging one blob after another (a restore, a
+// batch of uploads) allocates no new copy buffer each time.
+func TestCopyReusesItsBuffer(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 1<<20)
+	Copy(context.Background(), io.Discard, NewDigest(), bytes.NewReader(body), -1) // warm the pool
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	for range 20 {
+		Copy(context.Background(), io.Discard, NewDigest(), bytes.NewReader(body), -1)
+	}
+	runtime.ReadMemStats(&ms)
+	if per := (ms.TotalAlloc - before) / 20; per >= BufSize {
+		t.Errorf("Copy of 1 MiB allocates %d bytes each time: a new buffer of %d", per, BufSize)
 	}
 }
