@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // S3 is a Target kept in a bucket of any S3-compatible store (AWS,
@@ -157,13 +159,15 @@ func (s *S3) Put(ctx context.Context, name string, body io.Reader, size int64, s
 		IfNoneMatch:       aws.String("*"),
 		ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
 		ChecksumSHA256:    &b64,
-	}, unsignedPayload(body))
+	}, payloadHash(body, sum))
 	switch code := apiCode(err); {
 	case err == nil:
 		return nil
 	case code == "PreconditionFailed" || code == "ConditionalRequestConflict":
 		return s.same(ctx, name, key, size, b64)
-	case code == "BadDigest" || code == "XAmzContentChecksumMismatch" || code == "InvalidDigest" || code == "IncompleteBody":
+	case code == "BadDigest" || code == "XAmzContentChecksumMismatch" || code == "XAmzContentSHA256Mismatch" || code == "InvalidDigest" || code == "IncompleteBody":
+		// (XAmzContentSHA256Mismatch: the body is not the sum it was
+		// signed with, see payloadHash.)
 		return fmt.Errorf("%w: %s: the store said %s", ErrBadBody, name, code)
 	case strings.Contains(err.Error(), "ContentLength") && strings.Contains(err.Error(), "Body length"):
 		// net/http's own refusal of a body shorter than it said.
@@ -172,15 +176,33 @@ func (s *S3) Put(ctx context.Context, name string, body io.Reader, size int64, s
 	return s.fail("put "+name, err)
 }
 
-// unsignedPayload leaves the body out of the request's signature when it
+// payloadHash leaves the body out of the request's signature when it
 // cannot be read twice: the SHA-256 header, signed, guards it instead.
-// A body that can be read twice is signed, as every store accepts.
-func unsignedPayload(body io.Reader) func(*s3.Options) {
+// A body that can be read twice is signed, as every store accepts, with
+// sum, the SHA-256 of its bytes that the caller already holds: the SDK
+// would otherwise read the whole body once more to hash it before
+// sending it. The store checks the body against it as before.
+func payloadHash(body io.Reader, sum [32]byte) func(*s3.Options) {
 	return func(o *s3.Options) {
 		if _, ok := body.(io.ReadSeeker); !ok {
 			o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+			return
 		}
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			_, err := stack.Finalize.Swap((&v4.ComputePayloadSHA256{}).ID(), knownPayloadHash(hex.EncodeToString(sum[:])))
+			return err
+		})
 	}
+}
+
+// knownPayloadHash signs a request with a payload hash given, in place of
+// v4.ComputePayloadSHA256.
+type knownPayloadHash string
+
+func (knownPayloadHash) ID() string { return "SparkKnownPayloadHash" }
+
+func (h knownPayloadHash) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+	return next.HandleFinalize(v4.SetPayloadHash(ctx, string(h)), in)
 }
 
 // same tells whether the object already at key holds the bytes of size
