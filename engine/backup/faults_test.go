@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sparkfamily/spark/engine"
@@ -203,5 +204,50 @@ func TestRestore_CutLeavesNoLog(t *testing.T) {
 		if _, err := Restore(context.Background(), tgt, dir, RestoreOptions{Logger: quiet, Key: testKey}); !errors.Is(err, ErrNotEmpty) {
 			t.Errorf("cut at fetch %d: a second Restore into the folder left = %v, want ErrNotEmpty", cut, err)
 		}
+	}
+}
+
+// statCounting counts the target's Stats and its listings of photos.
+type statCounting struct {
+	Target
+	stats, lists atomic.Int64
+}
+
+func (s *statCounting) Stat(ctx context.Context, name string) (int64, error) {
+	s.stats.Add(1)
+	return s.Target.Stat(ctx, name)
+}
+
+func (s *statCounting) List(ctx context.Context, prefix string, fn func(string, int64) error) error {
+	if prefix == mediaPrefix {
+		s.lists.Add(1)
+	}
+	return s.Target.List(ctx, prefix, fn)
+}
+
+// TestShip_FirstCopyLists: a pass to a copy with no segment yet lists
+// the photos there once and asks for none, also after a first pass cut
+// short (which puts no photo twice: TestShip_Crash); a pass to a copy
+// that has segments asks for each photo it would put.
+func TestShip_FirstCopyLists(t *testing.T) {
+	src := t.TempDir()
+	e := openEngine(t, src)
+	capture(t, e, 0, 8)
+	root := t.TempDir()
+	ct := &counting{Target: mustFolder(t, root), failAfter: 2}
+	if _, err := (&Shipper{Dir: src, Target: ct, Logger: quiet, Key: testKey}).Ship(context.Background()); !errors.Is(err, errInjected) {
+		t.Fatalf("a first pass cut after 2 puts: %v, want the injected failure", err)
+	}
+	sc := &statCounting{Target: mustFolder(t, root)}
+	ship(t, src, sc, 0)
+	if sc.stats.Load() != 0 || sc.lists.Load() != 1 {
+		t.Errorf("a first copy: %d Stats and %d listings of the photos, want 0 and 1", sc.stats.Load(), sc.lists.Load())
+	}
+	capture(t, e, 8, 4)
+	e.Close()
+	sc = &statCounting{Target: mustFolder(t, root)}
+	ship(t, src, sc, 0)
+	if sc.stats.Load() != 2 || sc.lists.Load() != 0 {
+		t.Errorf("a copy with segments, 2 new photos: %d Stats and %d listings of the photos, want 2 and 0", sc.stats.Load(), sc.lists.Load())
 	}
 }

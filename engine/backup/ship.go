@@ -53,6 +53,10 @@ type Shipper struct {
 	cur    *cursor // where the last pass stopped; nil before one shipped
 	seal   *sealer // how the copy's bodies are encrypted, nil for plain; set by the first record's pass
 	warned bool    // the copy was said to be plain
+	// have, during a pass to a copy that holds no segment yet, is the
+	// photos the copy holds (name to size), listed once at its start;
+	// nil asks the target for each photo (Stat)
+	have map[string]int64
 }
 
 // Stats tells what one pass shipped.
@@ -146,6 +150,16 @@ func (s *Shipper) shipFull(ctx context.Context, store *media.Store, shipped uint
 		return err
 	}
 	defer f.Close()
+	if shipped == 0 {
+		// A first copy (or one whose first pass was cut before its
+		// first segment): one listing of the few photos it may hold
+		// answers for every photo, where a HEAD each would cost a round
+		// trip each.
+		if s.have, err = listMedia(ctx, s.Target); err != nil {
+			return err
+		}
+		defer func() { s.have = nil }()
+	}
 	p := s.newPass(store, st, &cursor{})
 	rd := oplog.NewReader(f, logPath, 0)
 	for {
@@ -632,7 +646,7 @@ func (s *Shipper) putMedia(ctx context.Context, store *media.Store, m mirror.Med
 	if s.seal != nil {
 		want = sealedSize(m.Size)
 	}
-	if n, err := s.Target.Stat(ctx, name); err == nil {
+	if n, err := s.inCopy(ctx, name); err == nil {
 		if n != want {
 			return 0, fmt.Errorf("backup: %s in %s has %d bytes, %d expected for the %d the log says: the object is damaged; move it aside in the target and ship again", name, s.Target, n, want, m.Size)
 		}
@@ -658,6 +672,43 @@ func (s *Shipper) putMedia(ctx context.Context, store *media.Store, m mirror.Med
 		return 0, fmt.Errorf("backup: ship the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
 	}
 	return m.Size, nil
+}
+
+// listMax bounds the photos listMedia keeps: past it (a first pass cut
+// after shipping that many photos and no segment), a pass asks for each.
+const listMax = 1 << 17
+
+// listMedia lists the photos in t, name to size; nil when there are more
+// than listMax.
+func listMedia(ctx context.Context, t Target) (map[string]int64, error) {
+	have := map[string]int64{}
+	errMany := errors.New("many")
+	err := t.List(ctx, mediaPrefix, func(name string, size int64) error {
+		if len(have) == listMax {
+			return errMany
+		}
+		have[name] = size
+		return nil
+	})
+	if errors.Is(err, errMany) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("backup: list the photos in %s: %w", t, err)
+	}
+	return have, nil
+}
+
+// inCopy gives the size of the object name in the copy, or ErrNotFound:
+// from the pass's listing when it has one, else from the target.
+func (s *Shipper) inCopy(ctx context.Context, name string) (int64, error) {
+	if s.have == nil {
+		return s.Target.Stat(ctx, name)
+	}
+	if n, ok := s.have[name]; ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("%w: %s", ErrNotFound, name)
 }
 
 // putSealedMedia encrypts the blob f holds into a temp file and puts that.
