@@ -193,7 +193,7 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 					return fmt.Errorf("make the bucket %s: %w", bucket, err)
 				}
 			}
-			ms, err := capturesBeside(ctx, filepath.Join(dir, fmt.Sprintf("captures-%d-%v", round, ship)), bucket, opts, round)
+			ms, err := capturesBeside(ctx, src, filepath.Join(dir, fmt.Sprintf("captures-%d-%v", round, ship)), bucket, opts, round)
 			if err != nil {
 				return err
 			}
@@ -210,11 +210,16 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-// capturesBeside starts an engine in dir, with a Keeper shipping it to
-// bucket when bucket is set, uploads --backup-captures originals one after
-// another as a computer's outbox does, and returns the median time of one
-// (moment created, original put), in milliseconds.
-func capturesBeside(ctx context.Context, dir, bucket string, opts backup.Options, round int) (float64, error) {
+// capturesBeside starts an engine in dir, a copy of the corpus src, with
+// a Keeper shipping it to bucket when bucket is set (its first pass, the
+// whole corpus, runs while the captures come), uploads --backup-captures
+// originals one after another as a computer's outbox does, and returns
+// the median time of one (moment created, original put), in milliseconds.
+func capturesBeside(ctx context.Context, src, dir, bucket string, opts backup.Options, round int) (float64, error) {
+	if err := copyFolder(src, dir); err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
 	var slot atomic.Pointer[backup.Keeper]
 	se, err := host.Start(ctx, host.Config{
 		Engine: engine.Config{Dir: dir, MaxMediaSize: 1 << 30, Logger: slog.New(slog.DiscardHandler),
@@ -274,6 +279,37 @@ func capturesBeside(ctx context.Context, dir, bucket string, opts backup.Options
 		took = append(took, float64(time.Since(start).Microseconds())/1000)
 	}
 	return benchkit.Median(took), nil
+}
+
+// copyFolder copies the engine folder src (closed) to dst, but its lock.
+func copyFolder(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o700)
+		}
+		if d.Name() == engine.LockFile || !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
 }
 
 // getTo GETs the object key of bucket into the file path, synced.
