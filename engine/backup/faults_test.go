@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sparkfamily/spark/engine"
 )
@@ -249,5 +250,49 @@ func TestShip_FirstCopyLists(t *testing.T) {
 	ship(t, src, sc, 0)
 	if sc.stats.Load() != 2 || sc.lists.Load() != 0 {
 		t.Errorf("a copy with segments, 2 new photos: %d Stats and %d listings of the photos, want 2 and 0", sc.stats.Load(), sc.lists.Load())
+	}
+}
+
+// inFlight is a Target that notes the most photo puts under way at once.
+type inFlight struct {
+	Target
+	mu       sync.Mutex
+	now, max int
+}
+
+func (f *inFlight) Put(ctx context.Context, name string, body io.Reader, size int64, sum [32]byte) error {
+	if strings.HasPrefix(name, mediaPrefix) {
+		f.mu.Lock()
+		f.now++
+		f.max = max(f.max, f.now)
+		f.mu.Unlock()
+		defer func() { f.mu.Lock(); f.now--; f.mu.Unlock() }()
+		time.Sleep(20 * time.Millisecond) // a put takes a while
+	}
+	return f.Target.Put(ctx, name, body, size, sum)
+}
+
+// TestShip_BusyOnePut: while the engine is busy (Busy, which a Keeper
+// sets from its Kicks) a pass puts one photo at a time; otherwise
+// several at once.
+func TestShip_BusyOnePut(t *testing.T) {
+	src := corpus(t, 16)
+	for _, busy := range []bool{true, false} {
+		tgt := &inFlight{Target: mustFolder(t, t.TempDir())}
+		sh := &Shipper{Dir: src, Target: tgt, Logger: quiet, Key: testKey, Busy: func() bool { return busy }}
+		if _, err := sh.Ship(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if busy && tgt.max != 1 || !busy && tgt.max < 2 {
+			t.Errorf("busy %v: at most %d photos put at once", busy, tgt.max)
+		}
+	}
+	k := &Keeper{Shipper: &Shipper{Dir: src, Target: mustFolder(t, t.TempDir()), Logger: quiet, Key: testKey}}
+	if k.busy() {
+		t.Errorf("a Keeper never kicked is busy")
+	}
+	k.Kick()
+	if !k.busy() {
+		t.Errorf("a Keeper just kicked is not busy")
 	}
 }

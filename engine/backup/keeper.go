@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,16 @@ type Keeper struct {
 	started  time.Time
 	kick     chan struct{} // Kick's signal to Run; made by Kick or Run
 	kickOnce sync.Once
+	kicked   atomic.Int64 // when Kick was last called, in Unix nanoseconds
+}
+
+// busyFor is how long after a Kick the engine counts as taking writes
+// (Shipper.Busy): a capture is a few batches a few milliseconds apart.
+const busyFor = 500 * time.Millisecond
+
+// busy tells whether the engine logged a batch in the last busyFor.
+func (k *Keeper) busy() bool {
+	return time.Since(time.Unix(0, k.kicked.Load())) < busyFor
 }
 
 // The drill's schedule.
@@ -84,6 +95,7 @@ const Settle = time.Second
 // Kick asks Run for a pass soon: the engine calls it after each batch it
 // logged. It never blocks.
 func (k *Keeper) Kick() {
+	k.kicked.Store(time.Now().UnixNano())
 	select {
 	case k.kicks() <- struct{}{}:
 	default: // a pass is already asked for
@@ -102,6 +114,9 @@ func (k *Keeper) kicks() chan struct{} {
 // every CheckEvery. It
 // returns ctx's error once the drill in progress, if any, has stopped.
 func (k *Keeper) Run(ctx context.Context) error {
+	if k.Shipper.Busy == nil {
+		k.Shipper.Busy = k.busy
+	}
 	k.load()
 	k.mu.Lock()
 	k.started = k.now()

@@ -49,6 +49,11 @@ type Shipper struct {
 	// plain copy (format 1, made by an older Spark) and refuses to make
 	// a new one.
 	Key *Key
+	// Busy, if set, tells whether the engine is taking writes (a Keeper
+	// sets it: a batch logged in the last half second). While it is, a
+	// pass puts one photo at a time, not Puts, so that its encryption,
+	// hashing and reading leave the CPU and the disk to the captures.
+	Busy func() bool
 
 	cur    *cursor // where the last pass stopped; nil before one shipped
 	seal   *sealer // how the copy's bodies are encrypted, nil for plain; set by the first record's pass
@@ -571,10 +576,20 @@ func (s *Shipper) putAllMedia(ctx context.Context, store *media.Store, ms []mirr
 		first  error
 		failed = make(chan struct{})
 		next   = make(chan mirror.MediaPut)
+		fed    = make(chan struct{}) // closed once every photo is taken
 	)
-	for range min(transfers, len(ms)) {
+	for w := range min(transfers, len(ms)) {
 		wg.Go(func() {
-			for m := range next {
+			for {
+				// All but the first stand aside while the engine is
+				// busy: then one put at a time runs beside the captures.
+				if w > 0 && !s.yield(ctx, fed) {
+					return
+				}
+				m, ok := <-next
+				if !ok {
+					return
+				}
 				n, err := s.putMedia(ctx, store, m)
 				mu.Lock()
 				switch {
@@ -600,6 +615,7 @@ feed:
 		}
 	}
 	close(next)
+	close(fed)
 	wg.Wait()
 	if first != nil {
 		return first
@@ -710,6 +726,25 @@ func (s *Shipper) inCopy(ctx context.Context, name string) (int64, error) {
 	}
 	return 0, fmt.Errorf("%w: %s", ErrNotFound, name)
 }
+
+// yield waits while the engine is busy (Busy); false when ctx ended or
+// fed is closed (no photo is left to take).
+func (s *Shipper) yield(ctx context.Context, fed <-chan struct{}) bool {
+	for s.Busy != nil && s.Busy() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-fed:
+			return false
+		case <-time.After(busyPoll):
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// busyPoll is how often a put standing aside asks again whether the
+// engine is still busy.
+const busyPoll = 50 * time.Millisecond
 
 // putSealedMedia encrypts the blob f holds into a temp file and puts that.
 // The target checks the ciphertext against its SHA-256; the plain bytes
