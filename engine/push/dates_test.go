@@ -132,8 +132,8 @@ func datesOf(t *testing.T, e *enginetest.Engine) map[string]string {
 func TestPush_Restore(t *testing.T) {
 	src := enginetest.Start(t, enginetest.WithoutSeat())
 	c := clientOf(src)
-	back, gone := ulid.Make().String(), ulid.Make().String()
-	for _, id := range []string{back, gone} {
+	back, gone, edited := ulid.Make().String(), ulid.Make().String(), ulid.Make().String()
+	for _, id := range []string{back, gone, edited} {
 		if _, _, err := c.CreateMoment(t.Context(), api.CreateMomentRequest{ID: id, ClientRequestID: "c-" + id, Kind: api.KindNote, Caption: "note " + id}); err != nil {
 			t.Fatal(err)
 		}
@@ -144,9 +144,14 @@ func TestPush_Restore(t *testing.T) {
 	if _, ok, err := c.RestoreMoment(t.Context(), back); err != nil || !ok {
 		t.Fatalf("restore on the source: %v, %v", ok, err)
 	}
+	// A caption typed on a moment deleted elsewhere brought it back.
+	caption := "kept after all"
+	if _, restored, err := c.EditMoment(t.Context(), edited, api.EditMomentRequest{Caption: &caption}); err != nil || !restored {
+		t.Fatalf("an edit of a deleted moment on the source: %v, %v", restored, err)
+	}
 	dst := enginetest.Start(t, enginetest.WithoutSeat())
-	if n, err := push.Missing(t.Context(), src.Dir, clientOf(dst)); err != nil || n != 1 {
-		t.Fatalf("missing before the push: %d, %v; want the restored one", n, err)
+	if n, err := push.Missing(t.Context(), src.Dir, clientOf(dst)); err != nil || n != 2 {
+		t.Fatalf("missing before the push: %d, %v; want the restored one and the edited one", n, err)
 	}
 	st, err := push.Run(t.Context(), push.Options{Source: src.Dir, Target: clientOf(dst), Logger: quiet()})
 	if err != nil || !st.Complete || st.Kinds[push.KindRestore].Sent != 1 {
@@ -155,7 +160,7 @@ func TestPush_Restore(t *testing.T) {
 	if ms, _, err := clientOf(dst).DeletedMoments(t.Context(), 0, ""); err != nil || len(ms) != 1 || ms[0].ID != gone {
 		t.Errorf("Recently deleted on the target = %v, %v; want the one not restored", ms, err)
 	}
-	for id, deleted := range map[string]bool{back: false, gone: true} {
+	for id, deleted := range map[string]bool{back: false, gone: true, edited: false} {
 		m, err := clientOf(dst).Moment(t.Context(), id)
 		if err != nil || (m.DeletedAt != nil) != deleted {
 			t.Errorf("moment %s on the target = %+v, %v; want deleted %v", id, m, err, deleted)

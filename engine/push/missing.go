@@ -30,6 +30,7 @@ func MissingFrom(ctx context.Context, src Source, t Target) (int, error) {
 		return 0, err
 	}
 	live := map[string]bool{}
+	made := map[string]bool{}
 	err := src.Scan(ctx, 0, func(r oplog.Record) error {
 		switch r.Op {
 		case api.OpMomentCreate:
@@ -37,7 +38,16 @@ func MissingFrom(ctx context.Context, src Source, t Target) (int, error) {
 			if err := json.Unmarshal(r.Data, &d); err != nil {
 				return fmt.Errorf("op %d: %w", r.Seq, err)
 			}
-			live[d.ID] = true
+			live[d.ID], made[d.ID] = true, true
+		case api.OpMomentEdit:
+			// An edit brings a deleted moment back, as the fold does.
+			var d mirror.MomentEdit
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return fmt.Errorf("op %d: %w", r.Seq, err)
+			}
+			if made[d.ID] {
+				live[d.ID] = true
+			}
 		case api.OpMomentDelete:
 			var d mirror.MomentDelete
 			if err := json.Unmarshal(r.Data, &d); err != nil {
