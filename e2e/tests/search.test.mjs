@@ -26,7 +26,7 @@ test('one box finds a reading, a caption and a kept phrase, with the words marke
   await choose(page, paths);
   const { card, id } = await cardOf(page, paths[0]);
   await card.getByTestId('card-reading').filter({ hasText: 'blue cup' }).waitFor({ timeout: 60_000 });
-  await rpc('Moments/SetCaption', id, 'Postcard from Lisbon');
+  await rpc('Moments/SetCaption', id, 'Postcard from Lisbon', '');
   await rpc('Phrases/Keep', 'afternoon in the garden', id);
 
   // A reading: every word, each as the start of a word.

@@ -178,7 +178,7 @@ test('a change the engine turns down waits in the Outbox with its reason, and is
   // The engine answers at once: the window hears it is kept in the Outbox
   // (parked; words.ts says "It is kept in the Outbox…"), with the engine's
   // code.
-  await assert.rejects(rpc('Moments/SetCaption', gone, 'A moment deleted elsewhere'), (e) => {
+  await assert.rejects(rpc('Moments/SetCaption', gone, 'A moment deleted elsewhere', ''), (e) => {
     assert.equal(e.ui?.parked, true, `kept in the Outbox: ${e.message}`);
     assert.match(e.ui.code, /^[a-z_]+$/, `a code, not a sentence: ${e.message}`);
     return true;
@@ -212,14 +212,14 @@ test('a change the engine turns down waits in the Outbox with its reason, and is
 
 test('the Outbox drawn again keeps the Details Dad opened and the button he is on', async () => {
   const gone = ['01ARZ3NDEKTSV4RRFFQ69G5FAW', '01ARZ3NDEKTSV4RRFFQ69G5FAX'];
-  await assert.rejects(rpc('Moments/SetCaption', gone[0], 'The first change turned down'));
+  await assert.rejects(rpc('Moments/SetCaption', gone[0], 'The first change turned down', ''));
   await tab(page, 'Outbox');
   const first = page.locator(`[data-testid=write][data-state=parked]`).filter({ hasText: 'The first change turned down' });
   await first.waitFor({ timeout: 30_000 });
   await first.getByTestId('write-problem').locator('summary').click();
   await first.getByTestId('retry-write').focus();
   // Another change turned down: the list is drawn again around them.
-  await assert.rejects(rpc('Moments/SetCaption', gone[1], 'The second change turned down'));
+  await assert.rejects(rpc('Moments/SetCaption', gone[1], 'The second change turned down', ''));
   await until(async () => (await page.locator('[data-testid=write][data-state=parked]').count()) === 2, 'the second change in the list');
   assert.equal(await first.getByTestId('write-problem').locator('details').evaluate((d) => d.open), true, 'the Details he opened stay open');
   assert.equal(await first.getByTestId('retry-write').evaluate((b) => b === document.activeElement), true, 'the keyboard stays on Send again');
