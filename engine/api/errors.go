@@ -52,6 +52,10 @@ const (
 	CodeForbidden   = "forbidden"
 	CodeUnavailable = "unavailable"
 	CodeInternal    = "internal"
+	// CodeMomentPurged [extension]: the moment was deleted longer ago
+	// than the engine keeps deleted moments and has been removed for good
+	// (moment.purge); nothing can change it or bring it back.
+	CodeMomentPurged = "moment_purged"
 	// CodeSearchTooBroad [extension] is GET /v1/search given up at its time
 	// budget: the words match too much to answer quickly.
 	CodeSearchTooBroad = "search_too_broad"
@@ -121,6 +125,7 @@ var statusOf = map[string]int{
 	CodeMediaConflict:    409,
 	CodeRequestIDReused:  409,
 	CodeMomentDeleted:    409,
+	CodeMomentPurged:     410,
 	CodeNoPhrases:        409,
 	CodeImportConflict:   409,
 	CodeBadStatus:        400,

@@ -51,6 +51,10 @@ const (
 	OpMomentRestore = "moment.restore"
 	// OpMomentWords [extension] keeps the words found in a moment's photo.
 	OpMomentWords = "moment.words"
+	// OpMomentPurge [extension] removes for good a moment deleted longer
+	// ago than the engine keeps deleted moments, with its photos: the
+	// engine's own op, never a client's.
+	OpMomentPurge = "moment.purge"
 )
 
 // Limits of the contract.
@@ -362,7 +366,8 @@ type DeleteResponse struct {
 }
 
 // RecentlyDeletedFor is how long a deleted moment is listed in Recently
-// deleted (GET /v1/moments?deleted=true [extension]).
+// deleted (GET /v1/moments?deleted=true [extension]), and how long, by
+// default, an engine keeps it before it purges it (moment.purge).
 const RecentlyDeletedFor = 30 * 24 * time.Hour
 
 // RestoreResponse is the answer of POST /v1/moments/{id}/restore

@@ -40,6 +40,13 @@
 //	moment.restore MomentRestore deleted_at = NULL, updated_at = At [extension].
 //	moment.words   MomentWords   the words found in the photo, the first kept
 //	               [extension]; updated_at stays.
+//	moment.purge   MomentPurge   a deleted moment removed for good, the
+//	               engine's own op [extension]: purged_at = updated_at = At,
+//	               caption, readings' texts and words emptied, alternatives
+//	               and media records dropped, and the blobs no other record
+//	               names listed in media_gone (purge.sql). On a moment not
+//	               deleted, or purged already, it does nothing. Nothing after
+//	               it (an edit, a restore, words) changes the moment.
 //	media.put      MediaPut      a stored blob; it becomes its moment's copy or
 //	               original unless the moment already names another one.
 //	turn.start     TurnStart     a turn, queued; started_at = At.

@@ -9,7 +9,7 @@ import (
 
 // Tables are the mirror's tables, in the order Dump and Diff visit them.
 // Every table's first column is its text primary key.
-var Tables = []string{"meta", "moments", "media", "turns", "phrases", "recalls", "jobs", "requests", "alternatives", "words"}
+var Tables = []string{"meta", "moments", "media", "turns", "phrases", "recalls", "jobs", "requests", "alternatives", "words", "media_gone"}
 
 // keyColumns is how many leading columns make a table's key, where more
 // than one: an alternative is named within its moment.

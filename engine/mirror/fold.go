@@ -29,13 +29,22 @@ const (
 		taken_at = CASE WHEN ?3 THEN ?4 ELSE taken_at END,
 		deleted_at = NULL,
 		updated_at = ?5 WHERE id = ?6`
-	sqlMomentCaption  = `SELECT caption, caption_at, caption_by, deleted_at IS NOT NULL FROM moments WHERE id = ?`
+	sqlMomentCaption  = `SELECT caption, caption_at, caption_by, deleted_at IS NOT NULL FROM moments WHERE id = ? AND purged_at IS NULL`
 	sqlAltInsert      = `INSERT INTO alternatives (moment_id, id, caption, written_at, written_by, seq) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlAltCaption     = `DELETE FROM alternatives WHERE moment_id = ? AND caption = ?`
 	sqlAltDismiss     = `DELETE FROM alternatives WHERE moment_id = ? AND id = ?`
-	sqlWordsInsert    = `INSERT INTO words (moment_id, text, lang, seq) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM moments WHERE id = ?1) ON CONFLICT DO NOTHING`
+	sqlWordsInsert    = `INSERT INTO words (moment_id, text, lang, seq) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM moments WHERE id = ?1 AND purged_at IS NULL) ON CONFLICT DO NOTHING`
 	sqlMomentDelete   = `UPDATE moments SET deleted_at = ?1, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NULL`
-	sqlMomentRestore  = `UPDATE moments SET deleted_at = NULL, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NOT NULL`
+	sqlMomentRestore  = `UPDATE moments SET deleted_at = NULL, updated_at = ?1 WHERE id = ?2 AND deleted_at IS NOT NULL AND purged_at IS NULL`
+	sqlMomentPurge    = `UPDATE moments SET purged_at = ?1, updated_at = ?1, caption = '', caption_at = NULL, caption_by = NULL, copy_id = NULL, original_id = NULL WHERE id = ?2 AND deleted_at IS NOT NULL AND purged_at IS NULL`
+	sqlPurgeGone      = `INSERT INTO media_gone (sha256, seq) SELECT DISTINCT sha256, ?2 FROM media WHERE moment_id = ?1 ON CONFLICT DO NOTHING`
+	sqlPurgeMedia     = `DELETE FROM media WHERE moment_id = ?`
+	sqlPurgeShared    = `DELETE FROM media_gone WHERE seq = ?1 AND EXISTS (SELECT 1 FROM media WHERE media.sha256 = media_gone.sha256)`
+	sqlPurgeWords     = `DELETE FROM words WHERE moment_id = ?`
+	sqlPurgeWordsDoc  = `DELETE FROM search_docs WHERE key = 'w:' || ?`
+	sqlPurgeAlts      = `DELETE FROM alternatives WHERE moment_id = ?`
+	sqlPurgeTurns     = `UPDATE turns SET text = '', error = '' WHERE moment_id = ?`
+	sqlMediaBack      = `DELETE FROM media_gone WHERE sha256 = ?`
 	sqlMediaInsert    = `INSERT INTO media (id, moment_id, role, sha256, size, content_type, created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlMomentCopy     = `UPDATE moments SET copy_id = ?1 WHERE id = ?2 AND copy_id IS NULL`
 	sqlMomentOriginal = `UPDATE moments SET original_id = ?1 WHERE id = ?2 AND original_id IS NULL`
@@ -57,7 +66,8 @@ const (
 )
 
 var foldSQL = []string{
-	sqlMomentInsert, sqlMomentEdit, sqlMomentCaption, sqlAltInsert, sqlAltCaption, sqlAltDismiss, sqlWordsInsert, sqlMomentDelete, sqlMomentRestore, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
+	sqlMomentInsert, sqlMomentEdit, sqlMomentCaption, sqlAltInsert, sqlAltCaption, sqlAltDismiss, sqlWordsInsert, sqlMomentDelete, sqlMomentRestore,
+	sqlMomentPurge, sqlPurgeGone, sqlPurgeMedia, sqlPurgeShared, sqlPurgeWords, sqlPurgeWordsDoc, sqlPurgeAlts, sqlPurgeTurns, sqlMediaBack, sqlMediaInsert, sqlMomentCopy, sqlMomentOriginal,
 	sqlTurnInsert, sqlTurnFinish, sqlJobInsert, sqlRecallInsert, sqlPhraseRecalled, sqlPhraseKeep,
 	sqlPhraseUnkeep, sqlRequestInsert, sqlLastSeq, sqlBegin, sqlCommit, sqlRollback, sqlCheckpoint,
 }
@@ -131,7 +141,9 @@ func (t *tx) foldEdit(r *oplog.Record, d *MomentEdit, at, seq int64) error {
 	var deleted bool
 	switch err := t.queryRow(sqlMomentCaption, d.ID).Scan(&cur, &curAt, &curBy, &deleted); {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil // an edit of a moment the log never made changes nothing
+		// An edit of a moment the log never made, or purged, changes
+		// nothing.
+		return nil
 	case err != nil:
 		return err
 	}
@@ -387,12 +399,22 @@ func (t *tx) fold(r *oplog.Record) error {
 		}
 		_, err := t.exec(sqlMomentRestore, at, d.ID)
 		return err
+	case api.OpMomentPurge:
+		var d MomentPurge
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return err
+		}
+		return t.foldPurge(d.ID, at, seq)
 	case api.OpMediaPut:
 		var d MediaPut
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
 		if _, err := t.exec(sqlMediaInsert, d.ID, d.MomentID, d.Role, d.SHA256, d.Size, d.ContentType, at, seq); err != nil {
+			return err
+		}
+		// The same bytes, stored again after a purge named them gone.
+		if _, err := t.exec(sqlMediaBack, d.SHA256); err != nil {
 			return err
 		}
 		q := sqlMomentCopy
@@ -462,6 +484,35 @@ func (t *tx) fold(r *oplog.Record) error {
 	default:
 		return fmt.Errorf("unknown op %q; the log was written by a newer engine", r.Op)
 	}
+}
+
+// foldPurge folds a moment.purge: a deleted moment, not purged before, is
+// removed for good (purge.sql); on any other moment it does nothing, so
+// that the fold stays a function of the log whatever came between the
+// engine's choice and the op.
+func (t *tx) foldPurge(id string, at, seq int64) error {
+	res, err := t.exec(sqlMomentPurge, at, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	if _, err := t.exec(sqlPurgeGone, id, seq); err != nil {
+		return err
+	}
+	if _, err := t.exec(sqlPurgeMedia, id); err != nil {
+		return err
+	}
+	if _, err := t.exec(sqlPurgeShared, seq); err != nil {
+		return err
+	}
+	for _, q := range []string{sqlPurgeWords, sqlPurgeWordsDoc, sqlPurgeAlts, sqlPurgeTurns} {
+		if _, err := t.exec(q, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // request remembers what request id id produced, by op r (its seq and

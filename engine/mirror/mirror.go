@@ -30,8 +30,9 @@ import (
 // owners of kept phrases, and owners that are family members
 // (phraseowners.sql); version 7 the alternatives of captions written on
 // two computers from the same base (alternatives.sql); version 8 the words
-// found in photos (words.sql).
-const SchemaVersion = 8
+// found in photos (words.sql); version 9 moments removed for good and the
+// blobs they leave (purge.sql).
+const SchemaVersion = 9
 
 //go:embed schema.sql
 var schema string
@@ -57,6 +58,9 @@ var alternativesSchema string
 //go:embed words.sql
 var wordsSchema string
 
+//go:embed purge.sql
+var purgeSchema string
+
 // migrations bring a mirror of an older version up to SchemaVersion with
 // sqlitedb.Migrate, each in the transaction that stores its version. A
 // mirror older than the first migration is refused (StaleError) and
@@ -80,6 +84,7 @@ func migrations(path string, have int, members MembersFunc) []sqlitedb.Migration
 		}},
 		{Version: 7, SQL: alternativesSchema}, // captions written from the same base on two computers
 		{Version: 8, SQL: wordsSchema},        // the words found in photos
+		{Version: 9, SQL: purgeSchema},        // moments removed for good, and their blobs
 	}
 }
 
@@ -275,6 +280,9 @@ func (m *DB) init(ctx context.Context) error {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, wordsSchema); err != nil {
+		return fmt.Errorf("create mirror %s: %w", m.path, err)
+	}
+	if _, err := tx.ExecContext(ctx, purgeSchema); err != nil {
 		return fmt.Errorf("create mirror %s: %w", m.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('last_seq', 0)"); err != nil {

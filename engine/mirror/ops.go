@@ -102,6 +102,13 @@ type MomentRestore struct {
 	ID string `json:"id"`
 }
 
+// MomentPurge is the data of a moment.purge op [extension]: a moment
+// deleted longer ago than the engine keeps deleted moments, removed for
+// good with its photos. The engine logs it; no client sends it.
+type MomentPurge struct {
+	ID string `json:"id"`
+}
+
 // MediaPut is the data of a media.put op, logged once the blob is stored.
 type MediaPut struct {
 	ID          string `json:"id"`

@@ -22,7 +22,10 @@ type Request struct {
 
 // Refs are the facts about a moment that the engine's write checks need.
 type Refs struct {
-	Deleted    bool
+	Deleted bool
+	// Purged says the moment was removed for good (moment.purge): it is
+	// deleted too, and names no media.
+	Purged     bool
 	CopyID     string // reserved by the create or set by the first copy put
 	OriginalID string
 	Owner      string // the member of its moment.create ("" when it has none)
@@ -139,15 +142,15 @@ func (m *DB) MomentRefs(ctx context.Context, id string) (Refs, error) {
 	if !m.ids.mayHold(momentIDs, id) {
 		return Refs{}, ErrNotFound
 	}
-	var deleted sql.NullInt64
+	var deleted, purged sql.NullInt64
 	var copyID, originalID sql.NullString
 	var owner string
-	err := m.queryRow(ctx, "SELECT deleted_at, copy_id, original_id, owner FROM moments WHERE id = ?", id).
-		Scan(&deleted, &copyID, &originalID, &owner)
+	err := m.queryRow(ctx, "SELECT deleted_at, purged_at, copy_id, original_id, owner FROM moments WHERE id = ?", id).
+		Scan(&deleted, &purged, &copyID, &originalID, &owner)
 	if err != nil {
 		return Refs{}, m.wrap("read moment", err)
 	}
-	return Refs{Deleted: deleted.Valid, CopyID: copyID.String, OriginalID: originalID.String, Owner: owner}, nil
+	return Refs{Deleted: deleted.Valid, Purged: purged.Valid, CopyID: copyID.String, OriginalID: originalID.String, Owner: owner}, nil
 }
 
 // MediaOwner returns the moment and role that name media id id as their copy
@@ -185,12 +188,12 @@ func scanMoment(s scanner) (*api.Moment, string, string, error) {
 }
 
 // Moment returns moment id with its media and turns (deleted ones too), or
-// ErrNotFound.
+// ErrNotFound, also for a moment purged (MomentRefs tells it apart).
 func (m *DB) Moment(ctx context.Context, id string) (*api.Moment, error) {
 	if !m.ids.mayHold(momentIDs, id) {
 		return nil, ErrNotFound
 	}
-	mo, copyID, originalID, err := scanMoment(m.queryRow(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ?", id))
+	mo, copyID, originalID, err := scanMoment(m.queryRow(ctx, "SELECT "+momentCols+" FROM moments WHERE id = ? AND purged_at IS NULL", id))
 	if err != nil {
 		return nil, m.wrap("read moment", err)
 	}
@@ -339,7 +342,69 @@ func (m *DB) Moments(ctx context.Context, limit int, before string) (moments []a
 // DeletedMoments is Moments of the moments deleted at since or after
 // (Recently deleted [extension]), newest (highest id) first.
 func (m *DB) DeletedMoments(ctx context.Context, since time.Time, limit int, before string) (moments []api.Moment, more bool, err error) {
-	return m.moments(ctx, "deleted_at IS NOT NULL AND deleted_at >= ?", []any{nanos(since)}, limit, before)
+	return m.moments(ctx, "deleted_at IS NOT NULL AND purged_at IS NULL AND deleted_at >= ?", []any{nanos(since)}, limit, before)
+}
+
+// PurgeDue returns up to limit moments deleted before before and not yet
+// purged, the longest deleted first: those the engine removes for good.
+func (m *DB) PurgeDue(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	rows, err := m.query(ctx, `SELECT id FROM moments WHERE deleted_at IS NOT NULL AND purged_at IS NULL AND deleted_at < ?
+		ORDER BY deleted_at, id LIMIT ?`, nanos(before), limit)
+	if err != nil {
+		return nil, m.wrap("list moments to purge", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, m.wrap("list moments to purge", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, m.wrap("list moments to purge", err)
+	}
+	return ids, nil
+}
+
+// EachGone calls fn with the SHA-256 of every blob that purges left named
+// by no media record (media_gone), for the engine to remove from its store.
+func (m *DB) EachGone(ctx context.Context, fn func(sha256 string) error) error {
+	rows, err := m.query(ctx, "SELECT sha256 FROM media_gone ORDER BY sha256")
+	if err != nil {
+		return m.wrap("list purged blobs", err)
+	}
+	var shas []string
+	for rows.Next() {
+		var sha string
+		if err := rows.Scan(&sha); err != nil {
+			rows.Close()
+			return m.wrap("list purged blobs", err)
+		}
+		shas = append(shas, sha)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return m.wrap("list purged blobs", err)
+	}
+	for _, sha := range shas {
+		if err := fn(sha); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Gone says whether the blob sha256 was left by a purge, named by no media
+// record.
+func (m *DB) Gone(ctx context.Context, sha256 string) (bool, error) {
+	var n int
+	if err := m.queryRow(ctx, "SELECT count(*) FROM media_gone WHERE sha256 = ?", sha256).Scan(&n); err != nil {
+		return false, m.wrap("read purged blobs", err)
+	}
+	return n > 0, nil
 }
 
 // moments lists the moments where says, as Moments does.
