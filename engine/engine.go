@@ -96,9 +96,14 @@ type Config struct {
 	// mirror.DefaultSearchBudget).
 	SearchBudget time.Duration
 	// UploadSweepEvery is how often the running engine removes the
-	// uploads with no progress for UploadMaxAge (0:
-	// DefaultUploadSweepEvery; uploadsweep.go).
+	// uploads with no progress for UploadMaxAge, and purges the moments
+	// deleted longer ago than KeepDeleted (0: DefaultUploadSweepEvery;
+	// uploadsweep.go).
 	UploadSweepEvery time.Duration
+	// KeepDeleted is how long a deleted moment waits in Recently deleted
+	// before the engine removes it for good, with its photos (purge.go):
+	// 0 is api.RecentlyDeletedFor (30 days), a negative value never.
+	KeepDeleted time.Duration
 	// FS is the file system the op log and the media store are written
 	// through; nil is the operating system's. Tests run the engine on a
 	// simulated disk that can lose power (engine/vfs/crashfs).

@@ -108,7 +108,7 @@ type mediaPut struct {
 // is media.put logged.
 func (e *Engine) keepMedia(ctx context.Context, m mediaPut, commit func() error) (*api.Media, bool, error) {
 	id, momentID := m.id, m.momentID
-	unlock, err := e.keys.lock(ctx, mediaKey(id), momentKey(momentID))
+	unlock, err := e.keys.lock(ctx, mediaKey(id), momentKey(momentID), blobKey(m.sha256))
 	if err != nil {
 		return nil, false, err
 	}
@@ -160,6 +160,9 @@ func (e *Engine) checkMediaTarget(ctx context.Context, id, momentID, role string
 	}
 	if err != nil {
 		return err
+	}
+	if refs.Purged {
+		return purged(momentID)
 	}
 	if !actorOf(ctx).mayChange(refs.Owner) {
 		return api.Errorf(api.CodeForbidden, "moment %s was added by another family member; only their devices, or the engine's owner with an admin token, may send its photo", momentID)

@@ -206,12 +206,20 @@ func (e *Engine) Moment(ctx context.Context, id string) (*api.Moment, error) {
 	}
 	mo, err := e.mirror.Moment(ctx, id)
 	if isNotFound(err) {
+		if refs, rerr := e.mirror.MomentRefs(ctx, id); rerr == nil && refs.Purged {
+			return nil, purged(id)
+		}
 		return nil, notFound("moment", id)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return e.overlayMoment(mo), nil
+}
+
+// purged is the error for a moment removed for good (moment.purge).
+func purged(id string) error {
+	return api.Errorf(api.CodeMomentPurged, "moment %s was deleted long ago and has been removed for good, with its photos; it can no longer be changed or brought back", id)
 }
 
 // momentChunk is how many moments EachMoment reads from the mirror at a
@@ -503,6 +511,9 @@ func (e *Engine) RestoreMoment(ctx context.Context, id string) (*api.Moment, boo
 	}
 	if !actorOf(ctx).mayChange(refs.Owner) {
 		return nil, false, notYours("moment", id)
+	}
+	if refs.Purged {
+		return nil, false, purged(id)
 	}
 	restored := false
 	if refs.Deleted {

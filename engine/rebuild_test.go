@@ -100,12 +100,26 @@ func workload(tb testing.TB, e *Engine, p *pippatest.Server, tag string) {
 	for _, id := range turns {
 		waitTurn(tb, e, id)
 	}
+	// A moment removed for good, with a photo of its own: on an engine
+	// that keeps deleted moments for a moment only (purgeAtOnce).
+	gone := mustCreate(tb, e, api.CreateMomentRequest{ID: newULID(), Caption: tag + " gone for good"})
+	mustPut(tb, e, newULID(), gone.ID, api.RoleCopy, bytes.Repeat([]byte(tag), 700))
+	if _, err := e.DeleteMoment(ctx, gone.ID); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := e.purge(ctx); err != nil {
+		tb.Fatal(err)
+	}
 }
+
+// purgeAtOnce keeps deleted moments for a nanosecond: the workload's
+// purge removes them.
+func purgeAtOnce(c *Config) { c.KeepDeleted = time.Nanosecond }
 
 func TestRebuild_EqualsLiveMirror(t *testing.T) {
 	dir := t.TempDir()
 	p := pippatest.New(t)
-	e := openEngine(t, dir, withSeats(p.Config()))
+	e := openEngine(t, dir, withSeats(p.Config()), purgeAtOnce)
 	workload(t, e, p, "a")
 	workload(t, e, p, "b")
 	if err := e.Close(); err != nil {

@@ -12,8 +12,10 @@ import (
 // expiry.
 const DefaultUploadSweepEvery = UploadMaxAge / 24
 
-// uploadSweeper is the goroutine that sweeps the uploads while the engine
-// runs: started by Open, stopped by Close.
+// uploadSweeper is the goroutine that keeps house while the engine runs:
+// it sweeps the uploads and purges the moments deleted long ago (purge.go)
+// once when the engine opens and then every Config.UploadSweepEvery.
+// Started by Open, stopped by Close.
 type uploadSweeper struct {
 	once   sync.Once
 	cancel context.CancelFunc
@@ -35,15 +37,25 @@ func (e *Engine) startUploadSweep() {
 		defer close(done)
 		t := time.NewTicker(every)
 		defer t.Stop()
+		e.purgeLogged(ctx)
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
 				e.sweepUploads(ctx)
+				e.purgeLogged(ctx)
 			}
 		}
 	}(e.sweeper.done)
+}
+
+// purgeLogged purges (purge.go), logging a failure: the next round tries
+// again.
+func (e *Engine) purgeLogged(ctx context.Context) {
+	if _, err := e.purge(ctx); err != nil && ctx.Err() == nil {
+		e.logger.Warn("engine: purge the moments deleted long ago", "err", err)
+	}
 }
 
 // stopUploadSweep stops the sweeping and waits for a sweep under way to

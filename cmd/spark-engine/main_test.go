@@ -87,6 +87,8 @@ func TestVersionAndUsage(t *testing.T) {
 		{[]string{"serve", "--nope"}, 2, "", "flag provided but not defined: -nope"},
 		{[]string{"serve", "--trusted-proxy", "127.0.0.1,proxy.example.org"}, 2, "", `"proxy.example.org" is not an IP address or a CIDR prefix`},
 		{[]string{"serve", "--turns-per-day", "-1"}, 2, "", "--turns-per-day must be 0 (no daily limit) or more"},
+		{[]string{"serve", "--keep-deleted-days", "-3"}, 2, "", "--keep-deleted-days must be between 0 (for ever) and 36500"},
+		{[]string{"serve", "--keep-deleted-days", "soon"}, 2, "", `invalid value "soon" for flag -keep-deleted-days`},
 		{[]string{"fsck", "--data", "/nonexistent/spark"}, 1, "", "pass the engine's directory with --data DIR"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

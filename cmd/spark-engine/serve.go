@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
+	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/host"
 	"github.com/sparkfamily/spark/engine/server"
 	"github.com/sparkfamily/spark/internal/version"
@@ -22,7 +23,7 @@ import (
 const shutdownGrace = 30 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--trusted-proxy ADDR]... [--max-media-size BYTES] [--turns-per-day N] [--log-file FILE] [--backup-to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]]")
+	fs := newFlagSet("serve", stderr, "serve [--data DIR] [--listen ADDR] [--trusted-proxy ADDR]... [--max-media-size BYTES] [--turns-per-day N] [--keep-deleted-days N] [--log-file FILE] [--backup-to file:///PATH | s3://BUCKET/PREFIX [--backup-endpoint URL]]")
 	data := dataFlag(fs)
 	listen := fs.String("listen", "127.0.0.1:8787", "the address to listen on; keep it on loopback and put a TLS reverse proxy in front to reach it from elsewhere")
 	var proxies []netip.Prefix
@@ -36,6 +37,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	logJSON := fs.Bool("log-json", false, "write the log as JSON lines instead of text")
 	logFile := fs.String("log-file", "", "append the log to this file instead of standard error (a Windows service has none)")
 	verbose := fs.Bool("verbose", false, "log every request, successful reads too (by default only writes and failures)")
+	keepDays := fs.Int("keep-deleted-days", int(api.RecentlyDeletedFor/(24*time.Hour)), "how many days a deleted moment waits in Recently deleted, where it can be restored, before the engine removes it for good with its photos; 0: keep deleted moments for ever")
 	backupTo := fs.String("backup-to", "", "keep an off-site copy of the data folder there, shipped every 10 s and drilled daily (GET /v1/health says how it stands): file:///PATH (an external disk or a mounted share) or s3://BUCKET/PREFIX (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION or ~/.aws)")
 	endpoint := endpointFlag(fs)
 	pos, err := parseArgs(fs, args)
@@ -50,6 +52,13 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if *turnsPerDay < 0 {
 		return usagef("--turns-per-day must be 0 (no daily limit) or more")
+	}
+	if *keepDays < 0 || *keepDays > 36500 {
+		return usagef("--keep-deleted-days must be between 0 (for ever) and 36500")
+	}
+	keepDeleted := time.Duration(*keepDays) * 24 * time.Hour
+	if *keepDays == 0 {
+		keepDeleted = -1 // the engine's word for never
 	}
 	perDay := *turnsPerDay
 	if perDay == 0 {
@@ -93,7 +102,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("create the data directory: %w", err)
 	}
 	se, err := host.Start(ctx, host.Config{
-		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, Logger: logger, OnBatch: bk.onBatch()},
+		Engine: engine.Config{Dir: dir, MaxMediaSize: *maxMedia, TurnsPerDay: perDay, KeepDeleted: keepDeleted, Logger: logger, OnBatch: bk.onBatch()},
 		Addr:   *listen,
 		Server: sopts,
 		HTTP:   server.HTTPOptions{TrustedProxies: proxies},
@@ -107,7 +116,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("open the engine in %s: %w", dir, err)
 	}
 	logger.Info("serving", "addr", se.Addr.String(), "data", dir, "version", version.Version, "seats", len(se.Engine.Seats()),
-		"trusted_proxies", fmt.Sprint(proxies), "turns_per_day", *turnsPerDay)
+		"trusted_proxies", fmt.Sprint(proxies), "turns_per_day", *turnsPerDay, "keep_deleted_days", *keepDays)
 	if bk != nil {
 		bk.start(ctx, se.Engine)
 	}

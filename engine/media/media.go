@@ -267,6 +267,28 @@ func (s *Store) Has(sha256hex string) (bool, error) {
 	return true, nil
 }
 
+// Remove removes the blob with that SHA-256 and syncs its directory, so
+// that the removal survives a crash: true when it was there. The engine
+// removes only what a purge left named by no media record.
+func (s *Store) Remove(sha256hex string) (bool, error) {
+	if s.readOnly {
+		return false, errors.New("media: remove: the store is open read-only")
+	}
+	p, err := s.Path(sha256hex)
+	if err != nil {
+		return false, err
+	}
+	if err := s.fs.Remove(p); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("media: remove %s: %w", sha256hex, err)
+	}
+	if err := s.fs.SyncDir(filepath.Dir(p)); err != nil {
+		return true, fmt.Errorf("media: remove %s: %w", sha256hex, err)
+	}
+	return true, nil
+}
+
 // Verify re-reads the blob with that SHA-256 and checks that its bytes
 // still hash to it, for fsck. A mismatch gives ErrCorrupt.
 func (s *Store) Verify(ctx context.Context, sha256hex string) error {
