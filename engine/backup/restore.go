@@ -118,6 +118,12 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	if r.res.LastSeq == 0 {
 		return nil, fmt.Errorf("backup: the copy in %s holds no op at or before the point asked", t)
 	}
+	for _, m := range r.missing {
+		if !r.purged[m.MomentID] {
+			return nil, fmt.Errorf("backup: fetch the %s %s of moment %s: %s is not in %s: %w; if the moment was removed for good (purged) before the copy was made, restore to a point after that",
+				m.Role, m.ID, m.MomentID, mediaName(m.SHA256), t, ErrNotFound)
+		}
+	}
 	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("backup: write %s: %w", logPath, err)
 	}
@@ -201,6 +207,12 @@ type restorer struct {
 	// fetched holds the photos this restore wrote, each hashed as it was
 	fetched map[string]bool
 	res     *Restored
+	// missing is the photos the copy lacks (guarded by mu); the restore
+	// fails unless the ops it restores purge each one's moment (purged):
+	// removed for good before a pass could ship it (purged.go).
+	missing     []mirror.MediaPut
+	purged      map[string]bool
+	groupPurged []string
 	// the group being read: its bytes and photos, kept once whole and
 	// wanted
 	group []byte
@@ -298,6 +310,9 @@ func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw 
 		}
 		r.media = append(r.media, m)
 	}
+	if id, ok := purgeOf(rec); ok {
+		r.groupPurged = append(r.groupPurged, id)
+	}
 	if more {
 		return nil
 	}
@@ -307,6 +322,13 @@ func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw 
 	}
 	r.kept = append(r.kept, r.group...)
 	r.keptMed = append(r.keptMed, r.media...)
+	for _, id := range r.groupPurged {
+		if r.purged == nil {
+			r.purged = map[string]bool{}
+		}
+		r.purged[id] = true
+	}
+	r.groupPurged = r.groupPurged[:0]
 	r.keptLast, r.keptAt = rec.Seq, rec.At
 	r.group, r.media = r.group[:0], r.media[:0]
 	if len(r.kept) >= keepMax {
@@ -389,6 +411,12 @@ func (r *restorer) fetch(ctx context.Context, m mirror.MediaPut) error {
 	}
 	name := mediaName(m.SHA256)
 	rc, err := r.t.Get(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		r.mu.Lock()
+		r.missing = append(r.missing, m)
+		r.mu.Unlock()
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("backup: fetch the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
 	}

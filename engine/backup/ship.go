@@ -62,6 +62,9 @@ type Shipper struct {
 	// photos the copy holds (name to size), listed once at its start;
 	// nil asks the target for each photo (Stat)
 	have map[string]int64
+	// purged is the moments the folder's log purges, read when a photo
+	// is found missing (purged.go)
+	purged purgedSet
 }
 
 // Stats tells what one pass shipped.
@@ -671,6 +674,13 @@ func (s *Shipper) putMedia(ctx context.Context, store *media.Store, m mirror.Med
 		return 0, fmt.Errorf("backup: %w", err)
 	}
 	f, err := store.Open(m.SHA256)
+	if errors.Is(err, media.ErrNotFound) {
+		if gone, perr := s.purged.has(ctx, s.Dir, m.MomentID); perr != nil {
+			return 0, perr
+		} else if gone {
+			return -1, nil // removed for good before it was shipped (purged.go)
+		}
+	}
 	if err != nil {
 		return 0, fmt.Errorf("backup: the %s %s of moment %s: %w", m.Role, m.ID, m.MomentID, err)
 	}
