@@ -92,6 +92,12 @@ func checkRecord(r oplog.Record) error {
 			return err
 		}
 		return canonicalULID("moment id", d.ID)
+	case api.OpMomentPurge:
+		var d MomentPurge
+		if err := decode(r, &d); err != nil {
+			return err
+		}
+		return canonicalULID("moment id", d.ID)
 	case api.OpMediaPut:
 		var d MediaPut
 		if err := decode(r, &d); err != nil {

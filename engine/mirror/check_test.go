@@ -35,6 +35,8 @@ func TestCheckRecord(t *testing.T) {
 		{"create", rec(api.OpMomentCreate, "req-1", mirror.MomentCreate{ID: moment, Kind: api.KindNote, Caption: caption, CopyID: media}), true},
 		{"edit", rec(api.OpMomentEdit, "", mirror.MomentEdit{ID: moment, Caption: &caption}), true},
 		{"delete", rec(api.OpMomentDelete, "", mirror.MomentDelete{ID: moment}), true},
+		{"purge", rec(api.OpMomentPurge, "", mirror.MomentPurge{ID: moment}), true},
+		{"purge of a path", rec(api.OpMomentPurge, "", mirror.MomentPurge{ID: "../../media"}), false},
 		{"media", rec(api.OpMediaPut, "", mirror.MediaPut{ID: media, MomentID: moment, Role: api.RoleCopy, SHA256: sha, Size: 10, ContentType: "image/jpeg"}), true},
 		{"turn start", rec(api.OpTurnStart, "note:1:turn", mirror.TurnStart{ID: "t-1", MomentID: moment, Mode: api.ModePractical}), true},
 		{"job turn", rec(api.OpTurnStart, "job-1:0", mirror.TurnStart{ID: "job-1:0", MomentID: moment, Mode: api.ModeCareful, Job: "job-1", Seat: "a"}), true},

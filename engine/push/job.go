@@ -138,6 +138,10 @@ func (p *pusher) prepare(r oplog.Record) (job, error) {
 			return bad(err)
 		}
 		j.kind, j.id, j.moment, j.words = KindWords, d.ID, d.ID, &api.Words{Text: d.Text, Lang: d.Lang}
+	case api.OpMomentPurge:
+		// The engine's own op: a moment it purged is left out whole
+		// (purged.go), and the target purges on its own clock.
+		j.skip = true
 	case api.OpMediaPut:
 		var d mirror.MediaPut
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -449,6 +453,9 @@ func (p *pusher) sendMedia(ctx context.Context, m *mirror.MediaPut) (outcome, er
 	tw.end()
 	f, err := p.src.Media(ctx, *m)
 	tw.begin()
+	if err != nil && ctx.Err() == nil && p.photoPurged(ctx, m) {
+		return already, nil // its moment removed for good (purged.go)
+	}
 	if err != nil {
 		return 0, err
 	}

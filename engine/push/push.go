@@ -164,6 +164,9 @@ type Stats struct {
 	Complete  bool           `json:"complete"`
 	Retries   int            `json:"retries"`
 	Unsettled []string       `json:"readings_not_moved,omitempty"`
+	// Purged counts the moments the source removed for good, left out
+	// (purged.go).
+	Purged int `json:"purged_left_out,omitempty"`
 }
 
 func (s *Stats) clone() Stats {
@@ -237,6 +240,10 @@ type pusher struct {
 	// far (only the reader touches it); pendingBytes is about their size.
 	pending      map[string]pendingTurn
 	pendingBytes int64
+
+	// leftOut is the moments the source purged whose create this run left
+	// out (guarded by mu; purged.go).
+	leftOut map[string]bool
 }
 
 func (p *pusher) run(ctx context.Context) (Stats, error) {
@@ -276,6 +283,7 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 		start = 0
 	}
 	p.stats.StartSeq, p.base, p.stats.Done = start, start, start
+	p.leftOut = map[string]bool{}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -290,7 +298,10 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 				if ctx.Err() != nil {
 					continue
 				}
-				delivered, err := p.do(ctx, j)
+				delivered, err := p.leaveOut(ctx, &j)
+				if err == nil && !delivered {
+					delivered, err = p.do(ctx, j)
+				}
 				if err != nil {
 					p.stop(err)
 					cancel()
@@ -336,6 +347,7 @@ func (p *pusher) run(ctx context.Context) (Stats, error) {
 		if j.moment == "" {
 			// A phrase op: after everything before it, alone.
 			p.waitIdle(ctx)
+			p.withoutLeftOut(&j)
 			delivered, err := p.do(ctx, j)
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sparkfamily/spark/engine"
@@ -35,6 +36,9 @@ type Source interface {
 	// checked against the op's SHA-256 and size as they are read: a
 	// reader that does not match fails its last Read.
 	Media(ctx context.Context, m mirror.MediaPut) (io.ReadCloser, error)
+	// Purged says whether the source removed moment id for good
+	// (moment.purge): a push leaves it out (purged.go).
+	Purged(ctx context.Context, id string) (bool, error)
 	// Close lets go of what the source holds open.
 	Close() error
 }
@@ -46,6 +50,10 @@ type Folder struct {
 	dir   string
 	log   *oplog.Log
 	store *media.Store
+
+	purgedOnce sync.Once
+	purged     map[string]bool
+	purgedErr  error
 }
 
 // OpenFolder opens the engine folder dir (it holds ops.log and media/)
@@ -83,6 +91,13 @@ func (f *Folder) Media(_ context.Context, m mirror.MediaPut) (io.ReadCloser, err
 	}
 	// The target checks the bytes against the Content-Digest sent.
 	return fl, nil
+}
+
+// Purged implements Source: the moments its log purges, read once (the
+// log of a folder is read at disk speed, and its purges are few).
+func (f *Folder) Purged(ctx context.Context, id string) (bool, error) {
+	f.purgedOnce.Do(func() { f.purged, f.purgedErr = purgedIn(ctx, f.log) })
+	return f.purged[id], f.purgedErr
 }
 
 // Close implements Source.
@@ -259,6 +274,28 @@ func (b *watchedBody) Close() error {
 	err := b.rc.Close()
 	b.w.stop()
 	return err
+}
+
+// Purged implements Source: the engine answers moment_purged for a
+// moment it removed for good.
+func (s *RemoteSource) Purged(ctx context.Context, id string) (bool, error) {
+	// The engine's answer is read inside the request: ask marks a final
+	// failure as the source's, which no *api.Error is taken for.
+	var code string
+	err := s.ask(ctx, func(ctx context.Context) error {
+		_, err := s.c.Moment(ctx, id)
+		if ae, ok := api.AsError(err); ok && !retry.Passing(ae.Status) {
+			code = ae.Code
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	// Any answer but moment_purged (the moment, 404): the ops that follow
+	// tell the rest.
+	return code == api.CodeMomentPurged, nil
 }
 
 // Close implements Source.
