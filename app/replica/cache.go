@@ -264,6 +264,24 @@ func (c *Cache) evict(size int64, before time.Time, partial bool) error {
 	return nil
 }
 
+// Remove removes the copy with SHA-256 sha, pinned or not: the engine
+// removed it for good (a purged moment's). One not cached is nothing to
+// do.
+func (c *Cache) Remove(sha string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[sha]
+	if e == nil {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(c.dir, sha)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("replica: remove %s: %w", sha, err)
+	}
+	delete(c.entries, sha)
+	c.total -= e.size
+	return nil
+}
+
 // clear removes every copy (the replica is dropped for another engine's).
 func (c *Cache) clear() error {
 	c.mu.Lock()

@@ -253,14 +253,30 @@ func opDigest(op api.Op) string {
 // the most recently created moment first, until the cache is full.
 func (r *Replica) fetchCopies(ctx context.Context, eng Engine, res *Result) error {
 	var copies []mirror.LiveCopy
+	var gone []string
 	db := r.mirror()
 	err := db.EachLiveCopy(ctx, func(c mirror.LiveCopy) error {
 		copies = append(copies, c)
 		return nil
 	})
+	if err == nil {
+		// The copies of moments the engine removed for good (purged)
+		// leave this computer too.
+		err = db.EachGone(ctx, func(sha string) error {
+			if r.copies.Has(sha) {
+				gone = append(gone, sha)
+			}
+			return nil
+		})
+	}
 	r.dbMu.RUnlock()
 	if err != nil {
 		return fmt.Errorf("replica: %w", err)
+	}
+	for _, sha := range gone {
+		if err := r.copies.Remove(sha); err != nil {
+			return err
+		}
 	}
 	full := false
 	for _, c := range copies {
@@ -332,7 +348,7 @@ func (t *Touched) Add(ops []api.Op) {
 			continue
 		}
 		switch op.Op {
-		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpMomentRestore, api.OpMomentWords:
+		case api.OpMomentCreate, api.OpMomentEdit, api.OpMomentDelete, api.OpMomentRestore, api.OpMomentWords, api.OpMomentPurge:
 			t.order = append(t.order, d.ID)
 		case api.OpMediaPut:
 			t.order = append(t.order, d.MomentID)
