@@ -244,10 +244,14 @@ func (e *Engine) EachMoment(ctx context.Context, limit int, before string, fn fu
 }
 
 // EachDeletedMoment is EachMoment of Recently deleted [extension]: the
-// moments deleted in the last api.RecentlyDeletedFor, which POST
-// /v1/moments/{id}/restore brings back.
+// moments deleted and not purged, within the time the engine keeps them
+// (Config.KeepDeleted, 30 days by default; all of them when it keeps them
+// for ever), which POST /v1/moments/{id}/restore brings back.
 func (e *Engine) EachDeletedMoment(ctx context.Context, limit int, before string, fn func(*api.Moment) error) (*string, error) {
-	since := e.cfg.Now().Add(-api.RecentlyDeletedFor)
+	since := time.Unix(0, 0)
+	if keep := e.keepDeleted(); keep > 0 {
+		since = e.cfg.Now().Add(-keep)
+	}
 	return e.eachMoment(ctx, func(ctx context.Context, limit int, before string) ([]api.Moment, bool, error) {
 		return e.mirror.DeletedMoments(ctx, since, limit, before)
 	}, limit, before, fn)

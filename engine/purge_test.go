@@ -166,6 +166,7 @@ func TestPurge_KeepDeleted(t *testing.T) {
 		{"seven days, after eight", 7 * 24 * time.Hour, 8, 1},
 		{"seven days, after six", 7 * 24 * time.Hour, 6, 0},
 		{"never", -1, 400, 0},
+		{"sixty days, after fifty", 60 * 24 * time.Hour, 50, 0},
 		{"default, after 29 days", 0, 29, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,6 +180,14 @@ func TestPurge_KeepDeleted(t *testing.T) {
 			c.add(time.Duration(tc.days) * 24 * time.Hour)
 			if n, err := e.purge(ctx); err != nil || n != tc.want {
 				t.Errorf("purge = %d, %v; want %d", n, err, tc.want)
+			}
+			// Recently deleted lists what the engine keeps, for as long.
+			listed := 0
+			if _, err := e.EachDeletedMoment(ctx, 10, "", func(*api.Moment) error { listed++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if listed != 1-tc.want {
+				t.Errorf("Recently deleted lists %d moments, want %d", listed, 1-tc.want)
 			}
 		})
 	}
