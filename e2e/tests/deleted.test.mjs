@@ -55,7 +55,8 @@ test('a deleted moment waits in Recently deleted with when, and Restore puts it 
   const row = dlg.locator(`[data-testid=deleted-row][data-moment="${id}"]`);
   await row.waitFor();
   assert.match(await row.innerText(), new RegExp(text.slice(0, 20)));
-  assert.match(await row.innerText(), /Deleted /, 'the row says when it was deleted');
+  assert.match(await row.innerText(), /Deleted .* · removed for good in 30 days/, 'the row says when it was deleted, and how long it waits');
+  assert.match(await dlg.innerText(), /then they are removed for good with their photos/, 'the list says what happens after the 30 days');
   assert.deepEqual(await looks(page, 'recently-deleted'), []);
 
   await row.getByTestId('deleted-restore').click();

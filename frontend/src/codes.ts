@@ -54,6 +54,7 @@ export const engineError = {
   mediaTooLarge: 'media_too_large',
   methodNotAllowed: 'method_not_allowed',
   momentDeleted: 'moment_deleted',
+  momentPurged: 'moment_purged',
   noPhrases: 'no_phrases',
   notFound: 'not_found',
   requestIdReused: 'request_id_reused',

@@ -353,6 +353,8 @@ function refusal(e: UIErrorLike): Explained {
     case engineError.momentDeleted:
     case engineError.notFound:
       return say('This moment is no longer there: it was deleted, perhaps on another computer.');
+    case engineError.momentPurged:
+      return say('This moment was deleted more than 30 days ago, so it has been removed for good with its photos.');
     case engineError.mediaTooLarge:
       return say('This photo is too large to be accepted where your moments are kept.');
     case appError.canceled:
@@ -631,7 +633,7 @@ export const deletedWords = {
   /** openShort is open where the window is narrow (at 200%). */
   openShort: 'Deleted',
   heading: 'Recently deleted',
-  said: 'Moments you delete wait here for 30 days. Restore one to put it back in Moments.',
+  said: 'Moments you delete wait here for 30 days, then they are removed for good with their photos. Restore one to put it back in Moments.',
   empty: 'Nothing has been deleted in the last 30 days.',
   restore: 'Restore',
   reading: 'Looking for what was deleted…',
@@ -641,8 +643,15 @@ export const deletedWords = {
   confirmYes: 'Delete',
   done: 'Moment deleted. It waits in Recently deleted for 30 days.',
   undo: 'Undo',
-  /** when says when a moment was deleted: "Deleted on 3 May, 09:12". */
-  when: (iso: string): string => (iso ? `Deleted ${when(iso)}` : 'Deleted'),
+  /** when says when a moment was deleted, and how long it still waits
+   * (30 days from then, now being now in milliseconds): "Deleted 3 May,
+   * 09:12 · removed for good in 12 days". */
+  when: (iso: string, now: number = Date.now()): string => {
+    if (!iso) return 'Deleted';
+    const left = Math.ceil((Date.parse(iso) + 30 * dayMs - now) / dayMs);
+    if (Number.isNaN(left)) return `Deleted ${when(iso)}`;
+    return `Deleted ${when(iso)} · ${left <= 1 ? 'removed for good within a day' : `removed for good in ${left} days`}`;
+  },
   /** restored says a moment is back, by its title. */
   restored: (title: string): string => `“${title}” is back in Moments.`,
 };
@@ -790,6 +799,8 @@ export function writeRefused(code: string, engine: string, kind = '', owner = ''
     case engineError.notFound:
     case engineError.momentDeleted:
       return `${head} The moment it belongs to is no longer there: it was deleted, perhaps on another computer. You can remove it from this list.`;
+    case engineError.momentPurged:
+      return `${head} The moment it belongs to was deleted more than 30 days ago and has been removed for good, so it can’t be changed. If you want to keep what you wrote, copy it from this list first; then remove it.`;
     case engineError.forbidden:
       if (owner) return `${head} ${othersWords(kind, owner)} Whoever looks after Spark can too; you can remove this change from this list.`;
       if (kind === writeKind.unkeep) return `${head} The phrase was kept by another family member, and only they can remove it. Whoever looks after Spark can too; you can remove this change from this list.`;
@@ -855,6 +866,7 @@ export function writeMain(code: string): 'retry' | 'remove' {
     case engineError.unknownMoment:
     case engineError.notFound:
     case engineError.momentDeleted:
+    case engineError.momentPurged:
       return 'remove';
   }
   return 'retry';
@@ -881,6 +893,11 @@ export function parkedAdvice(code: string): { sentence: string; main: 'save' | '
       return {
         sentence: 'The copy of this photo that Spark keeps on this computer to send has changed since the photo was added. If you put an older copy of Spark’s folder back, put the right one back and press “Send again”; otherwise remove it from this list and add the photo again.',
         main: 'retry',
+      };
+    case engineError.momentPurged:
+      return {
+        sentence: 'This photo’s moment was deleted more than 30 days ago and has been removed for good, so it can’t be sent. If you want the photo, save the original somewhere safe; then remove it from this list.',
+        main: 'save',
       };
     case engineError.unknownMoment:
     case engineError.mediaConflict:

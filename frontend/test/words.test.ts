@@ -280,7 +280,12 @@ test('Recently deleted names a note by its first words, a photo by its title, an
   const note = { kind: 'note', caption: 'Call the surgery about the repeat prescription before Friday, and ask for the new leaflet they promised last time', pending: false, readings: [] };
   assert.equal(deletedTitle(note), 'Call the surgery about the repeat prescription before Friday, and ask for the…');
   assert.equal(deletedTitle({ kind: 'photo', caption: 'Grandpa’s roses', pending: false, readings: [] }), 'Grandpa’s roses');
-  assert.match(deletedWords.when('2026-05-03T09:12:00Z'), /^Deleted .*2026/);
+  const deleted = Date.parse('2026-05-03T09:12:00Z');
+  const day = 24 * 60 * 60 * 1000;
+  assert.match(deletedWords.when('2026-05-03T09:12:00Z', deleted + day), /^Deleted .*2026.* · removed for good in 29 days$/);
+  assert.match(deletedWords.when('2026-05-03T09:12:00Z', deleted + 18.5 * day), / · removed for good in 12 days$/);
+  assert.match(deletedWords.when('2026-05-03T09:12:00Z', deleted + 29.5 * day), / · removed for good within a day$/);
+  assert.match(deletedWords.when('2026-05-03T09:12:00Z', deleted + 31 * day), / · removed for good within a day$/);
   assert.equal(deletedWords.when(''), 'Deleted');
   assert.equal(deletedWords.restored('Grandpa’s roses'), '“Grandpa’s roses” is back in Moments.');
 });
