@@ -124,7 +124,8 @@ func (a *App) writeEvent(ev outbox.Event) {
 	if ev.Kind == outbox.EventRemoved {
 		state = view.WriteStateDiscarded
 	}
-	a.emit(EventWrite, view.WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state})
+	a.emit(EventWrite, view.WriteEvent{ID: w.ID, Kind: string(w.Kind), MomentID: w.MomentID, State: state,
+		BroughtBack: ev.Kind == outbox.EventDone && broughtBack(w.Result)})
 	switch ev.Kind {
 	case outbox.EventAdded, outbox.EventWaiting, outbox.EventStepDone, outbox.EventReset:
 		return // nothing the moment shows changed yet
@@ -138,6 +139,15 @@ func (a *App) writeEvent(ev outbox.Event) {
 	case w.MomentID != "":
 		go a.emitMoment(w.MomentID)
 	}
+}
+
+// broughtBack says whether the engine's answer to a sent write says it
+// brought its moment back from Recently deleted (api.EditMomentResponse).
+func broughtBack(result json.RawMessage) bool {
+	var r struct {
+		Restored bool `json:"restored"`
+	}
+	return len(result) > 0 && json.Unmarshal(result, &r) == nil && r.Restored
 }
 
 // emitMoment sends the "moment" event for a moment as the window shows it.

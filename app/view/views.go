@@ -214,6 +214,10 @@ type WriteEvent struct {
 	Kind     string `json:"kind"`
 	MomentID string `json:"moment_id"`
 	State    string `json:"state"` // one of the WriteState*
+	// BroughtBack is true when the write, sent, brought its moment back
+	// from Recently deleted (an edit of a moment deleted elsewhere): the
+	// window says so whenever the Outbox sends it.
+	BroughtBack bool `json:"brought_back,omitempty"`
 }
 
 // TimeString is t as the window reads a time: RFC 3339 in UTC, "" for

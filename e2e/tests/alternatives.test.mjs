@@ -88,7 +88,7 @@ test('a caption typed on a moment deleted elsewhere brings it back, and says so'
   const { id, dialog } = await openNote('the plumber');
   await harness('/test/elsewhere', { id, delete: true });
   await typeCaption(dialog, 'the plumber, Tuesday 9am');
-  const said = page.getByText('Your caption brought this moment back from Recently deleted.');
+  const said = page.getByText('What you wrote brought this moment back from Recently deleted.');
   await said.waitFor();
   await looks(page, 'brought-back');
   const m = await rpc('Moments/Get', id);

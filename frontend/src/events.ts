@@ -51,4 +51,7 @@ export interface WriteEvent {
   kind: WriteKindCode;
   moment_id: string;
   state: WriteStateCode;
+  /** brought_back: the write, sent, brought its moment back from
+   * Recently deleted. */
+  brought_back?: boolean;
 }

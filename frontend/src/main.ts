@@ -1,7 +1,7 @@
 import './style.css';
 import { backend, markPaint, type Status } from './backend';
-import { h, clear, rehomeToasts, sentence } from './dom';
-import { tabWords, appWords, outboxLine, total, engineBanner, engineStateWords, engineStateShort, bannerDetails, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, type EngineState } from './words';
+import { h, clear, rehomeToasts, sentence, toast } from './dom';
+import { tabWords, appWords, outboxLine, total, engineBanner, engineStateWords, engineStateShort, bannerDetails, startWords, badgeWords, startProblem, offsiteBarWords, offsiteWords, broughtBackWords, type EngineState } from './words';
 import { CaptureScreen } from './capture';
 import { MomentsScreen } from './moments';
 import { PhrasesScreen } from './phrases';
@@ -121,7 +121,12 @@ class App {
     });
     // A note or change made, sent, parked or discarded changes what the
     // status bar counts: at once, not at the next poll.
-    backend.onWrite(() => this.soon());
+    backend.onWrite((e) => {
+      this.soon();
+      // Sent at once or by the Outbox later, a change that reached a
+      // moment deleted elsewhere brought it back: said once, when sent.
+      if (e.state === 'sent' && e.brought_back) toast(broughtBackWords(e.kind), 'info');
+    });
     // A sync that got through while the bar says the engine is away: the
     // bar asks again now, not at its next poll.
     backend.onSync((s) => {

@@ -4,7 +4,7 @@ import { toastError, explain } from './feedback';
 import { intents } from './intents';
 import { drafts, saveCaption, saving } from './captions';
 import { onMoment, changed, deleted } from './store';
-import { momentWords as W, statusWord, modeWord, earlierWords, captionNotSavedWords, carefulAskedWords, latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords, alternativeWords, broughtBackWords } from './words';
+import { momentWords as W, statusWord, modeWord, earlierWords, captionNotSavedWords, carefulAskedWords, latest, readingError, kindWord, titleOf, sizeWords, fullPhotoWords, waitingWords, addedByWords, ownerOnlyWords, queuedWords, pippaMissing, pippaSetUp, pictureWords, dateNote, deletedWords, alternativeWords } from './words';
 import { restoreMoment } from './deleted';
 import { place, onPlace, openPippaSettings } from './place';
 import { viewPhotos } from './viewer';
@@ -454,7 +454,6 @@ export class MomentDialog {
       // Every view of the moment (tiles, this dialog) takes the words saved.
       if (m) changed(m.kind || !known ? m : { ...known, caption: m.caption, waits_for: m.waits_for });
       if (here() && !drafts.has(id)) this.captionState.textContent = m?.waits_for ? W.savedHere : W.saved;
-      if (m?.brought_back) toast(broughtBackWords, 'info');
     } catch (e) {
       const x = explain(e);
       if (here()) this.captionState.textContent = W.notSaved;

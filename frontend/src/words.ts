@@ -777,9 +777,13 @@ export function alternativeWords(by: string, at: string): string {
  * another computer beside its own. */
 export const twoCaptionsWords = 'Two captions';
 
-/** broughtBackWords: Dad's caption reached a moment deleted on another
- * computer, and brought it back. */
-export const broughtBackWords = 'Your caption brought this moment back from Recently deleted.';
+/** broughtBackWords: Dad's change (a caption, kind) reached a moment
+ * deleted on another computer, and brought it back. */
+export function broughtBackWords(kind: string): string {
+  return kind === writeKind.caption
+    ? 'What you wrote brought this moment back from Recently deleted.'
+    : 'Your change brought this moment back from Recently deleted.';
+}
 
 /** writeWhat names one of Dad's changes on its way, from its kind and its
  * data (view.Write): the Outbox's line, and the question before it is
