@@ -32,7 +32,7 @@ func TestFixtureV8_Purge(t *testing.T) {
 		council = "01KBW0000000000000000000B1"
 		receipt = "01KBW0000000000000000000C1"
 	)
-	c := &clock{t: time.Date(2026, 10, 20, 9, 0, 0, 0, time.UTC)}
+	c := &fakeNow{t: time.Date(2026, 10, 20, 9, 0, 0, 0, time.UTC)}
 	e := openEngine(t, dir, withClock(c), func(cfg *Config) { cfg.UploadSweepEvery = time.Hour })
 	ctx := ctxT(t)
 	// Day 19: both wait in Recently deleted.
@@ -44,7 +44,7 @@ func TestFixtureV8_Purge(t *testing.T) {
 		t.Fatalf("main's deleted receipt = %+v, %v", r, err)
 	}
 	shared, own := r.Original.SHA256, r.Copy.SHA256
-	c.t = time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	c.add(48 * 24 * time.Hour) // to 2026-12-07 09:00
 	if n, err := e.purge(ctx); err != nil || n != 2 {
 		t.Fatalf("purge on 2026-12-07 = %d, %v; want main's two deleted moments", n, err)
 	}

@@ -3,27 +3,14 @@ package engine
 import (
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sparkfamily/spark/engine/api"
 )
 
-// clock is a settable clock for Config.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func withClock(c *clock) option { return func(cfg *Config) { cfg.Now = c.now } }
+// withClock stamps the engine's ops with c (fakeNow, turnlimit_test.go).
+func withClock(c *fakeNow) option { return func(cfg *Config) { cfg.Now = c.now } }
 
 // A moment deleted 30 days ago is removed for good by the engine, with the
 // photos no other moment holds: it leaves Recently deleted, an edit, a
@@ -33,7 +20,7 @@ func withClock(c *clock) option { return func(cfg *Config) { cfg.Now = c.now } }
 // rebuild of the log.
 func TestPurge(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	c := &fakeNow{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 	e := openEngine(t, dir, withClock(c), func(cfg *Config) { cfg.UploadSweepEvery = time.Hour })
 	ctx := ctxT(t)
 
@@ -129,7 +116,7 @@ func TestPurge(t *testing.T) {
 // leaves them; the engine removes them when it next opens.
 func TestPurge_RemovesAfterACrash(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	c := &fakeNow{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 	e := openEngine(t, dir, withClock(c), func(cfg *Config) { cfg.UploadSweepEvery = time.Hour })
 	ctx := ctxT(t)
 	mo := mustCreate(t, e, api.CreateMomentRequest{ID: newULID()})
@@ -170,7 +157,7 @@ func TestPurge_KeepDeleted(t *testing.T) {
 		{"default, after 29 days", 0, 29, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &clock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+			c := &fakeNow{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 			e := openEngine(t, t.TempDir(), withClock(c), func(cfg *Config) { cfg.KeepDeleted, cfg.UploadSweepEvery = tc.keep, time.Hour })
 			ctx := ctxT(t)
 			mo := mustCreate(t, e, api.CreateMomentRequest{ID: newULID(), Kind: api.KindNote, Caption: "x"})
