@@ -593,6 +593,7 @@ func (s *Shipper) putAllMedia(ctx context.Context, store *media.Store, ms []mirr
 				if !ok {
 					return
 				}
+				began := time.Now()
 				n, err := s.putMedia(ctx, store, m)
 				mu.Lock()
 				switch {
@@ -604,6 +605,9 @@ func (s *Shipper) putAllMedia(ctx context.Context, store *media.Store, ms []mirr
 					st.MediaBytes += n
 				}
 				mu.Unlock()
+				if err == nil && n > 0 && !s.rest(ctx, time.Since(began)) {
+					return
+				}
 			}
 		})
 	}
@@ -751,6 +755,35 @@ func (s *Shipper) yield(ctx context.Context, fed <-chan struct{}) bool {
 	}
 	return ctx.Err() == nil
 }
+
+// rest, after a put that took took while the engine was busy, waits as
+// long again, or until the engine is idle: beside captures a pass takes
+// at most half of the time (and of the CPU that encrypting, hashing and
+// sending take) for itself, and all of it once they stop. It is false when
+// ctx ended.
+func (s *Shipper) rest(ctx context.Context, took time.Duration) bool {
+	if s.Busy == nil || !s.Busy() {
+		return true
+	}
+	t := time.NewTimer(min(took, maxRest))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case <-time.After(busyPoll):
+			if !s.Busy() {
+				return true
+			}
+		}
+	}
+}
+
+// maxRest bounds a rest after one put: a slow store does not hold a pass
+// back for long.
+const maxRest = time.Second
 
 // busyPoll is how often a put standing aside asks again whether the
 // engine is still busy.

@@ -1,0 +1,49 @@
+package backup
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// After a put, a pass beside a busy engine rests as long as the put took
+// (at most maxRest), and goes on at once when the engine is idle or turns
+// idle; a canceled pass stops resting.
+func TestShipper_Rest(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		busy      bool
+		idleAfter time.Duration // 0: stays as it is
+		took      time.Duration
+		cancel    bool
+		min, max  time.Duration
+		want      bool
+	}{
+		{name: "idle", busy: false, took: time.Second, max: time.Second, want: true},
+		{name: "busy", busy: true, took: 300 * time.Millisecond, min: 280 * time.Millisecond, max: 3 * time.Second, want: true},
+		{name: "busy, a slow put", busy: true, took: time.Hour, min: maxRest - 20*time.Millisecond, max: maxRest + 3*time.Second, want: true},
+		{name: "busy, then idle", busy: true, idleAfter: 100 * time.Millisecond, took: 5 * time.Second, min: 90 * time.Millisecond, max: maxRest - 200*time.Millisecond, want: true},
+		{name: "canceled", busy: true, took: 5 * time.Second, cancel: true, max: time.Second, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var busy atomic.Bool
+			busy.Store(tc.busy)
+			if tc.idleAfter > 0 {
+				time.AfterFunc(tc.idleAfter, func() { busy.Store(false) })
+			}
+			s := &Shipper{Busy: busy.Load}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				cancel()
+			}
+			began := time.Now()
+			got := s.rest(ctx, tc.took)
+			took := time.Since(began)
+			if got != tc.want || took < tc.min || took > tc.max {
+				t.Errorf("rest = %v after %s; want %v after %s to %s", got, took, tc.want, tc.min, tc.max)
+			}
+		})
+	}
+}
