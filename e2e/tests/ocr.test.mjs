@@ -3,7 +3,9 @@
 // from the built app's dist/ocr/, read from a page served beside
 // frontend/dist over 127.0.0.1. Printed text drawn on a canvas is read
 // ("RD/7731/Q" and all), so is a letter in a 1,600-pixel JPEG, and a
-// camera photo with a sign in it (../shared/photos, when there); no request
+// camera photo with a sign in it (../shared/photos, when there); a texture
+// with no text in it gives no words (what the reader was not sure of is
+// left out, not shown as fact); no request
 // leaves 127.0.0.1; one read at a time; the worker is let go when idle and
 // starts again; failures say what went wrong. It prints the start, the
 // time per read (median of 3) and the browser's memory (PSS, from /proc).
@@ -337,11 +339,58 @@ test('what it cannot read is said plainly, and the reader reads on after it', as
   assert.equal(r.missing.kind, 'image');
   assert.match(r.missing.message, /could not be fetched from Spark \(404\)/);
   assert.equal(r.broken.kind, 'image', `a broken JPEG: ${r.broken.message}`);
-  assert.deepEqual(r.blank, { ok: { text: '', lang: 'eng' } }, 'a photo with no words says nothing');
+  assert.deepEqual(r.blank, { ok: { text: '', lang: 'eng', dropped: 0 } }, 'a photo with no words says nothing');
   assert.match(r.after.ok?.text ?? '', /Still here 42/);
   for (const v of Object.values(r)) if (v.message) assert.doesNotMatch(v.message, /tesseract|traineddata|wasm|leptonica|\n/i, 'no jargon, one line');
   assert.ok(!served.some((p) => p.includes('example.com')), 'the address elsewhere was never asked for');
   assert.deepEqual(external, [], 'no request left 127.0.0.1');
+});
+
+/** In the page: a texture with no text in it, width x height, from a
+ * seeded random (the same each run): short dark strokes on white, like
+ * grass, hatching or the grain of a table, which tesseract reads as marks
+ * and letters of its own (236 "words" before the reader kept only what it
+ * was sure of). */
+function texture(width, height) {
+  const c = document.createElement('canvas');
+  c.width = width;
+  c.height = height;
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, width, height);
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  g.strokeStyle = '#222';
+  g.lineWidth = 3;
+  for (let i = 0; i < 1400; i++) {
+    const x = rnd() * width;
+    const y = rnd() * height;
+    g.beginPath();
+    g.moveTo(x, y);
+    g.lineTo(x + (rnd() - 0.5) * 30, y + 10 + rnd() * 25);
+    g.stroke();
+  }
+  return c;
+}
+
+test('a textured photo with no text in it gives no words, not the marks it was unsure of', async () => {
+  const r = await page.evaluate(async ([textureSrc, drawSrc, lines]) => {
+    const texture = new Function(`return ${textureSrc}`)();
+    const draw = new Function(`return ${drawSrc}`)();
+    const reader = window.sparkOcr.createReader({ idleMs: 2000 });
+    const t0 = performance.now();
+    const plain = await reader.read(await new Promise((r) => texture(1600, 1200).toBlob(r, 'image/jpeg', 0.85)));
+    const ms = performance.now() - t0;
+    // The same reader still reads a letter whole.
+    const bill = await reader.read(draw(lines, 1200, 56));
+    await reader.stop();
+    return { plain, bill, ms };
+  }, [texture.toString(), draw.toString(), bill]);
+  console.log(`# texture 1600x1200 JPEG: read in ${ms(r.ms)}: ${JSON.stringify(r.plain)}; the bill after it: ${JSON.stringify(r.bill.text)} (${r.bill.dropped} words left out)`);
+  assert.equal(r.plain.text, '', 'no words of a photo with no text');
+  assert.ok(r.plain.dropped > 50, `what it was unsure of is counted (${r.plain.dropped})`);
+  assert.equal(r.bill.text, bill.join('\n'), 'a printed bill is read whole');
+  assert.equal(r.bill.dropped, 0);
 });
 
 /** In the page: a JPEG read once to start, then n times more. */

@@ -22,6 +22,37 @@ after(async () => {
   await context?.close();
 });
 
+/** texture draws, in the page, a photo with no text in it (short dark
+ * strokes on white, from a seeded random: the same each run), which the
+ * reader reads as marks and letters it is unsure of, and writes it to a
+ * PNG file. */
+async function texture() {
+  const data = await page.evaluate(() => {
+    const c = document.createElement('canvas');
+    c.width = 1600;
+    c.height = 1200;
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, c.width, c.height);
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    g.strokeStyle = '#222';
+    g.lineWidth = 3;
+    for (let i = 0; i < 1400; i++) {
+      const x = rnd() * c.width;
+      const y = rnd() * c.height;
+      g.beginPath();
+      g.moveTo(x, y);
+      g.lineTo(x + (rnd() - 0.5) * 30, y + 10 + rnd() * 25);
+      g.stroke();
+    }
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  const path = join(mkdtempSync(join(tmpdir(), 'spark-texture-')), `texture-${Date.now()}.png`);
+  writeFileSync(path, Buffer.from(data, 'base64'));
+  return path;
+}
+
 /** letter draws a printed letter in the page (a canvas) and writes it to
  * a PNG file, as a scan or a photo of a letter would come. */
 async function letter() {
@@ -72,4 +103,26 @@ test('the words of a photo are read here, shown, kept and found', async () => {
   const hit = page.getByTestId('search-result').filter({ hasText: 'Words in the photo' });
   await hit.first().waitFor({ timeout: 20_000 });
   assert.ok((await hit.first().locator('mark').allInnerTexts()).some((t) => /7731/.test(t)), 'the number is marked in the match');
+});
+
+test('a textured photo with no text in it shows no words: what the reader was unsure of is not shown', async () => {
+  const path = await texture();
+  await choose(page, [path]);
+  const { id } = await cardOf(page, path);
+  // Read all the same, and kept with no words, so that it is not read again.
+  const m = await until(async () => {
+    const got = await rpc('Moments/Get', id);
+    return got.words_lang ? got : null;
+  }, 'the textured photo read and its (no) words kept', 120_000);
+  console.log(`# textured photo: words kept ${JSON.stringify(m.words)} (${m.words_lang})`);
+  assert.equal(m.words, '', 'no words kept of a photo with no text');
+  assert.equal(m.words_lang, 'eng');
+
+  await tab(page, 'Moments');
+  await page.locator(`[data-testid=moment-tile][data-moment="${id}"]`).click();
+  // Rendered with this moment (its photo and its words come together).
+  const dialog = page.locator(`[data-testid=moment-dialog][data-moment-id="${id}"]`);
+  await dialog.getByTestId('moment-image').waitFor();
+  assert.equal(await dialog.getByTestId('photo-words').count(), 0, 'no "Words in the photo" for a photo with no text');
+  await dialog.getByRole('button', { name: 'Close' }).click();
 });

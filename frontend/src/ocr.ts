@@ -12,9 +12,9 @@
 // is let go after idleMs without work (30 s), so its memory goes back; a
 // read after that starts it again (about 1-2 s). See ocrlane.ts.
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import { createLane, explain, isLangCode, ReadError, tidyText, type Timers } from './ocrlane.js';
+import { confidentText, createLane, explain, isLangCode, ReadError, type Timers } from './ocrlane.js';
 
-export { createLane, ReadError, StoppedError, tidyText, type Lane, type LaneOptions, type ReadErrorKind, type Timers } from './ocrlane.js';
+export { confidentText, createLane, minConfidence, ReadError, StoppedError, tidyText, type Lane, type LaneOptions, type ReadErrorKind, type Timers } from './ocrlane.js';
 
 /** What read() accepts: a photo's bytes (JPEG, PNG, WebP, BMP, TIFF), a
  * canvas, a decoded bitmap, or the address of a photo of this origin
@@ -22,9 +22,12 @@ export { createLane, ReadError, StoppedError, tidyText, type Lane, type LaneOpti
 export type ReadInput = Blob | HTMLCanvasElement | ImageBitmap | string;
 
 export interface Reading {
-  /** text: the words as read, line by line, tidied (tidyText). Empty when
-   * the photo has no words. */
+  /** text: the words read with confidence (confidentText), line by line,
+   * tidied. Empty when the photo has no words, or none the reader was
+   * sure of. */
   text: string;
+  /** dropped: the words read with too little confidence, left out. */
+  dropped: number;
   /** lang: the language code it was read in. */
   lang: string;
 }
@@ -219,8 +222,10 @@ export function createReader(opts: ReaderOptions = {}): Reader {
         }
       }
       try {
-        const r = await h.worker.recognize(input, {}, { text: true });
-        return { text: tidyText(r.data.text ?? ''), lang };
+        // The words with their confidences: what the reader is not sure
+        // of is left out (confidentText), not shown as fact.
+        const r = await h.worker.recognize(input, {}, { text: false, blocks: true });
+        return { ...confidentText(r.data.blocks), lang };
       } catch (err) {
         throw explain(err, 'read', lang);
       }

@@ -171,6 +171,71 @@ export function tidyText(text: string): string {
   return lines.join('\n');
 }
 
+/** The parts of tesseract.js's answer (its Page's blocks) that
+ * confidentText reads: each word's text and confidence (0-100), in lines,
+ * paragraphs and blocks. tesseract.js's own Block is one of these. */
+export interface ReadWord {
+  text: string;
+  confidence: number;
+}
+export interface ReadLine {
+  words: readonly ReadWord[];
+}
+export interface ReadParagraph {
+  lines: readonly ReadLine[];
+}
+export interface ReadBlock {
+  paragraphs: readonly ReadParagraph[];
+}
+
+/** minConfidence: a word read with less confidence than this is left out.
+ * Measured with tesseract.js 7 (English, LSTM) in Chromium, on printed
+ * letters, labels and signs drawn at 16 to 90 pixels (blurred, noisy, as
+ * PNG and as JPEG), and on textures and the camera photos of
+ * ../shared/photos at 1,600 pixels, as PNG and as JPEG: at 85, 382 of
+ * the 384 printed words are kept (a "Thank" read at 74 at 16 pixels, a
+ * reference blurred by 3 pixels read at 80-85 are not) and, of the 5,421
+ * marks read in the photos without text, only the 5 real words of a
+ * banner (PARIS, LONGINES, JOONE); at 80, two marks more ("ive" in
+ * gravel, "AWN" in hatching). */
+export const minConfidence = 85;
+
+/** minLineWord: a line is kept only if one of its sure words holds this
+ * many letters or digits: lone letters, however sure ("NY A" read in the
+ * grain of a photo), are not a line of text. */
+export const minLineWord = 3;
+
+const letterOrDigit = /[\p{L}\p{N}]/u;
+const lettersOrDigits = /[\p{L}\p{N}]/gu;
+
+/** confidentText is the text of blocks without what was read with less
+ * confidence than min: each word of min or more that holds a letter or a
+ * digit, in its line; a line only if one of them holds minLineWord
+ * letters or digits; lines of a paragraph on lines of their own, paragraphs and
+ * blocks apart by an empty line. dropped: the words left out. */
+export function confidentText(blocks: readonly ReadBlock[] | null | undefined, min: number = minConfidence): { text: string; dropped: number } {
+  let dropped = 0;
+  const paragraphs: string[] = [];
+  for (const b of blocks ?? []) {
+    for (const p of b.paragraphs) {
+      const lines: string[] = [];
+      for (const l of p.lines) {
+        const sure: string[] = [];
+        for (const w of l.words) {
+          const text = w.text.trim();
+          if (text === '') continue;
+          if (w.confidence >= min && letterOrDigit.test(text)) sure.push(text);
+          else dropped++;
+        }
+        if (sure.some((t) => (t.match(lettersOrDigits)?.length ?? 0) >= minLineWord)) lines.push(sure.join(' '));
+        else dropped += sure.length;
+      }
+      if (lines.length > 0) paragraphs.push(lines.join('\n'));
+    }
+  }
+  return { text: tidyText(paragraphs.join('\n\n')), dropped };
+}
+
 /** isLangCode: a code of the shipped data, "eng", "chi_sim". */
 export function isLangCode(lang: string): boolean {
   return /^[a-z]{3}(_[a-z]+)?$/.test(lang);
