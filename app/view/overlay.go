@@ -85,7 +85,10 @@ var overlays = map[outbox.Kind]overlay{
 	outbox.WriteRecall:  {},
 	outbox.WriteDismiss: {data: typed, moment: func(m *Moment, w *outbox.Write) { dropAlternative(m, w.Text) }},
 	outbox.WriteWords: {moment: func(m *Moment, w *outbox.Write) {
-		if m.Words == "" { // the engine keeps the first words read
+		// The engine keeps the first words read: none read yet (no
+		// language) takes these; words kept already, none ("") included,
+		// stay.
+		if m.WordsLang == "" {
 			m.Words, m.WordsLang = w.Text, w.Lang
 		}
 	}},

@@ -27,3 +27,26 @@ func TestOverlays_EveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlays_WordsKeepTheFirst: a words write waiting or just sent
+// shows on a moment only while the moment has none read yet; words the
+// engine kept, none ("" in a language) as much as some, stay, as the
+// engine keeps them.
+func TestOverlays_WordsKeepTheFirst(t *testing.T) {
+	w := outbox.NewWords("01J0000000000000000000MOMT", "Severn Water", "eng")
+	for _, tc := range []struct {
+		name         string
+		words, lang  string
+		wantW, wantL string
+	}{
+		{"none read yet", "", "", "Severn Water", "eng"},
+		{"read, with no words", "", "eng", "", "eng"},
+		{"read, with words", "Severn Waler", "eng", "Severn Waler", "eng"},
+	} {
+		m := Moment{ID: w.MomentID, Words: tc.words, WordsLang: tc.lang}
+		overlays[outbox.WriteWords].moment(&m, &w)
+		if m.Words != tc.wantW || m.WordsLang != tc.wantL {
+			t.Errorf("%s: the moment shows %q (%q); want %q (%q)", tc.name, m.Words, m.WordsLang, tc.wantW, tc.wantL)
+		}
+	}
+}
