@@ -164,6 +164,9 @@ type SettingsView struct {
 	Warning string `json:"warning,omitempty"`
 	// Leftovers are the outbox's files that could not be removed yet.
 	Leftovers Leftovers `json:"leftovers"`
+	// WordsLang is the language the words in photos are read in
+	// ("eng"), or "off".
+	WordsLang string `json:"words_lang"`
 }
 
 // Leftovers is what Settings' details say about the outbox's files that

@@ -39,6 +39,7 @@ const (
 	CodeNotPicture        = "not_picture"         // a clipboard without a picture Spark keeps; Name is its type
 	CodePasteUnreadable   = "paste_unreadable"    // a pasted picture that could not be read
 	CodeNotWaiting        = "not_waiting"         // an outbox entry sent or removed meanwhile
+	CodeBadWordsLang      = "bad_words_lang"      // not a language of the words in photos; Name is what was given
 
 	// Why Spark could not start (Status.Problem), Name the folder or file
 	// and Detail the technical reason.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 
 	"github.com/sparkfamily/spark/internal/atomicfile"
 )
@@ -40,6 +41,29 @@ type prefs struct {
 	// Offsite is where the engine on this computer keeps its off-site
 	// copy (offsite.go); its Kind is "" when Dad set none up.
 	Offsite savedOffsite `json:"offsite"`
+	// WordsLang is the language the window reads the words in photos in
+	// (a code of its shipped data, "eng"), or WordsOff; "" (and a file
+	// written before the choice) is WordsDefault. A Spark that predates
+	// it ignores the field.
+	WordsLang string `json:"words_lang,omitempty"`
+}
+
+// The words in photos (issue 37): read in a language, or not at all.
+const (
+	WordsDefault = "eng" // English, the language shipped from the start
+	WordsOff     = "off" // the window reads no words in photos
+)
+
+// wordsLangCode is the shape of a language code of the reader's data
+// (frontend/src/ocrlane.ts isLangCode): "eng", "chi_sim".
+var wordsLangCode = regexp.MustCompile(`^[a-z]{3}(_[a-z]+)?$`)
+
+// wordsLang is the choice p holds, WordsDefault when none was made.
+func (p prefs) wordsLang() string {
+	if p.WordsLang == "" {
+		return WordsDefault
+	}
+	return p.WordsLang
 }
 
 // savedOffsite is Offsite as settings.json keeps it. The window reads

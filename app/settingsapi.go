@@ -31,7 +31,8 @@ func settingsView(st *state, log *slog.Logger) (SettingsView, error) {
 		return SettingsView{}, ErrNotReady
 	}
 	v := SettingsView{Engine: st.prefs.Engine, RemoteURL: st.prefs.RemoteURL, RemoteToken: st.prefs.RemoteToken,
-		Pippa: st.prefs.Pippa, OllamaURL: OllamaURL, DataDir: st.dataDir, LogDir: filepath.Join(st.dataDir, "logs")}
+		Pippa: st.prefs.Pippa, OllamaURL: OllamaURL, DataDir: st.dataDir, LogDir: filepath.Join(st.dataDir, "logs"),
+		WordsLang: st.prefs.wordsLang()}
 	if st.local != nil {
 		v.LocalURL = st.local.URL
 	}
@@ -235,6 +236,31 @@ func (s *Settings) SetPippa(p Pippa) (SettingsView, error) {
 	if err == nil {
 		err = seatErr
 	}
+	if err != nil {
+		return SettingsView{}, err
+	}
+	return settingsView(st, s.a.log)
+}
+
+// SetWordsLang chooses the language the window reads the words in photos
+// in (a code of its shipped data, "eng"), or WordsOff, and saves it with
+// the settings. Photos already read keep their words.
+func (s *Settings) SetWordsLang(lang string) (SettingsView, error) {
+	choice := strings.TrimSpace(lang)
+	if choice != WordsOff && !wordsLangCode.MatchString(choice) {
+		return SettingsView{}, refused(CodeBadWordsLang, lang)
+	}
+	st, err := s.a.change(func(cur *state) (*state, error) {
+		if cur.dataDir == "" {
+			return nil, ErrNotReady
+		}
+		next := *cur
+		next.prefs.WordsLang = choice
+		if err := savePrefs(next.dataDir, next.prefs); err != nil {
+			return nil, err
+		}
+		return &next, nil
+	})
 	if err != nil {
 		return SettingsView{}, err
 	}

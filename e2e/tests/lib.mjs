@@ -34,8 +34,10 @@ export async function launch({ width = 1180, height = 800, colorScheme = 'light'
   });
   // The reader of words in photos (wordsreader.ts) reads every photo a
   // test adds, a second or more of the CPU each: off, but where a test
-  // is about it.
-  if (!readWords) await context.addInitScript(() => localStorage.setItem('spark.readWords', 'off'));
+  // is about it. It is the app's own setting (Settings, "Words in
+  // photos"), which the harness's one app keeps for the windows after:
+  // each window sets it as it needs.
+  await rpc('Settings/SetWordsLang', readWords ? 'eng' : 'off');
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   await page.goto(url());

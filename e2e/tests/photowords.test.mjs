@@ -55,8 +55,8 @@ async function texture() {
 
 /** letter draws a printed letter in the page (a canvas) and writes it to
  * a PNG file, as a scan or a photo of a letter would come. */
-async function letter() {
-  const data = await page.evaluate(() => {
+async function letter(lines = ['Severn Water', 'Your reference RD/7731/Q', 'Amount due 41.20']) {
+  const data = await page.evaluate((lines) => {
     const c = document.createElement('canvas');
     c.width = 1400;
     c.height = 700;
@@ -65,9 +65,9 @@ async function letter() {
     g.fillRect(0, 0, c.width, c.height);
     g.fillStyle = '#111';
     g.font = '64px serif';
-    ['Severn Water', 'Your reference RD/7731/Q', 'Amount due 41.20'].forEach((l, i) => g.fillText(l, 80, 150 + i * 140));
+    lines.forEach((l, i) => g.fillText(l, 80, 150 + i * 140));
     return c.toDataURL('image/png').split(',')[1];
-  });
+  }, lines);
   const path = join(mkdtempSync(join(tmpdir(), 'spark-letter-')), `letter-${Date.now()}.png`);
   writeFileSync(path, Buffer.from(data, 'base64'));
   return path;
@@ -125,4 +125,28 @@ test('a textured photo with no text in it shows no words: what the reader was un
   await dialog.getByTestId('moment-image').waitFor();
   assert.equal(await dialog.getByTestId('photo-words').count(), 0, 'no "Words in the photo" for a photo with no text');
   await dialog.getByRole('button', { name: 'Close' }).click();
+});
+
+test('with Words in photos off in Settings, a photo is not read; chosen again, it is', async () => {
+  await tab(page, 'Settings');
+  const words = page.locator('fieldset').filter({ has: page.locator('legend', { hasText: 'Words in photos' }) });
+  await words.getByLabel('Off: don’t look for words in photos').check();
+  await until(async () => (await rpc('Settings/Get')).words_lang === 'off', 'off saved');
+  // Another letter: the same pixels would be the same photo, read above.
+  const path = await letter(['Severn Water', 'Your reference RD/8842/K', 'Amount due 12.75']);
+  await choose(page, [path]);
+  const { id } = await cardOf(page, path);
+  await until(async () => !(await rpc('Moments/Get', id)).pending, 'the photo sent');
+  // A read starts 1.5 s after a photo is sent and took 3.3 s above: 8 s
+  // is well past it.
+  await new Promise((r) => setTimeout(r, 8000));
+  assert.equal((await rpc('Moments/Get', id)).words_lang, '', 'not read while off');
+
+  await tab(page, 'Settings');
+  await words.getByLabel('Look for words in English').check();
+  const m = await until(async () => {
+    const got = await rpc('Moments/Get', id);
+    return got.words_lang ? got : null;
+  }, 'the photo read once English is chosen again', 120_000);
+  assert.match(m.words, /RD\/8842\/K/);
 });

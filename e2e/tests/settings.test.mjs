@@ -1,9 +1,11 @@
 // Settings: the outbox's files that could not be removed yet, said for Dad
-// under "Your data" with the folders behind Details; and a choice Dad
-// makes while Settings loads is not redrawn over by the copy it fetched.
+// under "Your data" with the folders behind Details; a choice Dad makes
+// while Settings loads is not redrawn over by the copy it fetched; and the
+// words in photos, read in a language or not at all, kept with the
+// settings.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { localWindow, harness, holdRpc, rpc, tab, shot, until, url } from './lib.mjs';
+import { localWindow, harness, holdRpc, looks, rpc, tab, shot, until, url } from './lib.mjs';
 
 let page;
 
@@ -203,4 +205,34 @@ test('"That is not a connection text" goes once the text is changed', async () =
   await conn.fill('http://127.0.0.1:9#spk_abc');
   await until(async () => (await said.count()) === 0, 'the old error gone once the text changed', 5_000);
   await page.locator('#engine-local').check();
+});
+
+test('Words in photos: a language or off, said plainly, kept with the settings', async () => {
+  await tab(page, 'Settings');
+  const words = page.locator('fieldset').filter({ has: page.locator('legend', { hasText: 'Words in photos' }) });
+  await words.waitFor();
+  const english = words.getByLabel('Look for words in English');
+  const off = words.getByLabel('Off: don’t look for words in photos');
+  // The tests' windows start with it off (lib.mjs launch).
+  assert.equal(await off.isChecked(), true, 'off, as the window was opened');
+  assert.equal(await english.isChecked(), false);
+  const said = await words.locator('p').first().innerText();
+  console.log(`# Words in photos: ${said}`);
+  assert.doesNotMatch(said, /OCR|tesseract|eng\b|language code/i, 'no jargon');
+
+  await english.check();
+  await until(async () => (await rpc('Settings/Get')).words_lang === 'eng', 'English saved');
+  await words.getByTestId('words-lang-saved').filter({ hasText: 'Saved: Spark looks for words in English in your photos.' }).waitFor();
+  await page.reload();
+  await tab(page, 'Settings');
+  await english.waitFor();
+  await until(async () => english.isChecked(), 'English still chosen after the window is opened again');
+
+  await words.scrollIntoViewIfNeeded();
+  const found = await looks(page, 'settings-words', () => words.scrollIntoViewIfNeeded());
+  assert.deepEqual(found, [], JSON.stringify(found, null, 1));
+
+  await off.check();
+  await until(async () => (await rpc('Settings/Get')).words_lang === 'off', 'off saved');
+  await words.getByTestId('words-lang-saved').filter({ hasText: 'Saved: Spark no longer looks for words in new photos.' }).waitFor();
 });

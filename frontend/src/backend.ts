@@ -174,6 +174,8 @@ export const backend = {
     connect: (text: string, anyway: boolean) => call(Settings.Connect(text, anyway)),
     addressWarning: (url: string) => call(Settings.AddressWarning(url)),
     setPippa: (p: Pippa) => call(Settings.SetPippa(p)),
+    /** setWordsLang: the language the words in photos are looked for in ("eng"), or "off". */
+    setWordsLang: (lang: string) => call(Settings.SetWordsLang(lang)),
     openDataFolder: () => call(Settings.OpenDataFolder()),
     openLogFolder: () => call(Settings.OpenLogFolder()),
     status: (): Promise<Status> => call(Settings.Status()),

@@ -76,6 +76,7 @@ export const appError = {
   badPhrase: 'bad_phrase',
   badSettings: 'bad_settings',
   badTakenAt: 'bad_taken_at',
+  badWordsLang: 'bad_words_lang',
   canceled: 'canceled',
   damagedPhoto: 'damaged_photo',
   diskFull: 'disk_full',

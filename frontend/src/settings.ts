@@ -7,7 +7,8 @@ import { leftoversWords, pippaSaved } from './words';
 import { syncBlock } from './syncstatus';
 import { offsiteBlock } from './offsite';
 import { place, onPlace } from './place';
-import { connectionTestWords, warningWords, knownEngineWords, settingsWords as W } from './words';
+import { connectionTestWords, warningWords, knownEngineWords, settingsWords as W, wordsInPhotosWords as WW } from './words';
+import { setWordsChoice, shippedLanguages, wordsOff } from './wordsreader';
 
 /** SettingsScreen: which engine, Pippa for the local engine, data folder. */
 export class SettingsScreen implements Screen {
@@ -210,6 +211,9 @@ export class SettingsScreen implements Screen {
           h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary', onclick: () => void this.savePippa(pURL.value, pModel.value, pKey.value) }, W.savePippa)),
         ),
       ),
+      wordsBlock(s, (v) => {
+        if (this.last) this.last = { ...this.last, words_lang: v.words_lang };
+      }),
       offsiteBlock(),
       h(
         'fieldset',
@@ -376,6 +380,50 @@ function leftoversBlock(l: Leftovers): HTMLElement | null {
   const el = sentence({ sentence: said, detail: (l.details ?? []).join('\n') }, 'hint');
   el.dataset['testid'] = 'leftovers';
   return el;
+}
+
+/** shipped: the languages this build reads, asked once. */
+let shipped: Promise<string[]> | null = null;
+
+/** wordsBlock is "Words in photos" (issue 37): the language the words in
+ * Dad's photos are looked for in, one choice per language shipped, or
+ * off. The reader (wordsreader.ts) takes the choice at once; saved is
+ * told what Settings now holds. */
+function wordsBlock(s: SettingsView, saved: (v: SettingsView) => void): HTMLElement {
+  let current = s.words_lang;
+  const status = h('p', { class: 'hint', 'aria-live': 'polite', 'data-testid': 'words-lang-saved' });
+  const list = h('div', { 'data-testid': 'words-lang' });
+  const mark = () => {
+    for (const r of list.querySelectorAll<HTMLInputElement>('input[name=words-lang]')) r.checked = r.value === current;
+  };
+  const save = async (value: string) => {
+    try {
+      const v = await backend.settings.setWordsLang(value);
+      current = v.words_lang;
+      setWordsChoice(current);
+      status.textContent = current === wordsOff ? WW.savedOff : WW.savedIn(WW.languageName(current));
+      saved(v);
+    } catch (e) {
+      toastError(e);
+    }
+    mark();
+  };
+  const radio = (value: string, label: string) => {
+    const id = `words-lang-${value}`;
+    const input = h('input', { type: 'radio', name: 'words-lang', id, value });
+    input.addEventListener('change', () => {
+      if (input.checked) void save(value);
+    });
+    return h('div', { class: 'choice' }, input, h('label', { for: id }, label));
+  };
+  shipped ??= shippedLanguages();
+  void shipped.then((codes) => {
+    // A language chosen that this build no longer has is still shown, chosen.
+    const all = current !== wordsOff && !codes.includes(current) ? [...codes, current] : codes;
+    clear(list, ...all.map((c) => radio(c, WW.readIn(WW.languageName(c)))), radio(wordsOff, WW.off));
+    mark();
+  });
+  return h('fieldset', { 'data-testid': 'words-section' }, h('legend', {}, WW.title), h('p', {}, WW.what), list, status);
 }
 
 /** aboutLine says which Spark this is (for whoever helps Dad), filled in

@@ -435,6 +435,8 @@ function refusal(e: UIErrorLike): Explained {
       return say(`Give a size between ${e.min ?? 0} and ${e.max ?? 0} GB.`, '');
     case appError.engineTooOld:
       return say('This engine is too old to search. Ask whoever looks after it to update Spark.', '');
+    case appError.badWordsLang:
+      return say('Spark can’t look for words in that language. Choose one of the languages listed.', '');
   }
   if (tooLong.has(e.code)) return say('This is too long to keep. Shorten it and it is saved on its own.');
   return say(somethingWrong);
@@ -1881,4 +1883,20 @@ export function openSourceLabel(kind: string, what: string): string {
 export const phraseSourceWords = {
   from: ' · from ',
   gone: ' · its moment was deleted',
+};
+
+/** wordsInPhotosWords are Settings' choice of the words in photos (issue
+ * 37, settings.ts): looked for on this computer in a language, or not at
+ * all. */
+export const wordsInPhotosWords = {
+  title: 'Words in photos',
+  what: 'Spark looks for the words written in your photos (on letters, labels and signs), so that you can find a photo by them. It does this on this computer, without the internet.',
+  readIn: (language: string): string => `Look for words in ${language}`,
+  off: 'Off: don’t look for words in photos',
+  savedIn: (language: string): string => `Saved: Spark looks for words in ${language} in your photos.`,
+  savedOff: 'Saved: Spark no longer looks for words in new photos. The words it found already stay.',
+  /** languageName: a language of the reader's data by its code ("eng"),
+   * as Dad calls it; a code not known here is shown as it is. */
+  languageName: (code: string): string =>
+    ({ eng: 'English', fra: 'French', deu: 'German', spa: 'Spanish', ita: 'Italian', por: 'Portuguese', nld: 'Dutch', pol: 'Polish', ces: 'Czech', swe: 'Swedish', dan: 'Danish', nor: 'Norwegian', fin: 'Finnish', tur: 'Turkish', ell: 'Greek', rus: 'Russian', ukr: 'Ukrainian' } as Record<string, string>)[code] ?? code,
 };

@@ -6,11 +6,14 @@
 // computer read them. A photo with no words is kept so too (empty words),
 // so that it is not read again.
 import { backend, type Moment } from './backend';
-import { createReader, ReadError, type Reader } from './ocr';
+import { createReader, languages, ReadError, type Reader } from './ocr';
 import { onMoment } from './store';
 
-/** The language Spark reads in: English, the one shipped today. */
-const LANG = 'eng';
+/** The language read in when none was chosen (app.WordsDefault). */
+const defaultLang = 'eng';
+
+/** The choice that turns the reader off (app.WordsOff). */
+export const wordsOff = 'off';
 
 /** pauseMs is the wait before each reading: Spark's own work (a capture,
  * the first paint) goes first. */
@@ -22,15 +25,49 @@ export function needsWords(m: Moment): boolean {
   return m.kind === 'photo' && !m.pending && !!m.thumb && !m.words_lang && !m.deleted_at;
 }
 
-/** enabled: localStorage "spark.readWords" = "off" turns the reader off
- * (the browser tests of other screens do, so that their timings are their
+/** choice is Dad's choice in Settings, "Words in photos": the language
+ * to read in ("eng"), or wordsOff; null until read from the settings
+ * (the browser tests turn it off there, so that their timings are their
  * own). */
-function enabled(): boolean {
-  try {
-    return localStorage.getItem('spark.readWords') !== 'off';
-  } catch {
-    return true;
+let choice: string | null = null;
+let loading: Promise<void> | null = null;
+
+function loadChoice(): Promise<void> {
+  loading ??= backend.settings.get().then(
+    (s) => {
+      choice ??= s.words_lang || defaultLang;
+    },
+    () => {
+      // Not ready yet: asked again at the next offer.
+      loading = null;
+    },
+  );
+  return loading;
+}
+
+/** shippedLanguages lists the codes of the languages this build of Spark
+ * reads ("eng"): one per @tesseract.js-data package (scripts/ocr-assets.mjs). */
+export function shippedLanguages(): Promise<string[]> {
+  return languages().catch(() => [defaultLang]);
+}
+
+/** setWordsChoice takes the choice Settings just saved. What waited
+ * was for the choice before, and goes: off lets the reader go; a language
+ * reads the photos without words from now on, the newest first (a photo
+ * read already keeps its words). */
+export function setWordsChoice(lang: string): void {
+  if (lang === choice) return;
+  choice = lang;
+  queue.length = 0;
+  tried.clear();
+  if (lang === wordsOff) {
+    void reader?.stop();
+    return;
   }
+  void backend.moments.page('', 60).then(
+    (p) => offerWords(p.moments),
+    () => undefined,
+  );
 }
 
 const tried = new Set<string>();
@@ -42,7 +79,13 @@ let wired = false;
 /** offerWords queues, once per session, the photos of ms that have no
  * words yet. */
 export function offerWords(ms: readonly Moment[]): void {
-  if (!enabled()) return;
+  if (choice === null) {
+    void loadChoice().then(() => {
+      if (choice !== null) offerWords(ms);
+    });
+    return;
+  }
+  if (choice === wordsOff) return;
   if (!wired) {
     wired = true;
     // A moment that changes (a photo sent, one synced from another
@@ -65,15 +108,21 @@ async function pump(): Promise<void> {
   try {
     for (let next = queue.shift(); next; next = queue.shift()) {
       await new Promise((r) => window.setTimeout(r, pauseMs));
+      const lang = choice;
+      if (lang === null || lang === wordsOff) {
+        tried.delete(next.id);
+        continue;
+      }
       reader ??= createReader();
       try {
-        const got = await reader.read(next.url, LANG);
+        const got = await reader.read(next.url, lang);
         await backend.moments.setWords(next.id, got.text, got.lang);
       } catch (e) {
-        // A photo the reader cannot read is left, for this session; any
-        // other failure (the reader did not start, the outbox refused) may
-        // pass: the photo is offered again the next time it shows.
-        if (!(e instanceof ReadError && e.kind === 'image')) tried.delete(next.id);
+        // A photo the reader cannot read, or a language this build has no
+        // data for, is left, for this session; any other failure (the
+        // reader did not start, the outbox refused, Settings turned it off)
+        // may pass: the photo is offered again the next time it shows.
+        if (!(e instanceof ReadError && (e.kind === 'image' || e.kind === 'lang'))) tried.delete(next.id);
       }
     }
   } finally {
