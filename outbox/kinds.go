@@ -43,6 +43,10 @@ type kindSpec struct {
 	send func(ctx context.Context, c *client.Client, w *Write) (any, error)
 	// bare: Describe words it by its kind alone; else `kind "text"`.
 	bare bool
+	// ofPhoto: it is read from the photo itself (its words), not written
+	// by Dad: a photo discarded before the engine created its moment
+	// takes it along, since no moment will ever keep it.
+	ofPhoto bool
 	// ownLane: each entry is delivered in a lane of its own, a few at
 	// once (a photo: its uploads are long, and no other entry depends on
 	// its order); else in the one lane of writes, one at a time in the
@@ -103,7 +107,7 @@ var kinds = map[Kind]kindSpec{
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			return edit(ctx, c, w, api.EditMomentRequest{Dismiss: []string{api.AlternativeID(w.Text)}})
 		}},
-	WriteWords: {check: func(w *Write) error { return api.CheckWords(api.Words{Text: w.Text, Lang: w.Lang}) },
+	WriteWords: {ofPhoto: true, check: func(w *Write) error { return api.CheckWords(api.Words{Text: w.Text, Lang: w.Lang}) },
 		send: func(ctx context.Context, c *client.Client, w *Write) (any, error) {
 			words, _, err := c.PutWords(ctx, w.MomentID, api.Words{Text: w.Text, Lang: w.Lang})
 			return words, err

@@ -376,11 +376,30 @@ func (o *Outbox) Discard(ctx context.Context, id, exportDir string) (string, err
 			return "", fmt.Errorf("discard %s: %w", id, err)
 		}
 	}
+	// A photo the engine never created takes the writes read from it
+	// (its words) along: no moment will ever keep them. Its steps are
+	// read again now that its delivery is stopped.
+	var along []Write
+	if r.Kind == KindPhoto && r.MomentID != "" {
+		if now, err := o.row(ctx, id); err == nil {
+			r = now
+		}
+	}
+	if r.Kind == KindPhoto && r.Steps == 0 && r.MomentID != "" {
+		if along, err = o.queryWrites(ctx, "AND moment_id = ? AND state != 'done' AND kind IN ("+
+			kindsWhere(func(k kindSpec) bool { return k.ofPhoto })+")", r.MomentID); err != nil {
+			return "", fmt.Errorf("discard %s: %w", id, err)
+		}
+	}
 	// The row goes with its files' removal recorded, in one transaction,
 	// so the files are never forgotten: removed now, or (a file held open)
 	// remembered and removed later, never an error.
-	if err := o.forget(ctx, r); err != nil {
+	if err := o.forget(ctx, r, along...); err != nil {
 		return "", fmt.Errorf("discard %s: %w", id, err)
+	}
+	for i := range along {
+		along[i].State = "discarded"
+		o.events.publish(Event{Kind: EventRemoved, EntryID: along[i].ID, At: o.opts.Now(), Write: &along[i]})
 	}
 	ev := Event{Kind: EventRemoved, EntryID: id, At: o.opts.Now()}
 	if r.Kind == KindPhoto {

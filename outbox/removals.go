@@ -113,9 +113,9 @@ func (o *Outbox) removeFiles(ctx context.Context, rel, entryID, reason string) {
 }
 
 // forget deletes r's row and, for a photo, records its folder for
-// removal, in one transaction. A write already sent stays: the engine has
-// it.
-func (o *Outbox) forget(ctx context.Context, r *row) error {
+// removal, and the rows of along not sent yet, in one transaction. A
+// write already sent stays: the engine has it.
+func (o *Outbox) forget(ctx context.Context, r *row, along ...Write) error {
 	tx, err := o.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -131,6 +131,11 @@ func (o *Outbox) forget(ctx context.Context, r *row) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return errors.New("it is already sent")
+	}
+	for _, w := range along {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM queue WHERE id = ? AND kind != 'photo' AND state != 'done'", w.ID); err != nil {
+			return err
+		}
 	}
 	if r.Kind == KindPhoto {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO removals (path, entry_id, reason, since) VALUES (?, ?, ?, ?)

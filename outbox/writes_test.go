@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -667,5 +668,36 @@ func TestNextWrite_RecallWaitsForEarlierKeeps(t *testing.T) {
 	}
 	if w, err := o.nextWrite(ctx); err != nil || w == nil || w.ID != r.ID {
 		t.Fatalf("nextWrite = %+v, %v; want the recall once the keep is parked", w, err)
+	}
+}
+
+// TestWrites_DiscardedPhotoTakesItsWords: the words read in a photo
+// before it was sent (issue 37: read offline from its small copy) wait
+// behind its capture; the photo discarded before the engine ever had it,
+// they go with it (no moment to keep them, and Dad never wrote them: left,
+// they would be turned down, a change he did not make). What Dad wrote
+// of it himself, a caption, stays for him to see.
+func TestWrites_DiscardedPhotoTakesItsWords(t *testing.T) {
+	ctx := context.Background()
+	o := openTest(t, "", testOptions())
+	rec := record(t, o)
+	e := mustCapture(t, o, writePhoto(t, t.TempDir(), "sign.jpg", 400))[0].Entry
+	words, err := o.AddWrite(ctx, NewWords(e.MomentID, "NO PARKING", "eng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caption, err := o.AddWrite(ctx, NewCaption(e.MomentID, "the sign by the gate", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Discard(ctx, e.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write(ctx, words.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the photo's words after it was discarded: %v; want them gone", err)
+	}
+	waitFor(t, 5*time.Second, "the words' removed event", func() bool { return len(rec.of(words.ID, EventRemoved)) == 1 })
+	if w, err := o.Write(ctx, caption.ID); err != nil || w.State != Pending {
+		t.Errorf("Dad's caption after the photo was discarded: %+v, %v; want it kept", w, err)
 	}
 }
