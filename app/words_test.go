@@ -157,3 +157,65 @@ func wordsSent(a *App, id string) func() bool {
 		return err == nil && w.State == outbox.Done
 	}
 }
+
+// TestWords_ReadOfflineBeforeSent: a photo captured while the family
+// engine can't be reached is read from its small copy on this computer
+// (issue 37: "shows its words, before the network ever comes"): its
+// words, given before the photo is sent, show on the moment at once and
+// wait in the outbox behind the capture; once the engine is back, the
+// photo goes first, then its words, each once, nothing refused.
+func TestWords_ReadOfflineBeforeSent(t *testing.T) {
+	fastSync(t)
+	remote := enginetest.Start(t, enginetest.WithoutSeat())
+	link := newLinkProxy(t, remote.URL)
+	a, _ := startApp(t, t.TempDir(), nil)
+	if _, err := a.Settings.UseRemote(link.srv.URL, remote.Token); err != nil {
+		t.Fatal(err)
+	}
+	link.set(true, false)
+
+	res, err := a.Capture.Files("b", writePhotos(t, 1, 41))
+	if err != nil || len(res) != 1 || res[0].Error != nil {
+		t.Fatalf("capture: %v %+v", err, res)
+	}
+	id := res[0].MomentID
+	m, err := a.Moments.Get(id)
+	if err != nil || !m.Pending || m.Thumb == "" || m.WordsLang != "" {
+		t.Fatalf("the capture offline: %+v, %v; want it waiting, with its small copy, no words", m, err)
+	}
+	const words = "Severn Water\nYour reference RD/7731/Q"
+	if err := a.Moments.SetWords(id, words, "eng"); err != nil {
+		t.Fatalf("SetWords offline: %v", err)
+	}
+	if m, err := a.Moments.Get(id); err != nil || !m.Pending || m.Words != words || m.WordsLang != "eng" {
+		t.Errorf("Get offline, its words given: %+v, %v; want the waiting photo with its words", m, err)
+	}
+	if p, err := a.Moments.Page("", 10); err != nil || len(p.Moments) != 1 || p.Moments[0].Words != words {
+		t.Errorf("Page offline: %+v, %v; want the waiting photo with its words", p.Moments, err)
+	}
+	w, err := a.state().ob.Write(context.Background(), "words:"+id)
+	if err != nil || w.State != outbox.Pending || w.Attempts != 0 {
+		t.Fatalf("the words write offline: %+v, %v; want it waiting, not tried (behind the capture)", w, err)
+	}
+
+	link.set(false, false)
+	if err := a.Outbox.SendNow(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the photo and its words sent", delivered(a))
+	ms := remote.Moments(t)
+	if len(ms) != 1 || ms[0].ID != id || ms[0].Words == nil || ms[0].Words.Text != words {
+		t.Fatalf("the engine's moments: %+v; want the photo with its words", ms)
+	}
+	if n := remote.OpCount(t, api.OpMomentWords); n != 1 {
+		t.Errorf("the log holds %d moment.words ops; want 1", n)
+	}
+	w, err = a.state().ob.Write(context.Background(), "words:"+id)
+	if err != nil || w.State != outbox.Done || w.LastCode != "" || w.Attempts > 1 {
+		t.Errorf("the words write: %+v, %v; want sent at its first try", w, err)
+	}
+	caughtUp(t, a, engineHead(t, remote))
+	if m, err := a.Moments.Get(id); err != nil || m.Pending || m.Words != words {
+		t.Errorf("Get once sent and synced: %+v, %v; want the photo with its words", m, err)
+	}
+}

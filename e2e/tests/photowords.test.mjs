@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, choose, cardOf, tab, until, url, useLocalEngine, looks, rpc } from './lib.mjs';
+import { launch, choose, cardOf, familyMoments, harness, tab, until, url, useLocalEngine, looks, rpc } from './lib.mjs';
 
 let context;
 let page;
@@ -149,4 +149,41 @@ test('with Words in photos off in Settings, a photo is not read; chosen again, i
     return got.words_lang ? got : null;
   }, 'the photo read once English is chosen again', 120_000);
   assert.match(m.words, /RD\/8842\/K/);
+});
+
+test('a photo captured while the family engine can\'t be reached shows its words before it is sent', async () => {
+  const remote = await harness('/test/remote/prepare');
+  await harness('/test/remote/start', {});
+  await rpc('Settings/UseRemote', remote.url, remote.token);
+  await page.locator('[data-testid=engine-state][data-state=connected]').filter({ hasText: 'family engine' }).waitFor();
+  try {
+    await harness('/test/remote/stop');
+    await page.locator('[data-testid=engine-state][data-state=offline]').waitFor({ timeout: 30_000 });
+    const path = await letter(['Severn Water', 'Your reference RD/5520/T', 'Amount due 8.40']);
+    await choose(page, [path]);
+    const { id } = await cardOf(page, path);
+    const started = Date.now();
+    // Read from its small copy on this computer, the photo still waiting.
+    const m = await until(async () => {
+      const got = await rpc('Moments/Get', id);
+      return got.words_lang ? got : null;
+    }, 'the waiting photo’s words read', 120_000);
+    console.log(`# offline: words shown ${((Date.now() - started) / 1000).toFixed(1)} s after the card, the photo waiting (${m.pending})`);
+    assert.equal(m.pending, true, 'the photo still waits in the outbox');
+    assert.match(m.words, /RD\/5520\/T/);
+    await tab(page, 'Moments');
+    await page.locator(`[data-testid=moment-tile][data-moment="${id}"]`).click();
+    const dialog = page.locator(`[data-testid=moment-dialog][data-moment-id="${id}"]`);
+    await dialog.getByTestId('photo-words').filter({ hasText: 'RD/5520/T' }).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // The engine back: the photo goes, then its words, kept once.
+    await harness('/test/remote/start', {});
+    const kept = await until(async () => (await familyMoments(remote)).find((x) => x.id === id && x.words), 'the photo and its words on the family engine', 60_000);
+    assert.match(kept.words.text, /RD\/5520\/T/);
+    await until(async () => (await rpc('Outbox/Entries')).length === 0 && (await rpc('Outbox/Writes')).length === 0, 'nothing left in the outbox');
+  } finally {
+    await harness('/test/remote/stop').catch(() => {});
+    await useLocalEngine();
+  }
 });

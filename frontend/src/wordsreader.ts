@@ -19,10 +19,13 @@ export const wordsOff = 'off';
  * the first paint) goes first. */
 const pauseMs = 1500;
 
-/** needsWords says whether the window should read m's photo: a photo the
- * engine has, with a small copy, never read. */
+/** needsWords says whether the window should read m's photo: a photo
+ * with a small copy, never read. A capture not sent yet is read too, from
+ * its small copy on this computer: its words show at once, offline, and
+ * wait in the outbox behind it (the engine can keep them only once it has
+ * the photo). */
 export function needsWords(m: Moment): boolean {
-  return m.kind === 'photo' && !m.pending && !!m.thumb && !m.words_lang && !m.deleted_at;
+  return m.kind === 'photo' && !!m.thumb && !m.words_lang && !m.deleted_at;
 }
 
 /** choice is Dad's choice in Settings, "Words in photos": the language
