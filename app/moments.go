@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
+	"github.com/sparkfamily/spark/engine/mirror"
 	"github.com/sparkfamily/spark/outbox"
 )
 
@@ -267,6 +268,11 @@ func (m *Moments) Search(q string) (view.SearchView, error) {
 		if e, ok := api.AsError(err); ok && e.Status == http.StatusNotFound {
 			return out, &UIError{Code: CodeEngineTooOld}
 		}
+		// Where the moments are kept can't answer (no copy on this
+		// computer yet): what waits in the outbox is still found.
+		if m.searchUnsent(ctx, st, q, &out); len(out.Results) > 0 {
+			return out, nil
+		}
 		return out, err
 	}
 	out.Millis = float64(time.Since(start).Microseconds()) / 1000
@@ -275,5 +281,82 @@ func (m *Moments) Search(q string) (view.SearchView, error) {
 		out.Results = append(out.Results, view.SearchResult{Moment: view.MomentView(&r.Moment, st.viewer()), Matches: view.MatchesView(r.Matches)})
 	}
 	out.Phrases = append(out.Phrases, view.MatchesView(res.Phrases)...)
+	m.searchUnsent(ctx, st, q, &out)
 	return out, nil
+}
+
+// unsentSources are the writes whose text a search finds before the engine
+// has them, and the source each is shown as.
+var unsentSources = map[outbox.WriteKind]string{
+	outbox.WriteNote:    mirror.SourceCaption,
+	outbox.WriteCaption: mirror.SourceCaption,
+	outbox.WriteWords:   mirror.SourceWords,
+}
+
+// searchUnsent adds to out what Dad wrote, and the words read in his
+// photos, that wait in the outbox: a note, a caption or a photo's words
+// not sent yet (the family engine away) is found as soon as it is
+// written, as it will be once sent. A moment found both ways shows its
+// text waiting in place of the engine's older one.
+func (m *Moments) searchUnsent(ctx context.Context, st *state, q string, out *view.SearchView) {
+	ob, err := st.queue()
+	if err != nil {
+		return
+	}
+	ws, err := ob.UnsentWrites(ctx)
+	if err != nil {
+		m.a.log.Warn("search the outbox's writes", "err", err)
+		return
+	}
+	at := map[string]int{}
+	for i, r := range out.Results {
+		at[r.Moment.ID] = i
+	}
+	var found []view.SearchResult
+	shown := map[string]bool{}
+	for i := len(ws) - 1; i >= 0; i-- { // newest first
+		w := &ws[i]
+		source, ok := unsentSources[w.Kind]
+		if !ok || w.MomentID == "" {
+			continue
+		}
+		parts, ok := mirror.Match(q, w.Text)
+		if !ok {
+			continue
+		}
+		// The newest text of each source is the one shown.
+		if shown[w.MomentID+"\x00"+source] {
+			continue
+		}
+		shown[w.MomentID+"\x00"+source] = true
+		match := view.SearchMatch{Source: source, Key: w.MomentID, Parts: view.MatchesView([]api.SearchMatch{{Parts: parts}})[0].Parts}
+		if k, seen := at[w.MomentID]; seen {
+			// Found by the engine (k >= 0), or by a newer write of
+			// another source (k < 0, in found).
+			r := &out.Results[max(k, 0)]
+			if k < 0 {
+				r = &found[-k-1]
+			}
+			r.Matches = append([]view.SearchMatch{match}, dropSource(r.Matches, source)...)
+			continue
+		}
+		mo, err := m.a.getMoment(st, w.MomentID)
+		if err != nil || mo.ID == "" {
+			continue
+		}
+		found = append(found, view.SearchResult{Moment: mo, Matches: []view.SearchMatch{match}})
+		at[w.MomentID] = -len(found)
+	}
+	out.Results = append(found, out.Results...)
+}
+
+// dropSource leaves out of ms the matches of source.
+func dropSource(ms []view.SearchMatch, source string) []view.SearchMatch {
+	out := ms[:0:0]
+	for _, x := range ms {
+		if x.Source != source {
+			out = append(out, x)
+		}
+	}
+	return out
 }

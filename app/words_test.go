@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sparkfamily/spark/app/view"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/auth"
 	"github.com/sparkfamily/spark/engine/enginetest"
@@ -193,6 +194,14 @@ func TestWords_ReadOfflineBeforeSent(t *testing.T) {
 	if p, err := a.Moments.Page("", 10); err != nil || len(p.Moments) != 1 || p.Moments[0].Words != words {
 		t.Errorf("Page offline: %+v, %v; want the waiting photo with its words", p.Moments, err)
 	}
+	// Found by a word in it, a partial one too, before anything is sent.
+	for _, q := range []string{"7731", "sev"} {
+		found, err := a.Moments.Search(q)
+		if err != nil || len(found.Results) != 1 || found.Results[0].Moment.ID != id || len(found.Results[0].Matches) != 1 ||
+			found.Results[0].Matches[0].Source != "words" || !hasHit(found.Results[0].Matches[0].Parts) {
+			t.Errorf("Search(%q) offline = %+v, %v; want the waiting photo, its words marked", q, found, err)
+		}
+	}
 	w, err := a.state().ob.Write(context.Background(), "words:"+id)
 	if err != nil || w.State != outbox.Pending || w.Attempts != 0 {
 		t.Fatalf("the words write offline: %+v, %v; want it waiting, not tried (behind the capture)", w, err)
@@ -210,6 +219,10 @@ func TestWords_ReadOfflineBeforeSent(t *testing.T) {
 	if n := remote.OpCount(t, api.OpMomentWords); n != 1 {
 		t.Errorf("the log holds %d moment.words ops; want 1", n)
 	}
+	waitFor(t, "the words found once, from the engine's copy", func() bool {
+		found, err := a.Moments.Search("7731")
+		return err == nil && len(found.Results) == 1 && found.Results[0].Moment.ID == id && len(found.Results[0].Matches) == 1
+	})
 	w, err = a.state().ob.Write(context.Background(), "words:"+id)
 	if err != nil || w.State != outbox.Done || w.LastCode != "" || w.Attempts > 1 {
 		t.Errorf("the words write: %+v, %v; want sent at its first try", w, err)
@@ -218,4 +231,14 @@ func TestWords_ReadOfflineBeforeSent(t *testing.T) {
 	if m, err := a.Moments.Get(id); err != nil || m.Pending || m.Words != words {
 		t.Errorf("Get once sent and synced: %+v, %v; want the photo with its words", m, err)
 	}
+}
+
+// hasHit says whether a match marks a word.
+func hasHit(parts []view.SearchPart) bool {
+	for _, p := range parts {
+		if p.Hit {
+			return true
+		}
+	}
+	return false
 }

@@ -151,7 +151,7 @@ test('with Words in photos off in Settings, a photo is not read; chosen again, i
   assert.match(m.words, /RD\/8842\/K/);
 });
 
-test('a photo captured while the family engine can\'t be reached shows its words before it is sent', async () => {
+test('a photo captured while the family engine can\'t be reached shows its words, and is found by them, before it is sent', async () => {
   const remote = await harness('/test/remote/prepare');
   await harness('/test/remote/start', {});
   await rpc('Settings/UseRemote', remote.url, remote.token);
@@ -176,6 +176,13 @@ test('a photo captured while the family engine can\'t be reached shows its words
     const dialog = page.locator(`[data-testid=moment-dialog][data-moment-id="${id}"]`);
     await dialog.getByTestId('photo-words').filter({ hasText: 'RD/5520/T' }).waitFor();
     await dialog.getByRole('button', { name: 'Close' }).click();
+    // Found by a number in it, the photo still waiting, with no Pippa.
+    await page.getByRole('searchbox').fill('5520');
+    const hit = page.getByTestId('search-result').filter({ hasText: 'Words in the photo' });
+    await hit.first().waitFor();
+    assert.ok((await hit.first().locator('mark').allInnerTexts()).some((t) => /5520/.test(t)), 'the number is marked in the match');
+    assert.deepEqual(await looks(page, 'search-words-offline'), []);
+    await page.getByRole('searchbox').fill('');
 
     // The engine back: the photo goes, then its words, kept once.
     await harness('/test/remote/start', {});

@@ -354,6 +354,27 @@ func makeSnippet(text string, words []string, n int) string {
 	return b.String()
 }
 
+// Match searches one text held outside the mirror (a change not sent to
+// the engine yet) as Search reads q: the snippet's parts (SnippetParts)
+// when every word of q begins a word of text, else ok false.
+func Match(q, text string) (parts []api.SearchPart, ok bool) {
+	words := foldedWords(q)
+	if len(words) == 0 {
+		return nil, false
+	}
+	for _, w := range words {
+		found := false
+		eachWord(text, func(start, end int) bool {
+			found = matchesWord(text[start:end], []string{w})
+			return !found
+		})
+		if !found {
+			return nil, false
+		}
+	}
+	return SnippetParts(makeSnippet(text, words, snippetWords)), true
+}
+
 // eachWord calls fn with the start and end of each word of text, as the
 // index's tokenizer reads words, until fn returns false.
 func eachWord(text string, fn func(start, end int) bool) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -306,5 +307,34 @@ func TestSearch_LeavesReadsTheirConnections(t *testing.T) {
 	m.searchBudget = DefaultSearchBudget
 	if hits, err := m.Search(ctx, "apple", 5); err != nil || len(hits) == 0 {
 		t.Fatalf("a search once a slot is free: %d hits, %v", len(hits), err)
+	}
+}
+
+// Match reads a query as Search does: every word a prefix of a word of
+// the text, case and accents folded, the matches marked.
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		q, text string
+		ok      bool
+		hits    []string
+	}{
+		{"7731", "Severn Water\nRD/7731/Q", true, []string{"7731"}},
+		{"sev wat", "Severn Water", true, []string{"Severn", "Water"}},
+		{"CAFE", "the café on the corner", true, []string{"café"}},
+		{"water gas", "Severn Water", false, nil},
+		{"ater", "Severn Water", false, nil},
+		{"", "Severn Water", false, nil},
+		{"  ", "Severn Water", false, nil},
+	} {
+		parts, ok := Match(tc.q, tc.text)
+		var hits []string
+		for _, p := range parts {
+			if p.Hit {
+				hits = append(hits, p.Text)
+			}
+		}
+		if ok != tc.ok || !slices.Equal(hits, tc.hits) {
+			t.Errorf("Match(%q, %q) = %v %+v; want %v with hits %v", tc.q, tc.text, ok, parts, tc.ok, tc.hits)
+		}
 	}
 }
