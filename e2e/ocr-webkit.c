@@ -5,15 +5,21 @@
 // through that scheme, and PAGEFILE as wails://wails/ocr-check.html; the
 // page's script puts its result, a JSON object, in its title, which this
 // prints on one line before it quits. Each address asked for is written
-// to stderr as "wk: URL". Built and run by e2e/tests/ocr.test.mjs:
+// to stderr as "wk: URL" (a page may ask for one that is not there, such
+// as wails://wails/mark/..., to say where it is). With PHOTOS, the files
+// of that folder are served as wails://wails/photos/NAME too. It quits
+// after OCR_WEBKIT_SECONDS (300) whatever the page does. Built and run by
+// e2e/tests/ocr.test.mjs and `spark-bench words` (cmd/spark-bench/words.go):
 //   gcc -O1 -o ocr-webkit ocr-webkit.c $(pkg-config --cflags --libs webkit2gtk-4.0)
-//   xvfb-run -a ./ocr-webkit frontend/dist page.html
+//   xvfb-run -a ./ocr-webkit frontend/dist page.html [PHOTOS]
 #include <gtk/gtk.h>
 #include <webkit2/webkit2.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *root;
+static const char *photos;
 static const char *page_html;
 
 static const char *mime(const char *p) {
@@ -24,6 +30,7 @@ static const char *mime(const char *p) {
   if (!strcmp(e, ".json")) return "application/json";
   if (!strcmp(e, ".gz")) return "application/gzip";
   if (!strcmp(e, ".jpg")) return "image/jpeg";
+  if (!strcmp(e, ".png")) return "image/png";
   return "application/octet-stream";
 }
 
@@ -36,7 +43,12 @@ static void serve(WebKitURISchemeRequest *req, gpointer data) {
     g_object_unref(s);
     return;
   }
-  gchar *file = g_build_filename(root, path, NULL);
+  const char *dir = root;
+  if (photos && g_str_has_prefix(path, "/photos/")) {
+    dir = photos;
+    path += strlen("/photos");
+  }
+  gchar *file = g_build_filename(dir, path, NULL);
   gchar *contents; gsize len; GError *err = NULL;
   if (strstr(path, "..") || !g_file_get_contents(file, &contents, &len, &err)) {
     GError *e = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "not found: %s", path);
@@ -62,8 +74,11 @@ static void titled(GObject *o, GParamSpec *p, gpointer d) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: ocr-webkit DIST PAGEFILE\n"); return 2; }
+  if (argc < 3 || argc > 4) { fprintf(stderr, "usage: ocr-webkit DIST PAGEFILE [PHOTOS]\n"); return 2; }
   root = argv[1];
+  if (argc == 4) photos = argv[3];
+  const char *secs = g_getenv("OCR_WEBKIT_SECONDS");
+  guint limit = secs && atoi(secs) > 0 ? (guint)atoi(secs) : 300;
   gsize n; gchar *html;
   if (!g_file_get_contents(argv[2], &html, &n, NULL)) return 2;
   page_html = html;
@@ -77,7 +92,7 @@ int main(int argc, char **argv) {
   g_signal_connect(v, "notify::title", G_CALLBACK(titled), NULL);
   webkit_web_view_load_uri(WEBKIT_WEB_VIEW(v), "wails://wails/ocr-check.html");
   gtk_widget_show_all(w);
-  g_timeout_add_seconds(300, (GSourceFunc)gtk_main_quit, NULL);
+  g_timeout_add_seconds(limit, (GSourceFunc)gtk_main_quit, NULL);
   gtk_main();
   return 0;
 }
