@@ -8,7 +8,9 @@
 #   scripts/setup.sh         all of that, and what the tests need (make test,
 #                            CI): Xvfb and Chromium for the UI tests, NSIS for
 #                            the Windows installer, libvips-tools as the
-#                            small-copy benchmark's peer, Wine and MinGW-w64
+#                            small-copy benchmark's peer, tesseract-ocr and
+#                            its English data as the words benchmark's peer
+#                            (spark-bench words), Wine and MinGW-w64
 #                            for the Windows test run and the Windows setup's,
 #                            curl for its health check, dpkg-dev for the .deb,
 #                            Caddy, the reverse proxy of the README's
@@ -45,6 +47,7 @@ $only_run || APT_PACKAGES+=(
   chromium
   nsis
   libvips-tools
+  tesseract-ocr tesseract-ocr-eng
   dpkg-dev
   wine wine64 gcc-mingw-w64-x86-64-win32
   curl

@@ -29,12 +29,12 @@ asked=$(run --run)
 for want in libgtk-3-dev libwebkit2gtk-4.0-dev build-essential "wails"; do
   grep -qw -- "$want" <<<"$asked" || { echo "setup.sh --run did not ask for $want:"; echo "$asked"; fail=1; }
 done
-for never in wine wine64 gcc-mingw-w64-x86-64-win32 nsis chromium xvfb caddy libvips-tools wine-prefix; do
+for never in wine wine64 gcc-mingw-w64-x86-64-win32 nsis chromium xvfb caddy libvips-tools tesseract-ocr tesseract-ocr-eng wine-prefix; do
   if grep -qw -- "$never" <<<"$asked"; then echo "setup.sh --run (make run) asked for $never, which only the tests need:"; echo "$asked"; fail=1; fi
 done
 
 asked=$(run)
-for want in libgtk-3-dev wine64 gcc-mingw-w64-x86-64-win32 nsis chromium xvfb caddy wails wine-prefix; do
+for want in libgtk-3-dev wine64 gcc-mingw-w64-x86-64-win32 nsis chromium xvfb caddy tesseract-ocr tesseract-ocr-eng wails wine-prefix; do
   grep -qw -- "$want" <<<"$asked" || { echo "setup.sh (make test) did not ask for $want:"; echo "$asked"; fail=1; }
 done
 
