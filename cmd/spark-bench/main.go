@@ -1,7 +1,7 @@
 // Command spark-bench measures Spark's costly paths on this machine and
 // prints the figures side by side with their goals.
 //
-//	spark-bench [flags] all          run every benchmark
+//	spark-bench [flags] all          run every benchmark (not the tools)
 //	spark-bench [flags] NAME...      run the named ones
 //	spark-bench list                 name them
 //
@@ -25,10 +25,12 @@ import (
 )
 
 // bench is one benchmark: a line of help and the function that runs it
-// and prints its table to out.
+// and prints its table to out. A tool (such as words-photos, which writes
+// a bench's photos) is run by its name only, never by all.
 type bench struct {
 	help string
 	run  func(ctx context.Context, out io.Writer) error
+	tool bool
 }
 
 // benches is filled by the init functions of this package's files.
@@ -80,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return nil
 	}
 	if slices.Contains(names, "all") {
-		names = sortedNames()
+		names = slices.DeleteFunc(sortedNames(), func(n string) bool { return benches[n].tool })
 	}
 	for _, n := range names {
 		if _, ok := benches[n]; !ok {

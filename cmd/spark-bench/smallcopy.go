@@ -23,7 +23,7 @@ import (
 )
 
 var (
-	photosDir = flag.String("photos", "../shared/photos", "folder of test photos for smallcopy")
+	photosDir = flag.String("photos", "../shared/photos", "folder of test photos for smallcopy; for words, of photos with NAME.txt beside (made when not given)")
 	runs      = flag.Int("runs", 3, "timed runs per photo and method in smallcopy, of each short measurement in engine (the median is shown)")
 )
 
