@@ -12,7 +12,7 @@
 // is let go after idleMs without work (30 s), so its memory goes back; a
 // read after that starts it again (about 1-2 s). See ocrlane.ts.
 import { createWorker, OEM, type Worker } from 'tesseract.js';
-import { confidentText, createLane, explain, isLangCode, ReadError, type Timers } from './ocrlane.js';
+import { better, confidentText, createLane, explain, isLangCode, ReadError, wantsSecondLook, type Timers } from './ocrlane.js';
 
 export { confidentText, createLane, minConfidence, ReadError, StoppedError, tidyText, type Lane, type LaneOptions, type ReadErrorKind, type Timers } from './ocrlane.js';
 
@@ -127,6 +127,11 @@ export function createReader(opts: ReaderOptions = {}): Reader {
     if (!(await shipped).includes(lang)) throw new ReadError('lang', `No words data for the language "${lang}" is in this build of Spark.`);
   }
 
+  // tesseract's thresholding_method: 0 is Otsu's one threshold for the
+  // whole picture (its default), 2 Sauvola's local one.
+  const globalThreshold = '0';
+  const localThreshold = '2';
+
   const lane = createLane<Held>({
     idleMs: opts.idleMs ?? defaultIdleMs,
     timers: opts.timers,
@@ -225,7 +230,17 @@ export function createReader(opts: ReaderOptions = {}): Reader {
         // The words with their confidences: what the reader is not sure
         // of is left out (confidentText), not shown as fact.
         const r = await h.worker.recognize(input, {}, { text: false, blocks: true });
-        return { ...confidentText(r.data.blocks), lang };
+        const first = confidentText(r.data.blocks);
+        if (!wantsSecondLook(first, r.data.confidence)) return { ...first, lang };
+        // Much left out: a second look with a local threshold, and the
+        // better of the two (a shadow across a letter).
+        await h.worker.setParameters({ thresholding_method: localThreshold });
+        try {
+          const again = await h.worker.recognize(input, {}, { text: false, blocks: true });
+          return { ...better(first, confidentText(again.data.blocks)), lang };
+        } finally {
+          await h.worker.setParameters({ thresholding_method: globalThreshold });
+        }
       } catch (err) {
         throw explain(err, 'read', lang);
       }

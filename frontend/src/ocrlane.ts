@@ -180,6 +180,8 @@ export interface ReadWord {
 }
 export interface ReadLine {
   words: readonly ReadWord[];
+  /** confidence: tesseract's of the whole line (0-100). */
+  confidence?: number;
 }
 export interface ReadParagraph {
   lines: readonly ReadLine[];
@@ -205,14 +207,32 @@ export const minConfidence = 85;
  * grain of a photo), are not a line of text. */
 export const minLineWord = 3;
 
-const letterOrDigit = /[\p{L}\p{N}]/u;
+/** minLineConfidence: a line tesseract is this sure of as a whole is a
+ * line of text even when none of its words reaches minConfidence: a line
+ * of codes and numbers ("HR8 2JF", "1 LITRE", "340g"), which tesseract's
+ * dictionary does not know, reads at 50 to 80 a word. Over the 32 photos
+ * without text measured for minConfidence (textures, ../shared/photos),
+ * no line of 60 or more held a word of minLineWord letters or digits at
+ * minWordInLine or more: nothing of them is kept. */
+export const minLineConfidence = 60;
+
+/** minWordInLine: in a line of text (minConfidence, minLineConfidence), a
+ * word read with this confidence or more is kept: a number, a postcode or
+ * a word the dictionary does not know ("monthly", "00231-887-4") reads
+ * lower than the words around it, and dropping it dropped what Dad
+ * searches for (docs/WORDS.md). */
+export const minWordInLine = 40;
+
 const lettersOrDigits = /[\p{L}\p{N}]/gu;
 
-/** confidentText is the text of blocks without what was read with less
- * confidence than min: each word of min or more that holds a letter or a
- * digit, in its line; a line only if one of them holds minLineWord
- * letters or digits; lines of a paragraph on lines of their own, paragraphs and
- * blocks apart by an empty line. dropped: the words left out. */
+/** confidentText is the text of blocks without what was read with too
+ * little confidence. A line is kept when one of its words of minLineWord
+ * letters or digits was read with min or more, or the line as a whole with
+ * minLineConfidence or more and that word with minWordInLine; in a line
+ * kept, each word of minWordInLine or more that holds a letter or a
+ * digit.
+ * Lines of a paragraph on lines of their own, paragraphs and blocks apart
+ * by an empty line. dropped: the words left out. */
 export function confidentText(blocks: readonly ReadBlock[] | null | undefined, min: number = minConfidence): { text: string; dropped: number } {
   let dropped = 0;
   const paragraphs: string[] = [];
@@ -221,19 +241,58 @@ export function confidentText(blocks: readonly ReadBlock[] | null | undefined, m
       const lines: string[] = [];
       for (const l of p.lines) {
         const sure: string[] = [];
+        let anchored = false;
+        const lineSure = (l.confidence ?? 0) >= minLineConfidence;
         for (const w of l.words) {
           const text = w.text.trim();
           if (text === '') continue;
-          if (w.confidence >= min && letterOrDigit.test(text)) sure.push(text);
-          else dropped++;
+          const n = text.match(lettersOrDigits)?.length ?? 0;
+          if (n === 0 || w.confidence < minWordInLine) {
+            dropped++;
+            continue;
+          }
+          sure.push(text);
+          if ((w.confidence >= min || lineSure) && n >= minLineWord) anchored = true;
         }
-        if (sure.some((t) => (t.match(lettersOrDigits)?.length ?? 0) >= minLineWord)) lines.push(sure.join(' '));
+        if (anchored) lines.push(sure.join(' '));
         else dropped += sure.length;
       }
       if (lines.length > 0) paragraphs.push(lines.join('\n'));
     }
   }
   return { text: tidyText(paragraphs.join('\n\n')), dropped };
+}
+
+/** Kept is a reading with what it left out (confidentText). */
+export interface Kept {
+  text: string;
+  dropped: number;
+}
+
+/** letters counts the letters and digits of text. */
+function letters(text: string): number {
+  return text.match(lettersOrDigits)?.length ?? 0;
+}
+
+/** wantsSecondLook says whether a reading did so badly that the photo is
+ * read again with a local threshold: it left out a quarter or more of the
+ * words it saw, or tesseract's confidence over the page (0-100) is under
+ * secondLookBelow. One threshold for the whole picture loses the words in
+ * a shadow, a local one loses fewer there but more on a clean label, so it
+ * is tried only where the first did badly (docs/WORDS.md). */
+export function wantsSecondLook(k: Kept, pageConfidence = 100): boolean {
+  const kept = k.text.split(/\s+/).filter((w) => w !== '').length;
+  return (k.dropped > 0 && k.dropped * 4 >= kept + k.dropped) || (kept > 0 && pageConfidence < secondLookBelow);
+}
+
+/** secondLookBelow: a page read with less confidence than this is read
+ * again (wantsSecondLook). */
+export const secondLookBelow = 80;
+
+/** better is the reading of the two that kept more letters and digits, the
+ * first on a tie. */
+export function better(first: Kept, second: Kept): Kept {
+  return letters(second.text) > letters(first.text) ? second : first;
 }
 
 /** isLangCode: a code of the shipped data, "eng", "chi_sim". */

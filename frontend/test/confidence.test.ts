@@ -7,7 +7,7 @@
 // added them); the cases below are words and confidences of those reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { confidentText, minConfidence, minLineWord, type ReadBlock } from '../src/ocrlane.js';
+import { better, confidentText, minConfidence, minLineConfidence, minLineWord, minWordInLine, wantsSecondLook, type ReadBlock } from '../src/ocrlane.js';
 
 /** page builds blocks from paragraphs of lines of [word, confidence]. */
 function page(...paragraphs: [string, number][][][]): ReadBlock[] {
@@ -30,10 +30,25 @@ const cases: { name: string; blocks: ReadBlock[] | null; want: string; dropped: 
     dropped: 0,
   },
   {
-    name: 'a word just at the threshold is kept, one just under it is not',
-    blocks: page([[['Thank', minConfidence - 1], ['you', minConfidence], ['for', 92], ['your', 93], ['payment.', 91]]]),
-    want: 'you for your payment.',
+    name: 'in a line of sure words, a word less sure stays; one under minWordInLine does not',
+    blocks: page([[['Thank', minConfidence - 1], ['you', minConfidence], ['for', 92], ['yuor', minWordInLine - 1], ['payment.', 91]]]),
+    want: 'Thank you for payment.',
     dropped: 1,
+  },
+  {
+    name: 'a line of codes and numbers tesseract is sure of as a line stays, its words under minConfidence',
+    blocks: [{ paragraphs: [{ lines: [
+      { confidence: 72, words: [{ text: 'HR8', confidence: 61 }, { text: '2JF', confidence: 58 }] },
+      { confidence: minLineConfidence, words: [{ text: '340g', confidence: 77 }] },
+    ] }] }],
+    want: 'HR8 2JF\n340g',
+    dropped: 0,
+  },
+  {
+    name: 'the same words in a line tesseract is unsure of go',
+    blocks: [{ paragraphs: [{ lines: [{ confidence: minLineConfidence - 1, words: [{ text: 'HR8', confidence: 61 }, { text: '2JF', confidence: 58 }] }] }] }],
+    want: '',
+    dropped: 2,
   },
   {
     name: 'a textured photo (gravel): sure-looking marks without a letter or digit go, unsure letters go',
@@ -95,7 +110,30 @@ test('confidentText: the threshold is the one measured, and a caller may ask for
   assert.equal(minConfidence, 85);
   assert.equal(minLineWord, 3);
   const blocks = page([[['Leed', 88], ['S', 84], ['to', 94]]]);
-  assert.equal(confidentText(blocks).text, 'Leed to');
-  assert.equal(confidentText(blocks, 80).text, 'Leed S to');
+  assert.equal(minLineConfidence, 60);
+  assert.equal(minWordInLine, 40);
+  assert.equal(confidentText(blocks).text, 'Leed S to');
   assert.equal(confidentText(blocks, 90).text, '', 'only "to" is surer than 90: two letters are no line');
+});
+
+// A reading that left out a quarter or more of its words gets a second
+// look with a local threshold, and the better of the two is kept.
+test('a second look only where much was left out, and the reading with more letters kept', () => {
+  for (const [k, want] of [
+    [{ text: 'Severn Water\nYour reference RD/7731/Q', dropped: 0 }, false],
+    [{ text: 'Severn Water\nYour reference RD/7731/Q', dropped: 1 }, false],
+    [{ text: 'Severn Water Your', dropped: 1 }, true],
+    [{ text: 'Severn Water Your reference', dropped: 1 }, false],
+    [{ text: 'Severn Water Your reference RD/7731/Q', dropped: 1 }, false],
+    [{ text: 'Severn Water', dropped: 2 }, true],
+    [{ text: '', dropped: 419 }, true],
+    [{ text: '', dropped: 0 }, false],
+  ] as const) {
+    assert.equal(wantsSecondLook(k), want, `${JSON.stringify(k)}`);
+  }
+  const shadowed = { text: 'Dear Mr', dropped: 40 };
+  const local = { text: 'Dear Mr Hartley,\nYour reference RD/7731/Q', dropped: 2 };
+  assert.equal(better(shadowed, local), local);
+  assert.equal(better(local, shadowed), local);
+  assert.equal(better({ text: 'ab', dropped: 0 }, { text: 'ba', dropped: 9 }).dropped, 0, 'a tie keeps the first');
 });
