@@ -76,6 +76,7 @@ func main() {
 	warm := flag.Bool("warm", false, "start each app that has a data folder once on the folder itself, unmeasured, so what it keeps there (its tiles) is there for the measured starts, as for a returning user")
 	flag.StringVar(&fbFile, "fb", "", "Xvfb's frame buffer file (Xvfb -fbdir DIR: DIR/Xvfb_screen0)")
 	flag.StringVar(&shots, "shots", "", "keep each app's first painted frame here, as NAME-RUN.xwd (convert xwd:F.xwd F.png)")
+	flag.StringVar(&keep, "keep", "", "keep the copy of its data folder each start ran on here, as NAME-RUN, to look at what it did")
 	flag.Parse()
 	var apps []app
 	for _, arg := range flag.Args() {
@@ -194,6 +195,9 @@ func measure(ctx context.Context, a app, run int, settle time.Duration, colours 
 		}
 		defer os.RemoveAll(dir)
 		data := filepath.Join(dir, "data")
+		if keep != "" {
+			data = filepath.Join(keep, fmt.Sprintf("%s-%d", a.name, run))
+		}
 		if out, err := exec.Command("cp", "-a", a.data, data).CombinedOutput(); err != nil {
 			return s, fmt.Errorf("copy %s: %v: %s", a.data, err, out)
 		}
@@ -297,7 +301,7 @@ var seen = make([]uint64, 1<<24/64) // a bit per 24-bit colour, reused
 
 // fbFile is Xvfb's frame buffer, an XWD image; shots, if set, is where
 // the first painted frames are kept.
-var fbFile, shots string
+var fbFile, shots, keep string
 
 // pictures is -pictures: the colours of a frame that shows the pictures.
 var pictures int
