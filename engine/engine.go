@@ -244,6 +244,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.run.enqueue(open...)
 	e.run.start(cfg.Workers)
+	// What is due since the engine last ran, and the removals a crash cut
+	// short, before the engine answers anyone (purge.go).
+	e.purgeLogged(ctx)
 	e.startUploadSweep()
 	ok = true
 	return e, nil

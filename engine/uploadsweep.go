@@ -14,7 +14,7 @@ const DefaultUploadSweepEvery = UploadMaxAge / 24
 
 // uploadSweeper is the goroutine that keeps house while the engine runs:
 // it sweeps the uploads and purges the moments deleted long ago (purge.go)
-// once when the engine opens and then every Config.UploadSweepEvery.
+// every Config.UploadSweepEvery; Open purges once itself.
 // Started by Open, stopped by Close.
 type uploadSweeper struct {
 	once   sync.Once
@@ -37,7 +37,6 @@ func (e *Engine) startUploadSweep() {
 		defer close(done)
 		t := time.NewTicker(every)
 		defer t.Stop()
-		e.purgeLogged(ctx)
 		for {
 			select {
 			case <-ctx.Done():

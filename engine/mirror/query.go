@@ -345,6 +345,19 @@ func (m *DB) DeletedMoments(ctx context.Context, since time.Time, limit int, bef
 	return m.moments(ctx, "deleted_at IS NOT NULL AND purged_at IS NULL AND deleted_at >= ?", []any{nanos(since)}, limit, before)
 }
 
+// OldestDeleted returns when the moment deleted longest ago, and not
+// purged, was deleted; ok is false when none is.
+func (m *DB) OldestDeleted(ctx context.Context) (at time.Time, ok bool, err error) {
+	var oldest sql.NullInt64
+	if err := m.queryRow(ctx, "SELECT min(deleted_at) FROM moments WHERE deleted_at IS NOT NULL AND purged_at IS NULL").Scan(&oldest); err != nil {
+		return time.Time{}, false, m.wrap("read the oldest delete", err)
+	}
+	if !oldest.Valid {
+		return time.Time{}, false, nil
+	}
+	return timeOf(oldest.Int64), true, nil
+}
+
 // PurgeDue returns up to limit moments deleted before before and not yet
 // purged, the longest deleted first: those the engine removes for good.
 func (m *DB) PurgeDue(ctx context.Context, before time.Time, limit int) ([]string, error) {
