@@ -15,20 +15,21 @@ import (
 	"time"
 )
 
-// some is what -short makes: a letter and a sign, one of them with a PNG.
+// some is what -short (and a race build) makes: a letter and a sign, one
+// of them with a PNG.
 var some = []string{"letter-1", "sign-2"}
 
 func TestGenerate_EachPhotoHasItsText(t *testing.T) {
 	dir := t.TempDir()
 	var only []string
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		only = some
 	}
 	ps, err := generate(dir, only)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testing.Short() {
+	if only == nil {
 		kinds := map[string]int{}
 		files := 0
 		for _, p := range ps {
@@ -101,7 +102,7 @@ func TestGenerate_EachPhotoHasItsText(t *testing.T) {
 
 func TestGenerate_SameBytesEachTime(t *testing.T) {
 	var only []string
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		only = some
 	}
 	a, b := t.TempDir(), t.TempDir()

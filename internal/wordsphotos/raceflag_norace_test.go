@@ -1,0 +1,5 @@
+//go:build !race
+
+package wordsphotos
+
+const raceEnabled = false
