@@ -347,7 +347,10 @@ func (m *Moments) searchUnsent(ctx context.Context, st *state, q string, out *vi
 		found = append(found, view.SearchResult{Moment: mo, Matches: []view.SearchMatch{match}})
 		at[w.MomentID] = -len(found)
 	}
-	out.Results = append(found, out.Results...)
+	if len(found) > 0 {
+		// The window reads results as a list, never null.
+		out.Results = append(found, out.Results...)
+	}
 }
 
 // dropSource leaves out of ms the matches of source.
