@@ -75,7 +75,11 @@ test('real photos, one HEIC: small copies drawn upright and read by Pippa', asyn
   // Three 12 MP photos, one HEIC (decoded in WebAssembly): slow on a busy
   // two-core machine.
   await cardsSent(before + 3, 120_000);
-  const sizes = await page.locator('[data-testid=card] img').evaluateAll((els) => els.slice(0, 3).map((e) => [e.naturalWidth, e.naturalHeight]));
+  // Sent is not drawn: on a busy machine the last picture may still be
+  // decoding.
+  const drawn = () => page.locator('[data-testid=card] img').evaluateAll((els) => els.slice(0, 3).map((e) => [e.complete ? e.naturalWidth : 0, e.naturalHeight]));
+  await until(async () => (await drawn()).every(([w]) => w > 0), 'the three pictures drawn', 30_000);
+  const sizes = await drawn();
   // Newest first: the olympus (landscape), the canon and the HEIC, both
   // orientation 6, so portrait once upright.
   assert.ok(sizes.every(([w, h]) => w > 0 && h > 0), `drawn: ${JSON.stringify(sizes)}`);
