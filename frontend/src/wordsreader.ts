@@ -1,12 +1,13 @@
 // The words in Dad's photos, found on this computer (issue 37): every
 // photo the window learns of that has no words yet is read by the reader
 // of words (ocr.ts, tesseract.js, shipped inside Spark), one at a time,
-// after a pause, and its words go to the engine through the outbox
-// (Moments.SetWords): the first words of a photo are kept, whichever
-// computer read them. A photo with no words is kept so too (empty words),
-// so that it is not read again.
+// what just arrived first (readqueue.ts), and its words go to the engine
+// through the outbox (Moments.SetWords): the first words of a photo are
+// kept, whichever computer read them. A photo with no words is kept so too
+// (empty words), so that it is not read again.
 import { backend, type Moment } from './backend';
 import { createReader, languages, ReadError, type Reader } from './ocr';
+import { ReadQueue } from './readqueue';
 import { onMoment } from './store';
 
 /** The language read in when none was chosen (app.WordsDefault). */
@@ -15,9 +16,14 @@ const defaultLang = 'eng';
 /** The choice that turns the reader off (app.WordsOff). */
 export const wordsOff = 'off';
 
-/** pauseMs is the wait before each reading: Spark's own work (a capture,
- * the first paint) goes first. */
+/** pauseMs is the wait before the first reading after the reader was
+ * idle: Spark's own work (a capture, the first paint) goes first. */
 const pauseMs = 1500;
+
+/** betweenMs is the wait between two readings, which gives the window's
+ * own work its turn; a longer one made an import of many photos wait
+ * for their words a second and a half a photo longer. */
+const betweenMs = 200;
 
 /** needsWords says whether the window should read m's photo: a photo
  * with a small copy, never read. A capture not sent yet is read too, from
@@ -61,7 +67,7 @@ export function shippedLanguages(): Promise<string[]> {
 export function setWordsChoice(lang: string): void {
   if (lang === choice) return;
   choice = lang;
-  queue.length = 0;
+  queue.clear();
   tried.clear();
   if (lang === wordsOff) {
     void reader?.stop();
@@ -74,17 +80,18 @@ export function setWordsChoice(lang: string): void {
 }
 
 const tried = new Set<string>();
-const queue: { id: string; url: string }[] = [];
+const queue = new ReadQueue();
 let running = false;
 let reader: Reader | null = null;
 let wired = false;
 
 /** offerWords queues, once per session, the photos of ms that have no
- * words yet. */
-export function offerWords(ms: readonly Moment[]): void {
+ * words yet: behind what waits when a screen listed them, ahead of it
+ * when they have just arrived (fresh). */
+export function offerWords(ms: readonly Moment[], fresh = false): void {
   if (choice === null) {
     void loadChoice().then(() => {
-      if (choice !== null) offerWords(ms);
+      if (choice !== null) offerWords(ms, fresh);
     });
     return;
   }
@@ -94,13 +101,22 @@ export function offerWords(ms: readonly Moment[]): void {
     // A moment that changes (a photo sent, one synced from another
     // computer) is offered too.
     onMoment((e) => {
-      if (e.moment) offerWords([e.moment]);
+      if (e.moment) offerWords([e.moment], true);
     });
   }
   for (const m of ms) {
-    if (!needsWords(m) || tried.has(m.id)) continue;
+    if (!needsWords(m)) continue;
+    const p = { id: m.id, url: m.thumb };
+    if (fresh && tried.has(m.id)) {
+      // Queued already and not read yet: it moves to the front. (One
+      // read or being read is no longer queued, and stays where it is.)
+      if (queue.has(m.id)) queue.arrived(p);
+      continue;
+    }
+    if (tried.has(m.id)) continue;
     tried.add(m.id);
-    queue.push({ id: m.id, url: m.thumb });
+    if (fresh) queue.arrived(p);
+    else queue.listed(p);
   }
   void pump();
 }
@@ -109,8 +125,14 @@ async function pump(): Promise<void> {
   if (running) return;
   running = true;
   try {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      await new Promise((r) => window.setTimeout(r, pauseMs));
+    let wait = pauseMs;
+    while (queue.length > 0) {
+      await new Promise((r) => window.setTimeout(r, wait));
+      wait = betweenMs;
+      // Taken after the pause, so that a photo that arrived meanwhile goes
+      // first.
+      const next = queue.next();
+      if (!next) break;
       const lang = choice;
       if (lang === null || lang === wordsOff) {
         tried.delete(next.id);
