@@ -84,6 +84,9 @@ const queue = new ReadQueue();
 let running = false;
 let reader: Reader | null = null;
 let wired = false;
+/** engine counts the switches of engine, so that a reading started for
+ * one engine's photo is not sent to the next. */
+let engine = 0;
 
 /** offerWords queues, once per session, the photos of ms that have no
  * words yet: behind what waits when a screen listed them, ahead of it
@@ -102,6 +105,14 @@ export function offerWords(ms: readonly Moment[], fresh = false): void {
     // computer) is offered too.
     onMoment((e) => {
       if (e.moment) offerWords([e.moment], true);
+    });
+    // Another engine chosen: the photos that waited are the other
+    // engine's, and a reading under way is for it; the new engine's
+    // photos are offered as its screens list them.
+    backend.onEngine(() => {
+      engine++;
+      queue.clear();
+      tried.clear();
     });
   }
   for (const m of ms) {
@@ -139,8 +150,10 @@ async function pump(): Promise<void> {
         continue;
       }
       reader ??= createReader();
+      const of = engine;
       try {
         const got = await reader.read(next.url, lang);
+        if (of !== engine) continue;
         await backend.moments.setWords(next.id, got.text, got.lang);
       } catch (e) {
         // A photo the reader cannot read, or a language this build has no
