@@ -25,6 +25,7 @@ import (
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // fastSync makes the sync loop's timers short for a test.
@@ -144,7 +145,7 @@ func caughtUp(tb testing.TB, a *App, seq uint64) {
 func TestSync_WindowReadsEverythingWithTheEngineStopped(t *testing.T) {
 	fastSync(t)
 	n := 200
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		n = 30 // the race detector on a shared machine: the same proof, smaller
 	}
 	remote := enginetest.Start(t)

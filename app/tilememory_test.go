@@ -21,6 +21,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine/client"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // tileMemoryChild is set in the environment of the process
@@ -48,7 +49,7 @@ func TestMediaHandler_TileMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the peak resident memory is read from /proc/self/status")
 	}
-	if raceEnabled && os.Getenv(tileMemoryChild) == "" {
+	if racebuild.Enabled && os.Getenv(tileMemoryChild) == "" {
 		// The detector's shadow memory and its slowness (65 s of the race
 		// step) measure the detector; scripts/test.sh runs this test
 		// without it, in its step of resource tests.
@@ -121,7 +122,7 @@ func makeHostileTiles(t *testing.T) {
 	debug.FreeOSMemory()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rssBefore, race := int64(-1), raceEnabled
+	rssBefore, race := int64(-1), racebuild.Enabled
 	if !race {
 		// Make the peak start from now.
 		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // The proof of the replica: everything the engine served is read back from
@@ -23,7 +24,7 @@ func TestSync_ReadsEverythingWithTheEngineStopped(t *testing.T) {
 	// 200 captures, as the issue asks, take about a minute under the race
 	// detector on a shared machine: 50 there and with -short.
 	n := 200
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		n = 50
 	}
 	eng := enginetest.Start(t)

@@ -30,6 +30,7 @@ import (
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"github.com/sparkfamily/spark/internal/versitygw"
 	"github.com/sparkfamily/spark/outbox"
 )
@@ -52,7 +53,7 @@ func TestServeBackup_SIGKILL(t *testing.T) {
 	}
 	// The captures are spread over spread, and the kills fall among them.
 	moments, photos, spread := 2000, 300, 60*time.Second
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		moments, photos, spread = 400, 60, 30*time.Second
 	}
 	srv := versitygw.Start(t)

@@ -3,6 +3,7 @@ package wordsphotos
 import (
 	"bytes"
 	"context"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
@@ -22,7 +23,7 @@ var some = []string{"letter-1", "sign-2"}
 func TestGenerate_EachPhotoHasItsText(t *testing.T) {
 	dir := t.TempDir()
 	var only []string
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		only = some
 	}
 	ps, err := generate(dir, only)
@@ -102,7 +103,7 @@ func TestGenerate_EachPhotoHasItsText(t *testing.T) {
 
 func TestGenerate_SameBytesEachTime(t *testing.T) {
 	var only []string
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		only = some
 	}
 	a, b := t.TempDir(), t.TempDir()

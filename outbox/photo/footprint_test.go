@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"image"
 	"image/color"
 	"os"
@@ -50,7 +51,7 @@ func TestFootprint(t *testing.T) {
 	// pictures, where the bytes every decode allocates whatever the size
 	// make the estimate loose, so only its bound is checked.
 	w, h, big, edges := 1200, 900, 2001, []int{640, DefaultMaxEdge}
-	if raceEnabled {
+	if racebuild.Enabled {
 		w, h, big, edges = 300, 200, 500, []int{160, DefaultMaxEdge}
 	}
 	pattern := func(m interface{ Set(int, int, color.Color) }, b image.Rectangle, alpha bool) {
@@ -131,7 +132,7 @@ func TestFootprint(t *testing.T) {
 			if got > want {
 				t.Errorf("%s to %d pixels: SmallCopyOf allocated %.2f MB, more than the %.2f MB of its Footprint", name, edge, mb(got), mb(want))
 			}
-			if tc.big && !raceEnabled && float64(want) > 2.5*float64(got) {
+			if tc.big && !racebuild.Enabled && float64(want) > 2.5*float64(got) {
 				t.Errorf("%s to %d pixels: Footprint %.2f MB, more than two and a half times the %.2f MB SmallCopyOf allocated", name, edge, mb(want), mb(got))
 			}
 		}

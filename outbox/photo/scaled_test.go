@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"path/filepath"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestSmallPicture_ScaledJPEG(t *testing.T) {
 
 // TestSmallPicture_ScaledSharedPhotos does the same for the real JPEGs.
 func TestSmallPicture_ScaledSharedPhotos(t *testing.T) {
-	if raceEnabled {
+	if racebuild.Enabled {
 		t.Skip("race detector on: TestSmallPicture_ScaledJPEG covers the reduced decodes")
 	}
 	files, err := filepath.Glob(filepath.Join(sharedPhotos(t), "*.jpg"))

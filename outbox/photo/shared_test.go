@@ -3,6 +3,7 @@ package photo
 import (
 	"bytes"
 	"context"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"image"
 	"image/jpeg"
 	"io"
@@ -28,7 +29,7 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 			if testing.Short() && !strings.Contains(name, "orient") {
 				t.Skip("-short: only the rotated photos")
 			}
-			if raceEnabled && name != "canon_sx60_2048x1536_orient6.jpg" && name != "iphone13promax_4032x3024_orient6.heic" {
+			if racebuild.Enabled && name != "canon_sx60_2048x1536_orient6.jpg" && name != "iphone13promax_4032x3024_orient6.heic" {
 				t.Skip("race detector on: only the real rotated JPEG and the HEIC; run without -race for every photo")
 			}
 			info := probeFile(t, f)
@@ -60,7 +61,7 @@ func TestSmallCopy_SharedPhotos(t *testing.T) {
 // TestShrink_SharedPhotoQuality checks the two-stage resize against one
 // Lanczos pass on a real rotated photo.
 func TestShrink_SharedPhotoQuality(t *testing.T) {
-	if raceEnabled {
+	if racebuild.Enabled {
 		t.Skip("race detector on: TestShrink_Quality covers the resize; run without -race for the real photo")
 	}
 	f := filepath.Join(sharedPhotos(t), "canon_sx60_2048x1536_orient6.jpg")

@@ -6,6 +6,7 @@ package jpeg
 
 import (
 	"fmt"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"math"
 	"math/big"
 	"math/rand"
@@ -32,7 +33,7 @@ func BenchmarkIDCT(b *testing.B) {
 
 // testSlowVsBig checks the test's own float implementations against
 // big.Float ones, which the race detector slows to half a minute.
-const testSlowVsBig = !raceEnabled
+const testSlowVsBig = !racebuild.Enabled
 
 func TestDCT(t *testing.T) {
 	blocks := make([]block, len(testBlocks))

@@ -2,6 +2,7 @@ package jpeg
 
 import (
 	"bytes"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	stdjpeg "image/jpeg"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func sharedPhotos(tb testing.TB) map[string][]byte {
 
 // TestRealPhotos decodes the real photos at scale 1 as image/jpeg does.
 func TestRealPhotos(t *testing.T) {
-	if raceEnabled {
+	if racebuild.Enabled {
 		t.Skip("race detector on: the standard test pictures cover the decoder")
 	}
 	for name, b := range sharedPhotos(t) {

@@ -3,6 +3,7 @@ package jpeg
 import (
 	"bytes"
 	"fmt"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"image"
 	stdjpeg "image/jpeg"
 	"math"
@@ -263,7 +264,7 @@ func TestReducedIDCT(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	worst := [3]int{}
 	n := 2000
-	if raceEnabled {
+	if racebuild.Enabled {
 		n = 200
 	}
 	for i := 0; i < n; i++ {

@@ -2,6 +2,7 @@ package jpeg
 
 import (
 	"bytes"
+	"github.com/sparkfamily/spark/internal/racebuild"
 	"image"
 	"image/draw"
 	stdjpeg "image/jpeg"
@@ -21,7 +22,7 @@ func div(a, b int32) int32 {
 // for every quantizer and every dividend the forward DCT can give.
 func TestDivide(t *testing.T) {
 	step := int32(1)
-	if raceEnabled {
+	if racebuild.Enabled {
 		step = 7
 	}
 	for q := 1; q <= 255; q++ {

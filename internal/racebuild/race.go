@@ -1,0 +1,6 @@
+//go:build race
+
+package racebuild
+
+// Enabled: this binary was built with the race detector.
+const Enabled = true

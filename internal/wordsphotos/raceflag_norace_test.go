@@ -1,5 +1,0 @@
-//go:build !race
-
-package wordsphotos
-
-const raceEnabled = false

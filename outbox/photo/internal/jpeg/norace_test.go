@@ -1,5 +1,0 @@
-//go:build !race
-
-package jpeg
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package photo
-
-const raceEnabled = false
