@@ -135,16 +135,21 @@ wine_wait() {
 # The tests of resources, without the race detector, whose shadow memory
 # and slowness (five to ten times) they would measure instead: the
 # off-site copy's SIGKILL drill at the issue's size (2,000 moments, 5
-# kills; the race step runs a fifth of it, as -short does) and the memory
-# of hostile tiles (skipped under the detector). Together they took 5.5
-# minutes of the race step. They run in the background beside the Wine
+# kills; the race step runs a fifth of it, as -short does), the memory of
+# hostile tiles, what a page allocates and how soon a search is given up
+# at its budget; and the drawing of the words bench's photos, which runs
+# in one goroutine. The tests other than the drill skip under the
+# detector (racebuild.Heavy); in the race step they took 3 minutes of
+# the packages' time. They run in the background beside the Wine
 # tests and the steps after the browser tests (the drill mostly waits: 38
 # s of CPU in its 73), and their step prints their output when they end.
 resources_start() {
   res_log=$(mktemp) res_counts=$(mktemp) res_t0=$(date +%s)
   echo '{"pass":0,"fail":0,"skip":0}' >"$res_counts"
   (
-    go test -count=1 -json -timeout 10m -run '^(TestServeBackup_SIGKILL|TestMediaHandler_TileMemory)$' ./cmd/spark-engine ./app |
+    go test -count=1 -json -timeout 10m \
+      -run '^(TestServeBackup_SIGKILL|TestMediaHandler_TileMemory|TestPageBudget|TestSearch_Budget|TestGenerate_.*|TestTesseractReadsALetter)$' \
+      ./cmd/spark-engine ./app ./engine/server ./engine/mirror ./internal/wordsphotos |
       node scripts/gotest-report.mjs "$res_counts"
   ) >"$res_log" 2>&1 </dev/null &
   res_pid=$!
@@ -250,7 +255,7 @@ if [ $quick -eq 0 ]; then
   step "the Windows setup under Wine: installed, run, upgraded, uninstalled" setup_exe
   step "the real window under Xvfb (local engine answers, screenshot)" window
   step "go test under Wine (windows/amd64)" wine_wait
-  step "resource tests without the race detector (SIGKILL drill, tile memory)" resources_wait
+  step "resource tests without the race detector (SIGKILL drill, memory, budgets)" resources_wait
 else
   step "go test under Wine (windows/amd64)" wine_tests
 fi

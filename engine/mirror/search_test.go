@@ -12,6 +12,7 @@ import (
 
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/oplog"
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // testdata/mirror-v1.db was written by the engine of main before search
@@ -252,6 +253,7 @@ func bigCorpus(t *testing.T, m *DB, n int) {
 // own end (SQLite is interrupted, not waited for), and the mirror answers
 // the next search as before (issue 25, item 6).
 func TestSearch_Budget(t *testing.T) {
+	racebuild.Heavy(t, "times a search of 3,000 moments against its budget")
 	ctx := context.Background()
 	m := openDB(t, filepath.Join(t.TempDir(), "mirror.db"))
 	bigCorpus(t, m, 3000)

@@ -11,6 +11,7 @@ import (
 	"github.com/sparkfamily/spark/engine"
 	"github.com/sparkfamily/spark/engine/api"
 	"github.com/sparkfamily/spark/engine/enginetest"
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // bigCorpus fills an engine with n note moments whose captions are each
@@ -43,6 +44,7 @@ func allocated(f func()) uint64 {
 // corpus, and walking the pages by their cursors still gives every op and
 // every moment once, in order.
 func TestPageBudget(t *testing.T) {
+	racebuild.Heavy(t, "measures what a page allocates over 19 MiB of captions")
 	// The searches here match all n moments, each with thousands of hits:
 	// under -race on a busy CI machine one took past the default budget
 	// of 10 s and was given up (search_too_broad). The budget is what

@@ -16,14 +16,15 @@ import (
 	"time"
 )
 
-// some is what -short (and a race build) makes: a letter and a sign, one
+// some is what -short makes: a letter and a sign, one
 // of them with a PNG.
 var some = []string{"letter-1", "sign-2"}
 
 func TestGenerate_EachPhotoHasItsText(t *testing.T) {
+	racebuild.Heavy(t, "draws photos in one goroutine")
 	dir := t.TempDir()
 	var only []string
-	if testing.Short() || racebuild.Enabled {
+	if testing.Short() {
 		only = some
 	}
 	ps, err := generate(dir, only)
@@ -102,8 +103,9 @@ func TestGenerate_EachPhotoHasItsText(t *testing.T) {
 }
 
 func TestGenerate_SameBytesEachTime(t *testing.T) {
+	racebuild.Heavy(t, "draws photos in one goroutine")
 	var only []string
-	if testing.Short() || racebuild.Enabled {
+	if testing.Short() {
 		only = some
 	}
 	a, b := t.TempDir(), t.TempDir()
@@ -138,6 +140,7 @@ func TestGenerate_SameBytesEachTime(t *testing.T) {
 // TestTesseractReadsALetter checks the photos are fair: Debian's
 // tesseract reads the printed letter with under 5% character errors.
 func TestTesseractReadsALetter(t *testing.T) {
+	racebuild.Heavy(t, "draws a photo in one goroutine")
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Skip("no tesseract CLI here (apt-get install tesseract-ocr tesseract-ocr-eng; scripts/setup.sh installs it)")
 	}
