@@ -93,8 +93,12 @@ versitygw_build() {
   SPARK_VERSITYGW=$(bash scripts/versitygw.sh) && export SPARK_VERSITYGW && echo "$SPARK_VERSITYGW"
 }
 
+# Four test binaries at once on two cores: most of the tests wait (on
+# back-offs, child processes, timers, the loopback). At go test's default
+# of one per core the step took 845 s; the whole of it is about 680 s of
+# CPU, so two cores were less than half busy.
 go_tests() {
-  go test -race -count=1 -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
+  go test -race -p 4 -count=1 -json -timeout 12m ./... | node scripts/gotest-report.mjs "$counts"
 }
 
 # The Go tests of every package but the window, cross-compiled for
