@@ -41,9 +41,11 @@ type Status struct {
 	// its health (nil when it keeps none, or did not answer); the status
 	// bar speaks when it is far behind or failing (words.ts).
 	Backup *api.BackupHealth `json:"backup"`
-	// BackupFailingSince is when this Spark first saw the copy failing,
-	// in the failing spell it is in now; "" when it is not failing. A
-	// disk unplugged for a minute is not worth a word on the bar.
+	// BackupFailingSince is since when the copy has been failing, as the
+	// engine says (Backup.FailingSince), or, from an engine older than
+	// that word, when this Spark first saw it failing; "" when it is not
+	// failing. A disk unplugged for a minute is not worth a word on the
+	// bar.
 	BackupFailingSince string `json:"backup_failing_since"`
 	// Pippa is whether the engine in use has a Pippa to read the photos,
 	// from its health: PippaSeated or PippaNoSeat; "" when it is not

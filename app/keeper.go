@@ -98,8 +98,9 @@ func (s *keeperSlot) set(k *backup.Keeper) {
 }
 
 // failingSpell remembers since when the off-site copy of an engine has
-// been failing, as Status sees it: the health tells the state of the last
-// pass only.
+// been failing: the engine's word when its health says (failing_since),
+// else, from an engine older than that word, since when Status first saw
+// it failing.
 type failingSpell struct {
 	mu     sync.Mutex
 	engine string
@@ -115,7 +116,9 @@ func (f *failingSpell) seen(url string, h *api.BackupHealth) string {
 		f.engine, f.since = "", time.Time{}
 		return ""
 	}
-	if f.engine != url || f.since.IsZero() {
+	if h.FailingSince != nil {
+		f.engine, f.since = url, *h.FailingSince
+	} else if f.engine != url || f.since.IsZero() {
 		f.engine, f.since = url, time.Now()
 	}
 	return f.since.UTC().Format(time.RFC3339)

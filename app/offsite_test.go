@@ -132,6 +132,10 @@ func TestSettings_OffsiteFolder(t *testing.T) {
 	if st.Backup == nil || st.Backup.Problem != api.BackupUnreachable || st.BackupFailingSince == "" {
 		t.Errorf("Status() with the disk unplugged: backup %+v, failing since %q", st.Backup, st.BackupFailingSince)
 	}
+	// Since when: the engine's word, not when this window first asked.
+	if st.Backup == nil || st.Backup.FailingSince == nil || st.BackupFailingSince != st.Backup.FailingSince.UTC().Format(time.RFC3339) {
+		t.Errorf("Status() failing since %q; the engine says %v", st.BackupFailingSince, st.Backup.FailingSince)
+	}
 
 	// Spark started again with the disk still unplugged: the choice was
 	// kept, the copy is unreachable, and its folder is not made on this
@@ -285,4 +289,37 @@ func TestSettings_OffsiteOfFamilyEngine(t *testing.T) {
 		h := offsiteHealth(t, a)
 		return h != nil && h.State == api.BackupCurrent
 	})
+}
+
+// TestFailingSpell: since when the copy has been failing is the engine's
+// word when its health says it (an engine that failed an hour before
+// this window asked), else when this window first saw it failing (an
+// engine older than failing_since), kept while it fails and forgotten
+// when it stops.
+func TestFailingSpell(t *testing.T) {
+	hourAgo := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	failing := &api.BackupHealth{State: api.BackupFailing, Problem: api.BackupUnreachable}
+	saying := &api.BackupHealth{State: api.BackupFailing, Problem: api.BackupUnreachable, FailingSince: &hourAgo}
+	current := &api.BackupHealth{State: api.BackupCurrent}
+	const url = "http://127.0.0.1:1"
+
+	var f failingSpell
+	if got := f.seen(url, saying); got != hourAgo.Format(time.RFC3339) {
+		t.Errorf("the engine says it fails since %v: seen %q", hourAgo, got)
+	}
+	if got := f.seen(url, current); got != "" {
+		t.Errorf("current: seen %q, want nothing", got)
+	}
+	before := time.Now().UTC().Truncate(time.Second)
+	first := f.seen(url, failing)
+	at, err := time.Parse(time.RFC3339, first)
+	if err != nil || at.Before(before) || at.After(time.Now()) {
+		t.Errorf("an engine that does not say: seen %q, want about now (%v)", first, before)
+	}
+	if got := f.seen(url, failing); got != first {
+		t.Errorf("failing still: seen %q, want %q kept", got, first)
+	}
+	if got := f.seen(url, nil); got != "" {
+		t.Errorf("no copy: seen %q, want nothing", got)
+	}
 }

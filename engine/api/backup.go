@@ -28,6 +28,10 @@ type BackupHealth struct {
 	// Check is the last drill: the copy restored into a temporary folder
 	// and checked. Absent before the first.
 	Check *BackupCheck `json:"check,omitempty"`
+	// FailingSince is when the state last became failing or check_failed
+	// (a problem that changes to another keeps it); absent in the other
+	// states. It starts again when the engine restarts.
+	FailingSince *time.Time `json:"failing_since,omitempty"`
 }
 
 // BackupCheck is how the last drill of the off-site copy went.

@@ -449,6 +449,13 @@ func (k *Keeper) settle(h *api.BackupHealth) {
 		}
 		h.Problem, h.Reason = "", ""
 	}
+	switch {
+	case h.Problem == "":
+		h.FailingSince = nil
+	case h.FailingSince == nil:
+		at := k.now()
+		h.FailingSince = &at
+	}
 	said := h.State + "/" + h.Problem
 	if h.Problem == "" {
 		said = ""

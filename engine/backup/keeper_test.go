@@ -173,6 +173,15 @@ func TestKeeper_Status(t *testing.T) {
 		if d+DefaultInterval > time.Minute {
 			t.Errorf("the failing pass took %s: with the %s interval, the status says so after more than a minute", d, DefaultInterval)
 		}
+		// Since when it fails: the first failing pass, kept by the next.
+		if h.FailingSince == nil || h.FailingSince.Before(t0) || h.FailingSince.After(time.Now()) {
+			t.Fatalf("failing since %v, want the time of the failing pass (%v + %v)", h.FailingSince, t0, d)
+		}
+		since := *h.FailingSince
+		k.Pass(ctx)
+		if h := k.Health(); h.FailingSince == nil || !h.FailingSince.Equal(since) {
+			t.Errorf("after a second failing pass failing since %v, want %v still", h.FailingSince, since)
+		}
 		t.Logf("%s: said in %s + the interval: %s", problem, d.Round(time.Millisecond), h.Reason)
 	}
 	keeper := func(tg Target) *Keeper {
@@ -267,8 +276,8 @@ func testReshipped(t *testing.T, k *Keeper, last uint64) {
 	if _, err := k.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if h := k.Health(); h.State != api.BackupCurrent || h.Problem != "" || h.Reason != "" {
-		t.Errorf("after the drill: %+v, want current", h)
+	if h := k.Health(); h.State != api.BackupCurrent || h.Problem != "" || h.Reason != "" || h.FailingSince != nil {
+		t.Errorf("after the drill: %+v, want current, failing since no time", h)
 	}
 }
 

@@ -21,9 +21,10 @@ export type Leftovers = app.Leftovers;
 /** BackupHealth is an engine's off-site copy as its health tells it
  * (engine/api BackupHealth), its times as the RFC 3339 strings the JSON
  * carries. */
-export interface BackupHealth extends Omit<api.BackupHealth, 'shipped_at' | 'behind_since' | 'check'> {
+export interface BackupHealth extends Omit<api.BackupHealth, 'shipped_at' | 'behind_since' | 'failing_since' | 'check'> {
   shipped_at?: string;
   behind_since?: string;
+  failing_since?: string;
   check?: Omit<api.BackupCheck, 'at'> & { at: string };
 }
 export type Status = Omit<app.Status, 'backup'> & { backup?: BackupHealth };
