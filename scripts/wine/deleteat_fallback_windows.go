@@ -9,6 +9,11 @@
 // fails there with "Invalid function". This switches Go to its own fallback,
 // FileDispositionInformation: the call Windows versions before 1607, and
 // file systems without POSIX semantics such as FAT32, get.
+//
+// The build tag keeps it out of `GOOS=windows go build ./...`, which took
+// this folder for a package of the project; gotest.sh builds with it.
+
+//go:build sparkwine
 
 package windows
 

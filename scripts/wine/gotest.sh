@@ -60,11 +60,11 @@ done
 export CGO_ENABLED=0 GOOS=windows GOARCH=amd64
 # First the test binaries, built as go test builds (a build error shows in
 # the run after, in its JSON).
-go test -count=1 -run '^$' -overlay "$tmp/overlay.json" -exec /bin/true "${pkgs[@]}" >/dev/null 2>&1 || true
+go test -count=1 -run '^$' -tags sparkwine -overlay "$tmp/overlay.json" -exec /bin/true "${pkgs[@]}" >/dev/null 2>&1 || true
 # Then the tests under Wine, one package at a time, with -short: the same
 # tests and faults, with the smaller batches their -short sizes give (the
 # race step runs the full sizes on Linux). Two packages at a time doubled
 # the work of Wine's one server and slowed the builds beside it (CI: 844 s
 # against 596 s).
-go test -json -count=1 -short -p 1 -timeout 4m -overlay "$tmp/overlay.json" \
+go test -json -count=1 -short -p 1 -timeout 4m -tags sparkwine -overlay "$tmp/overlay.json" \
   -exec "$here/go-wine-exec" "${args[@]}" "${pkgs[@]}"
