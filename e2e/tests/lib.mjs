@@ -4,7 +4,7 @@
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -268,4 +268,73 @@ export async function looks(page, name, again = async () => {}) {
   found.push(...(await axe(page, `${name}, 200%`)));
   await page.setViewportSize({ width: 1180, height: 800 });
   return found;
+}
+
+/** drawn runs draw(arg) in page, a function that returns a canvas's
+ * data: URL (it must be self-contained: it runs in the page), and writes
+ * the picture to a file named NAME-TIME-N.EXT in a new temp folder: the
+ * harness never names two photos alike. It returns the file's path. */
+let drawnCount = 0;
+async function drawn(page, name, draw, arg) {
+  const url = await page.evaluate(draw, arg);
+  const [head, data] = url.split(',');
+  const ext = head.includes('image/jpeg') ? 'jpg' : 'png';
+  const path = join(mkdtempSync(join(tmpdir(), `spark-${name}-`)), `${name}-${Date.now()}-${++drawnCount}.${ext}`);
+  writeFileSync(path, Buffer.from(data, 'base64'));
+  return path;
+}
+
+/** letter draws a printed letter in page (a canvas) and writes it to a
+ * PNG file, as a scan or a photo of a letter would come: black serif
+ * lines on white, width x height pixels. */
+export function letter(page, lines = ['Severn Water', 'Your reference RD/7731/Q', 'Amount due 41.20'], { width = 1400, height = 700 } = {}) {
+  return drawn(
+    page,
+    'letter',
+    ({ lines, width, height }) => {
+      const c = document.createElement('canvas');
+      c.width = width;
+      c.height = height;
+      const g = c.getContext('2d');
+      g.fillStyle = '#fff';
+      g.fillRect(0, 0, c.width, c.height);
+      g.fillStyle = '#111';
+      g.font = '64px serif';
+      lines.forEach((l, i) => g.fillText(l, 80, 150 + i * 140));
+      return c.toDataURL('image/png');
+    },
+    { lines, width, height },
+  );
+}
+
+/** texture draws in page a photo with no text in it (short dark strokes
+ * on white, 1600x1200, from a seeded random: the same each run for a
+ * seed), which the reader reads as marks and letters it is unsure of,
+ * and writes it to a PNG file. */
+export function texture(page, seed = 7) {
+  return drawn(
+    page,
+    'texture',
+    (seed) => {
+      const c = document.createElement('canvas');
+      c.width = 1600;
+      c.height = 1200;
+      const g = c.getContext('2d');
+      g.fillStyle = '#fff';
+      g.fillRect(0, 0, c.width, c.height);
+      const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+      g.strokeStyle = '#222';
+      g.lineWidth = 3;
+      for (let i = 0; i < 1400; i++) {
+        const x = rnd() * c.width;
+        const y = rnd() * c.height;
+        g.beginPath();
+        g.moveTo(x, y);
+        g.lineTo(x + (rnd() - 0.5) * 30, y + 10 + rnd() * 25);
+        g.stroke();
+      }
+      return c.toDataURL('image/png');
+    },
+    seed,
+  );
 }

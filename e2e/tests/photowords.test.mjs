@@ -5,10 +5,7 @@
 // as a phrase, and search finds the photo by a number only the photo holds.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { launch, choose, cardOf, familyMoments, harness, tab, until, url, useLocalEngine, looks, rpc } from './lib.mjs';
+import { launch, choose, cardOf, familyMoments, harness, tab, until, url, useLocalEngine, looks, rpc, letter, texture } from './lib.mjs';
 
 let context;
 let page;
@@ -22,64 +19,13 @@ after(async () => {
   await context?.close();
 });
 
-/** texture draws, in the page, a photo with no text in it (short dark
- * strokes on white, from a seeded random: the same each run), which the
- * reader reads as marks and letters it is unsure of, and writes it to a
- * PNG file. */
-async function texture() {
-  const data = await page.evaluate(() => {
-    const c = document.createElement('canvas');
-    c.width = 1600;
-    c.height = 1200;
-    const g = c.getContext('2d');
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, c.width, c.height);
-    let seed = 7;
-    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    g.strokeStyle = '#222';
-    g.lineWidth = 3;
-    for (let i = 0; i < 1400; i++) {
-      const x = rnd() * c.width;
-      const y = rnd() * c.height;
-      g.beginPath();
-      g.moveTo(x, y);
-      g.lineTo(x + (rnd() - 0.5) * 30, y + 10 + rnd() * 25);
-      g.stroke();
-    }
-    return c.toDataURL('image/png').split(',')[1];
-  });
-  const path = join(mkdtempSync(join(tmpdir(), 'spark-texture-')), `texture-${Date.now()}.png`);
-  writeFileSync(path, Buffer.from(data, 'base64'));
-  return path;
-}
-
-/** letter draws a printed letter in the page (a canvas) and writes it to
- * a PNG file, as a scan or a photo of a letter would come. */
-async function letter(lines = ['Severn Water', 'Your reference RD/7731/Q', 'Amount due 41.20']) {
-  const data = await page.evaluate((lines) => {
-    const c = document.createElement('canvas');
-    c.width = 1400;
-    c.height = 700;
-    const g = c.getContext('2d');
-    g.fillStyle = '#fff';
-    g.fillRect(0, 0, c.width, c.height);
-    g.fillStyle = '#111';
-    g.font = '64px serif';
-    lines.forEach((l, i) => g.fillText(l, 80, 150 + i * 140));
-    return c.toDataURL('image/png').split(',')[1];
-  }, lines);
-  const path = join(mkdtempSync(join(tmpdir(), 'spark-letter-')), `letter-${Date.now()}.png`);
-  writeFileSync(path, Buffer.from(data, 'base64'));
-  return path;
-}
-
 test('the words of a photo are read here, shown, kept and found', async () => {
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log(`# page: ${m.text()}`); });
   page.on('pageerror', (e) => console.log(`# page error: ${e.message}`));
   // The photos earlier test files added were kept with the reader off:
   // the window reads them now, and a photo Dad adds goes before them.
   const unread = async () => (await rpc('Moments/Page', '', 200)).moments.filter((x) => x.kind === 'photo' && x.thumb && !x.words_lang).length;
-  const path = await letter();
+  const path = await letter(page);
   await choose(page, [path]);
   const { id } = await cardOf(page, path);
   const started = Date.now();
@@ -113,7 +59,7 @@ test('the words of a photo are read here, shown, kept and found', async () => {
 });
 
 test('a textured photo with no text in it shows no words: what the reader was unsure of is not shown', async () => {
-  const path = await texture();
+  const path = await texture(page);
   await choose(page, [path]);
   const { id } = await cardOf(page, path);
   // Read all the same, and kept with no words, so that it is not read again.
@@ -140,7 +86,7 @@ test('with Words in photos off in Settings, a photo is not read; chosen again, i
   await words.getByLabel('Off: don’t look for words in photos').check();
   await until(async () => (await rpc('Settings/Get')).words_lang === 'off', 'off saved');
   // Another letter: the same pixels would be the same photo, read above.
-  const path = await letter(['Severn Water', 'Your reference RD/8842/K', 'Amount due 12.75']);
+  const path = await letter(page, ['Severn Water', 'Your reference RD/8842/K', 'Amount due 12.75']);
   await choose(page, [path]);
   const { id } = await cardOf(page, path);
   await until(async () => !(await rpc('Moments/Get', id)).pending, 'the photo sent');
@@ -166,7 +112,7 @@ test('a photo captured while the family engine can\'t be reached shows its words
   try {
     await harness('/test/remote/stop');
     await page.locator('[data-testid=engine-state][data-state=offline]').waitFor({ timeout: 30_000 });
-    const path = await letter(['Severn Water', 'Your reference RD/5520/T', 'Amount due 8.40']);
+    const path = await letter(page, ['Severn Water', 'Your reference RD/5520/T', 'Amount due 8.40']);
     await choose(page, [path]);
     const { id } = await cardOf(page, path);
     const started = Date.now();
