@@ -338,3 +338,75 @@ export function texture(page, seed = 7) {
     seed,
   );
 }
+
+/** scene draws in page a photo with no text in it, as a camera's might
+ * be, and writes it to a JPEG file (quality 85, 1600x1200): a sky of a
+ * seeded hue over the ground, shapes of many colours (a house, trees, a
+ * car), and, in two of three seeds, grass or leaves of short strokes;
+ * noise over all. Each seed draws another photo, the same each run. */
+export function scene(page, seed) {
+  return drawn(
+    page,
+    'scene',
+    (seed) => {
+      let s = seed * 7919 + 17;
+      const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+      const c = document.createElement('canvas');
+      c.width = 1600;
+      c.height = 1200;
+      const g = c.getContext('2d');
+      const hue = Math.floor(rnd() * 360);
+      const horizon = 500 + rnd() * 300;
+      const sky = g.createLinearGradient(0, 0, 0, horizon);
+      sky.addColorStop(0, `hsl(${hue} 60% 55%)`);
+      sky.addColorStop(1, `hsl(${(hue + 40) % 360} 50% 85%)`);
+      g.fillStyle = sky;
+      g.fillRect(0, 0, 1600, horizon);
+      const ground = g.createLinearGradient(0, horizon, 0, 1200);
+      ground.addColorStop(0, `hsl(${(hue + 120) % 360} 40% 45%)`);
+      ground.addColorStop(1, `hsl(${(hue + 150) % 360} 45% 25%)`);
+      g.fillStyle = ground;
+      g.fillRect(0, horizon, 1600, 1200 - horizon);
+      const colour = () => `hsl(${Math.floor(rnd() * 360)} ${30 + rnd() * 50}% ${25 + rnd() * 50}%)`;
+      for (let i = 0, n = 8 + Math.floor(rnd() * 20); i < n; i++) {
+        g.fillStyle = colour();
+        const x = rnd() * 1600;
+        const y = horizon - 300 + rnd() * 700;
+        const w = 60 + rnd() * 400;
+        const h = 60 + rnd() * 300;
+        g.beginPath();
+        if (rnd() < 0.5) g.ellipse(x, y, w / 2, h / 2, rnd() * Math.PI, 0, 2 * Math.PI);
+        else if (rnd() < 0.5) g.rect(x - w / 2, y - h / 2, w, h);
+        else {
+          g.moveTo(x - w / 2, y + h / 2);
+          g.lineTo(x, y - h / 2);
+          g.lineTo(x + w / 2, y + h / 2);
+        }
+        g.fill();
+      }
+      if (seed % 3 !== 0) {
+        g.lineWidth = 2 + rnd() * 3;
+        for (let i = 0, n = 400 + Math.floor(rnd() * 1200); i < n; i++) {
+          g.strokeStyle = `hsl(${(hue + 100 + rnd() * 60) % 360} 50% ${15 + rnd() * 30}%)`;
+          const x = rnd() * 1600;
+          const y = horizon + rnd() * (1200 - horizon);
+          g.beginPath();
+          g.moveTo(x, y);
+          g.lineTo(x + (rnd() - 0.5) * 20, y - 10 - rnd() * 30);
+          g.stroke();
+        }
+      }
+      const img = g.getImageData(0, 0, 1600, 1200);
+      const d = img.data;
+      for (let i = 0; i < d.length; i += 4) {
+        const n = (rnd() - 0.5) * 24;
+        d[i] += n;
+        d[i + 1] += n;
+        d[i + 2] += n;
+      }
+      g.putImageData(img, 0, 0);
+      return c.toDataURL('image/jpeg', 0.85);
+    },
+    seed,
+  );
+}
