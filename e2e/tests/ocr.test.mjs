@@ -388,7 +388,10 @@ test('a textured photo with no text in it gives no words, not the marks it was u
   }, [texture.toString(), draw.toString(), bill]);
   console.log(`# texture 1600x1200 JPEG: read in ${ms(r.ms)}: ${JSON.stringify(r.plain)}; the bill after it: ${JSON.stringify(r.bill.text)} (${r.bill.dropped} words left out)`);
   assert.equal(r.plain.text, '', 'no words of a photo with no text');
-  assert.ok(r.plain.dropped > 50, `what it was unsure of is counted (${r.plain.dropped})`);
+  // tesseract saw marks and the reader left them out: fewer since the
+  // first look is where layout analysis finds text (13 where reading the
+  // photo whole as one block saw hundreds), but some.
+  assert.ok(r.plain.dropped > 0, `what it was unsure of is counted (${r.plain.dropped})`);
   assert.equal(r.bill.text, bill.join('\n'), 'a printed bill is read whole');
   assert.equal(r.bill.dropped, 0);
 });

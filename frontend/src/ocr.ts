@@ -11,7 +11,7 @@
 // One photo at a time (a queue); the worker starts on the first read and
 // is let go after idleMs without work (30 s), so its memory goes back; a
 // read after that starts it again (about 1-2 s). See ocrlane.ts.
-import { createWorker, OEM, type Worker } from 'tesseract.js';
+import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 import { better, confidentText, createLane, explain, isLangCode, ReadError, wantsSecondLook, type Timers } from './ocrlane.js';
 
 export { confidentText, createLane, minConfidence, ReadError, StoppedError, tidyText, type Lane, type LaneOptions, type ReadErrorKind, type Timers } from './ocrlane.js';
@@ -131,6 +131,8 @@ export function createReader(opts: ReaderOptions = {}): Reader {
   // whole picture (its default), 2 Sauvola's local one.
   const globalThreshold = '0';
   const localThreshold = '2';
+  // What is asked of tesseract: the words with their confidences.
+  const blocksOnly = { text: false, blocks: true };
 
   const lane = createLane<Held>({
     idleMs: opts.idleMs ?? defaultIdleMs,
@@ -154,6 +156,9 @@ export function createReader(opts: ReaderOptions = {}): Reader {
       });
       try {
         const worker = await Promise.race([made, late]);
+        // tesseract.js' default is one block (PSM.SINGLE_BLOCK); each
+        // photo is first looked at as the CLI does (read, below).
+        await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
         return { worker, lang };
       } catch (err) {
         // One that comes after all is let go.
@@ -221,6 +226,7 @@ export function createReader(opts: ReaderOptions = {}): Reader {
       if (h.lang !== lang) {
         try {
           await h.worker.reinitialize(lang, OEM.LSTM_ONLY);
+          await h.worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
           h.lang = lang;
         } catch (err) {
           throw explain(err, 'start', lang);
@@ -228,18 +234,33 @@ export function createReader(opts: ReaderOptions = {}): Reader {
       }
       try {
         // The words with their confidences: what the reader is not sure
-        // of is left out (confidentText), not shown as fact.
-        const r = await h.worker.recognize(input, {}, { text: false, blocks: true });
-        const first = confidentText(r.data.blocks);
-        if (!wantsSecondLook(first, r.data.confidence)) return { ...first, lang };
-        // Much left out: a second look with a local threshold, and the
-        // better of the two (a shadow across a letter).
-        await h.worker.setParameters({ thresholding_method: localThreshold });
+        // of is left out (confidentText), not shown as fact. A first look
+        // only where tesseract's layout analysis finds text (PSM.AUTO, the
+        // tesseract CLI's own mode): a photo with no text in it is done in
+        // a fifth of a second, where reading it whole as one block took 3
+        // to 21 s (docs/WORDS.md).
+        const found = confidentText((await h.worker.recognize(input, {}, blocksOnly)).data.blocks);
+        if (found.text === '') return { ...found, lang };
+        // Text: read as one block too, which reads letters and labels
+        // better, and keep the better of the readings.
+        await h.worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_BLOCK });
         try {
-          const again = await h.worker.recognize(input, {}, { text: false, blocks: true });
-          return { ...better(first, confidentText(again.data.blocks)), lang };
+          const r = await h.worker.recognize(input, {}, blocksOnly);
+          let first = confidentText(r.data.blocks);
+          if (wantsSecondLook(first, r.data.confidence)) {
+            // Much left out: a second look with a local threshold, and
+            // the better of the two (a shadow across a letter).
+            await h.worker.setParameters({ thresholding_method: localThreshold });
+            try {
+              const again = await h.worker.recognize(input, {}, blocksOnly);
+              first = better(first, confidentText(again.data.blocks));
+            } finally {
+              await h.worker.setParameters({ thresholding_method: globalThreshold });
+            }
+          }
+          return { ...better(first, found), lang };
         } finally {
-          await h.worker.setParameters({ thresholding_method: globalThreshold });
+          await h.worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
         }
       } catch (err) {
         throw explain(err, 'read', lang);
