@@ -306,14 +306,13 @@ func readInWebView(ctx context.Context, root, dist, entry, tmp string, ps []word
 
 	var mu sync.Mutex
 	webPIDs := func() []int {
-		pids := descendants(cmd.Process.Pid, "WebKitWebProcess")
-		return pids
+		return benchkit.Named(benchkit.Descendants(cmd.Process.Pid)[1:], "WebKitWebProcess")
 	}
 	sampler := samplePSS(100*time.Millisecond, webPIDs)
 	webCPU := func() time.Duration {
 		var sum time.Duration
 		for _, pid := range webPIDs() {
-			_, c, _ := procStat(pid)
+			_, c, _ := benchkit.ProcStat(pid)
 			sum += c
 		}
 		return sum

@@ -31,7 +31,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -39,7 +38,6 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,10 +245,10 @@ func measure(ctx context.Context, a app, run int, settle time.Duration, colours 
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	tree := descendants(cmd.Process.Pid)
+	tree := benchkit.Descendants(cmd.Process.Pid)
 	s.procs = len(tree)
 	for _, pid := range tree {
-		pss, rss, err := rollup(pid)
+		pss, rss, err := benchkit.Rollup(pid)
 		if err != nil {
 			continue // a helper that ended meanwhile
 		}
@@ -351,68 +349,4 @@ func countXWD(b []byte) (frame, error) {
 		}
 	}
 	return frame{colours: n, sum: h.Sum64(), raw: b}, nil
-}
-
-// descendants returns pid and every process below it.
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The command's name, in parentheses, may hold spaces: the fields
-		// after its last ')' are state, ppid, ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], p)
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
-	}
-	return out
-}
-
-// rollup returns a process's Pss and Rss in bytes.
-func rollup(pid int) (pss, rss int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	return parseRollup(f)
-}
-
-func parseRollup(r io.Reader) (pss, rss int64, err error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 3 || f[2] != "kB" {
-			continue
-		}
-		kb, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch f[0] {
-		case "Pss:":
-			pss = kb << 10
-		case "Rss:":
-			rss = kb << 10
-		}
-	}
-	return pss, rss, sc.Err()
 }

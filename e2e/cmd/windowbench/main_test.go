@@ -4,8 +4,6 @@ package main
 
 import (
 	"encoding/binary"
-	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -57,37 +55,6 @@ func TestCountXWD(t *testing.T) {
 	}
 	if _, err := countXWD(xwd(8, 8, func(x, y int) uint32 { return 0 })[:120]); err == nil {
 		t.Error("a short image was read")
-	}
-}
-
-func TestParseRollup(t *testing.T) {
-	const rollup = `55d0c0000000-7ffd4a7f5000 ---p 00000000 00:00 0                          [rollup]
-Rss:              123456 kB
-Pss:               65432 kB
-Pss_Anon:          40000 kB
-Shared_Clean:      50000 kB
-`
-	pss, rss, err := parseRollup(strings.NewReader(rollup))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pss != 65432<<10 || rss != 123456<<10 {
-		t.Errorf("pss, rss = %d, %d; want %d, %d", pss, rss, 65432<<10, 123456<<10)
-	}
-}
-
-// TestDescendants: this test's own process is found, with itself first.
-func TestDescendants(t *testing.T) {
-	got := descendants(os.Getppid())
-	if got[0] != os.Getppid() {
-		t.Fatalf("descendants starts with %d, want %d", got[0], os.Getppid())
-	}
-	found := false
-	for _, p := range got {
-		found = found || p == os.Getpid()
-	}
-	if !found {
-		t.Errorf("descendants of the parent %d lack this process %d: %v", os.Getppid(), os.Getpid(), got)
 	}
 }
 
