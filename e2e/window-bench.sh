@@ -108,12 +108,7 @@ also() {
 
 # Xvfb keeps its frame buffer in a file (-fbdir), which windowbench reads
 # to see each frame without a process or an X round trip.
-disp=99
-while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp -fbdir "$tmp" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-export DISPLAY=":$disp"
-for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+start_xvfb "$tmp/xvfb.log" 1280x860 "$tmp"
 static_app
 echo "wails $(wails version | head -1), WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
 dbus-run-session -- "$tmp/windowbench" -fb "$tmp/Xvfb_screen0" -runs "$runs" -settle "$settle" -warm="$([ "$warm" = 1 ] && echo true || echo false)" -pictures "$pictures" \

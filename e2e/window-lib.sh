@@ -1,5 +1,6 @@
 # Shared by the scripts that run the real window under Xvfb
-# (window-test.sh, replica-paint.sh); sourced from the repository's root.
+# (window-test.sh, replica-paint.sh, window-bench.sh, words-memory.sh);
+# sourced from the repository's root.
 
 # build_window builds the real app with wails (unless the script was given
 # --no-build) and sets bin to it.
@@ -14,11 +15,12 @@ build_window() {
 
 # start_xvfb starts Xvfb (1280x860, or the size in $2) on a free display,
 # its log in $1, sets xvfb_pid and exports DISPLAY, and waits until it
-# answers.
+# answers. With a folder in $3, Xvfb keeps its screen there as a file
+# (Xvfb_screen0), which windowbench reads its frames from.
 start_xvfb() {
   local disp=99
   while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-  Xvfb ":$disp" -screen 0 "${2:-1280x860}x24" -nolisten tcp >"$1" 2>&1 &
+  Xvfb ":$disp" -screen 0 "${2:-1280x860}x24" -nolisten tcp ${3:+-fbdir "$3"} >"$1" 2>&1 &
   xvfb_pid=$!
   export DISPLAY=":$disp"
   for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done

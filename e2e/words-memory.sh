@@ -40,12 +40,7 @@ cp -a "$words" "$off"
 # keeps the choice.
 printf '{\n  "engine": "local",\n  "words_lang": "off"\n}\n' >"$off/settings.json"
 
-disp=99
-while [ -e "/tmp/.X11-unix/X$disp" ] || [ -e "/tmp/.X$disp-lock" ]; do disp=$((disp + 1)); done
-Xvfb ":$disp" -screen 0 1280x860x24 -nolisten tcp -fbdir "$tmp" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-export DISPLAY=":$disp"
-for _ in $(seq 50); do xwininfo -root >/dev/null 2>&1 && break; sleep 0.1; done
+start_xvfb "$tmp/xvfb.log" 1280x860 "$tmp"
 
 mkdir -p "$tmp/kept"
 echo "WebKitGTK $(pkg-config --modversion webkit2gtk-4.0 2>/dev/null || echo '?'), $(nproc) cores"
