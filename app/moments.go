@@ -308,11 +308,14 @@ func (m *Moments) searchUnsent(ctx context.Context, st *state, q string, out *vi
 		m.a.log.Warn("search the outbox's writes", "err", err)
 		return
 	}
-	at := map[string]int{}
-	for i, r := range out.Results {
-		at[r.Moment.ID] = i
+	// The result of each moment found so far: the engine's (out.Results
+	// is not grown before the end, so the pointers hold), or one made
+	// here for a moment only the outbox's writes found.
+	byID := map[string]*view.SearchResult{}
+	for i := range out.Results {
+		byID[out.Results[i].Moment.ID] = &out.Results[i]
 	}
-	var found []view.SearchResult
+	var found []*view.SearchResult
 	shown := map[string]bool{}
 	for i := len(ws) - 1; i >= 0; i-- { // newest first
 		w := &ws[i]
@@ -330,13 +333,7 @@ func (m *Moments) searchUnsent(ctx context.Context, st *state, q string, out *vi
 		}
 		shown[w.MomentID+"\x00"+source] = true
 		match := view.SearchMatch{Source: source, Key: w.MomentID, Parts: view.MatchesView([]api.SearchMatch{{Parts: parts}})[0].Parts}
-		if k, seen := at[w.MomentID]; seen {
-			// Found by the engine (k >= 0), or by a newer write of
-			// another source (k < 0, in found).
-			r := &out.Results[max(k, 0)]
-			if k < 0 {
-				r = &found[-k-1]
-			}
+		if r, seen := byID[w.MomentID]; seen {
 			r.Matches = append([]view.SearchMatch{match}, dropSource(r.Matches, source)...)
 			continue
 		}
@@ -344,12 +341,17 @@ func (m *Moments) searchUnsent(ctx context.Context, st *state, q string, out *vi
 		if err != nil || mo.ID == "" {
 			continue
 		}
-		found = append(found, view.SearchResult{Moment: mo, Matches: []view.SearchMatch{match}})
-		at[w.MomentID] = -len(found)
+		r := &view.SearchResult{Moment: mo, Matches: []view.SearchMatch{match}}
+		found = append(found, r)
+		byID[w.MomentID] = r
 	}
 	if len(found) > 0 {
 		// The window reads results as a list, never null.
-		out.Results = append(found, out.Results...)
+		results := make([]view.SearchResult, 0, len(found)+len(out.Results))
+		for _, r := range found {
+			results = append(results, *r)
+		}
+		out.Results = append(results, out.Results...)
 	}
 }
 
