@@ -80,15 +80,8 @@ func letter(blocks []block, l look, seed uint64) func() (*image.RGBA, []string, 
 // it on a grey shelf, turned deg degrees.
 func label(w, h int, bg color.RGBA, blocks []block, deg float64, seed uint64) func() (*image.RGBA, []string, error) {
 	return func() (*image.RGBA, []string, error) {
-		surface := fill(w, h, bg)
-		// A band of white along the top and bottom edges, as printed.
-		for y := range h {
-			for x := range w {
-				if y < 14 || y >= h-14 || x < 14 || x >= w-14 {
-					surface.SetRGBA(x, y, paper)
-				}
-			}
-		}
+		// A band of white along the edges, as printed.
+		surface := framed(w, h, bg, paper, 14)
 		lines, err := layout(surface, blocks, 60, 50, w-120)
 		if err != nil {
 			return nil, nil, err
@@ -110,14 +103,7 @@ func label(w, h int, bg color.RGBA, blocks []block, deg float64, seed uint64) fu
 // says how) and the picture noisy and a little soft.
 func sign(w, h int, board, border color.RGBA, blocks []block, corners [4][2]float64, light func(u, v float64) float64, seed uint64) func() (*image.RGBA, []string, error) {
 	return func() (*image.RGBA, []string, error) {
-		surface := fill(w, h, board)
-		for y := range h {
-			for x := range w {
-				if y < 28 || y >= h-28 || x < 28 || x >= w-28 {
-					surface.SetRGBA(x, y, border)
-				}
-			}
-		}
+		surface := framed(w, h, board, border, 28)
 		lines, err := layout(surface, blocks, 80, 70, w-160)
 		if err != nil {
 			return nil, nil, err

@@ -115,6 +115,13 @@ func fill(w, h int, c color.Color) *image.RGBA {
 	return m
 }
 
+// framed is a surface of w×h in c inside a frame of band pixels in edge.
+func framed(w, h int, c, edge color.RGBA, band int) *image.RGBA {
+	m := fill(w, h, edge)
+	draw.Draw(m, image.Rect(band, band, w-band, h-band), image.NewUniform(c), image.Point{}, draw.Src)
+	return m
+}
+
 // shot is how a flat surface (a page, a label, a sign) is photographed:
 // where its corners land in a picture of outW×outH, what is around it,
 // the light across the picture and the sensor's noise.
