@@ -150,7 +150,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // error of the store's own reading is given as it is.
 func (s *sealer) open(rc io.Reader, t Target, name string) (io.Reader, error) {
 	src := &srcErr{r: rc}
-	r, err := age.Decrypt(src, s.key.id)
+	r, err := unseal(src, s.key.id)
 	if err != nil {
 		return nil, undecryptable(src, t, name, err)
 	}
