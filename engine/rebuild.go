@@ -60,6 +60,29 @@ func syncFile(path string) error {
 	return f.Sync()
 }
 
+// FoldLogInto folds the whole log at logPath (opened read-only) into a
+// new mirror at mirrorPath, synced: Rebuild's fold without its swap. A
+// restore folds the log it is writing, under another name, while its
+// photos are still coming, and moves the mirror into place itself.
+func FoldLogInto(ctx context.Context, logPath, mirrorPath string, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	l, err := oplog.Open(logPath, oplog.Options{Logger: logger, ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("fold %s: %w", logPath, err)
+	}
+	defer l.Close()
+	if c := l.Cut(); c != nil {
+		return fmt.Errorf("fold %s: it ends with %d bytes a write cut short (%s)", logPath, c.Bytes, c.Reason)
+	}
+	if err := foldInto(ctx, l, mirrorPath, 0); err != nil {
+		removeDB(mirrorPath)
+		return fmt.Errorf("fold %s into %s: %w", logPath, mirrorPath, err)
+	}
+	return nil
+}
+
 // Rebuild rebuilds the mirror of the data directory dir from its log: it
 // folds the whole log into a fresh mirror beside the old one (in large
 // transactions, in constant memory), then swaps it in. It takes the data

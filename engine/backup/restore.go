@@ -62,9 +62,11 @@ var ErrFsck = errors.New("backup: fsck of the restored folder found problems")
 // Restore restores the copy in t into the empty folder dir: it fetches the
 // segments in order, checks every record (checksum, seq going up by one),
 // stops at the point asked (a whole group), fetches the photos the
-// restored ops name and checks each one's SHA-256, writes the log and the
-// media as the engine lays them out, rebuilds the mirror and runs fsck.
-// It holds one record and one photo's buffer in memory at a time.
+// restored ops name while it reads on and checks each one's SHA-256,
+// writes the log and the media as the engine lays them out, folds the
+// log into the mirror while the last photos come, and runs fsck. It
+// holds a segment's worth of log and a few photos' buffers in memory at
+// a time.
 //
 // A damaged object stops it with an error that names the object; dir is
 // then left as far as it got, to be emptied before trying again. Until
@@ -111,8 +113,34 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	}
 	defer lf.Close()
 	w := bufio.NewWriterSize(lf, 256<<10)
-	r := &restorer{t: t, seal: seal, store: store, w: w, opts: opts, res: &Restored{}}
-	if err := r.segments(ctx); err != nil {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &restorer{t: t, seal: seal, store: store, w: w, opts: opts, res: &Restored{}, cancel: cancel}
+	r.startFetches(ctx)
+	err = r.segments(ctx)
+	if err == nil {
+		err = w.Flush()
+	}
+	// The log is whole: it is folded into the mirror while the last
+	// photos still come. The mirror, like the log, takes its name only
+	// once every photo is durable.
+	mirrorPath := filepath.Join(dir, restoringMirror)
+	folded := make(chan error, 1)
+	if err == nil && r.res.LastSeq > 0 {
+		go func() { folded <- engine.FoldLogInto(ctx, logPath, mirrorPath, opts.Logger) }()
+	} else {
+		folded <- nil
+	}
+	if err != nil {
+		cancel() // no photo more is needed
+	}
+	if ferr := r.waitFetches(); ferr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = ferr // the first photo that failed, not the cancel it caused
+	}
+	if foldErr := <-folded; err == nil && foldErr != nil {
+		err = fmt.Errorf("backup: %w", foldErr)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if r.res.LastSeq == 0 {
@@ -123,9 +151,6 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 			return nil, fmt.Errorf("backup: fetch the %s %s of moment %s: %s is not in %s: %w; if the moment was removed for good (purged) before the copy was made, restore to a point after that",
 				m.Role, m.ID, m.MomentID, mediaName(m.SHA256), t, ErrNotFound)
 		}
-	}
-	if err := w.Flush(); err != nil {
-		return nil, fmt.Errorf("backup: write %s: %w", logPath, err)
 	}
 	if err := lf.Sync(); err != nil {
 		return nil, fmt.Errorf("backup: sync %s: %w", logPath, err)
@@ -144,16 +169,17 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 			return nil, err
 		}
 	}
-	// Only now, every photo and the log durable, is the log given its
-	// name, and the folder synced: before this it holds no log, and
-	// cannot be taken for a restored folder.
+	// Only now, every photo, the log and the mirror durable, are the
+	// mirror and then the log given their names, and the folder synced:
+	// before this it holds no log, and cannot be taken for a restored
+	// folder.
+	if err := atomicfile.Rename(mirrorPath, filepath.Join(dir, engine.MirrorFile)); err != nil {
+		return nil, fmt.Errorf("backup: %w", err)
+	}
 	if err := atomicfile.Rename(logPath, filepath.Join(dir, engine.LogFile)); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
-		return nil, fmt.Errorf("backup: %w", err)
-	}
-	if err := engine.Rebuild(ctx, dir, opts.Logger); err != nil {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	// Every photo fetched was hashed as it was written, against the
@@ -176,6 +202,10 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 // takes engine.LogFile only once the restore is durable, so that a
 // restore cut short leaves no folder that looks restored.
 const restoringLog = engine.LogFile + ".restoring"
+
+// restoringMirror is the name of the mirror a restore folds, until it
+// takes engine.MirrorFile just before the log takes its name.
+const restoringMirror = engine.MirrorFile + ".restoring"
 
 // emptyDir makes dir if missing and refuses it if it holds anything.
 func emptyDir(dir string) error {
@@ -224,6 +254,15 @@ type restorer struct {
 	keptLast uint64
 	keptAt   time.Time
 	done     bool
+
+	// the fetches: transfers goroutines take the photos of the kept
+	// groups from next while the segments are read; seen holds every
+	// photo handed to them, one named twice fetched once.
+	next     chan mirror.MediaPut
+	seen     map[string]bool
+	fetchers sync.WaitGroup
+	cancel   context.CancelFunc
+	first    error // the first fetch that failed (guarded by mu)
 }
 
 // transfers is how many photos a pass ships, or a restore fetches, at
@@ -337,58 +376,61 @@ func (r *restorer) record(ctx context.Context, rec oplog.Record, more bool, raw 
 	return nil
 }
 
-// flush fetches the photos the kept groups name, transfers at a time, then
-// writes the groups: the log restored never names a photo missing.
-func (r *restorer) flush(ctx context.Context) error {
-	if len(r.kept) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan mirror.MediaPut)
-	)
-	for range min(transfers, len(r.keptMed)) {
-		wg.Go(func() {
-			for m := range next {
+// startFetches starts the goroutines that fetch the photos flush hands
+// them, transfers at a time, until waitFetches.
+func (r *restorer) startFetches(ctx context.Context) {
+	r.next = make(chan mirror.MediaPut)
+	r.seen = map[string]bool{}
+	for range transfers {
+		r.fetchers.Go(func() {
+			for m := range r.next {
 				if err := r.fetch(ctx, m); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-						cancel()
+					r.mu.Lock()
+					if r.first == nil {
+						r.first = err
 					}
-					mu.Unlock()
+					r.mu.Unlock()
+					r.cancel()
 				}
 			}
 		})
 	}
-	seen := make(map[string]bool, len(r.keptMed))
-	for _, m := range r.keptMed {
-		if seen[m.SHA256] {
-			continue // one photo named twice is fetched once
-		}
-		seen[m.SHA256] = true
-		select {
-		case next <- m:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil {
-		return err
+}
+
+// waitFetches waits for every photo handed to the fetches, and gives
+// the first that failed. It is called once, after the last flush.
+func (r *restorer) waitFetches() error {
+	close(r.next)
+	r.fetchers.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first
+}
+
+// flush writes the kept groups and hands their photos to the fetches,
+// which fetch them while the next groups are read. The log is written
+// under restoringLog, so it may name a photo still on its way: it takes
+// its name only once every photo is fetched and durable (Restore).
+func (r *restorer) flush(ctx context.Context) error {
+	if len(r.kept) == 0 {
+		return nil
 	}
 	if _, err := r.w.Write(r.kept); err != nil {
 		return fmt.Errorf("backup: write the log: %w", err)
 	}
 	r.res.LogBytes += int64(len(r.kept))
 	r.res.LastSeq, r.res.At = r.keptLast, r.keptAt
+	for _, m := range r.keptMed {
+		if r.seen[m.SHA256] {
+			continue
+		}
+		r.seen[m.SHA256] = true
+		select {
+		case r.next <- m:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	r.kept, r.keptMed = r.kept[:0], r.keptMed[:0]
 	return nil
 }
