@@ -141,8 +141,10 @@ wine_wait() {
 # off-site copy's SIGKILL drill at the issue's size (2,000 moments, 5
 # kills; the race step runs a fifth of it, as -short does), the memory of
 # hostile tiles, what a page allocates and how soon a search is given up
-# at its budget; and the drawing of the words bench's photos, which runs
-# in one goroutine. The tests other than the drill skip under the
+# at its budget; the drawing of the words bench's photos, which runs
+# in one goroutine; and spark-bench's runs of its benches (60 s under the
+# detector, 111 s in CI's race step, 5 s here), whose packages race-check
+# their own code. The tests other than the drill skip under the
 # detector (racebuild.Heavy); in the race step they took 3 minutes of
 # the packages' time. They run in the background beside the Wine
 # tests and the steps after the browser tests (the drill mostly waits: 38
@@ -152,8 +154,8 @@ resources_start() {
   echo '{"pass":0,"fail":0,"skip":0}' >"$res_counts"
   (
     go test -count=1 -json -timeout 10m \
-      -run '^(TestServeBackup_SIGKILL|TestMediaHandler_TileMemory|TestPageBudget|TestSearch_Budget|TestGenerate_.*|TestTesseractReadsALetter)$' \
-      ./cmd/spark-engine ./app ./engine/server ./engine/mirror ./internal/wordsphotos |
+      -run '^(TestServeBackup_SIGKILL|TestMediaHandler_TileMemory|TestPageBudget|TestSearch_Budget|TestGenerate_.*|TestTesseractReadsALetter|TestEngineBench|TestSmallCopyBench|TestCaptureBench|TestReplicaBench)$' \
+      ./cmd/spark-engine ./app ./engine/server ./engine/mirror ./internal/wordsphotos ./cmd/spark-bench |
       node scripts/gotest-report.mjs "$res_counts"
   ) >"$res_log" 2>&1 </dev/null &
   res_pid=$!

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // keepFlags puts every flag back as it was when t ends: run parses its
@@ -28,6 +30,7 @@ func keepFlags(t *testing.T) {
 // TestEngineBench was spark-engine's TestBench: the engine benchmark, run
 // small, prints every figure.
 func TestEngineBench(t *testing.T) {
+	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
 	if testing.Short() {
 		t.Skip("the bench runs child processes for a few seconds")
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sparkfamily/spark/internal/racebuild"
 )
 
 // TestMain lets the test binary stand in for spark-bench when a bench
@@ -43,6 +45,7 @@ func TestRun_Errors(t *testing.T) {
 // photos, one of them rotated, and checks the table and the peak-memory
 // lines come out.
 func TestSmallCopyBench(t *testing.T) {
+	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
 	dir := t.TempDir()
 	m := image.NewRGBA(image.Rect(0, 0, 320, 240))
 	for i := range m.Pix {
@@ -82,6 +85,7 @@ func TestSmallCopyBench(t *testing.T) {
 // 12 MP JPEGs and checks that the figure comes out beside its peer and
 // its goal.
 func TestCaptureBench(t *testing.T) {
+	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
 	if testing.Short() {
 		t.Skip("makes two 12 MP JPEGs")
 	}
