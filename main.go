@@ -22,6 +22,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/sparkfamily/spark/app"
+	"github.com/sparkfamily/spark/internal/embedpages"
 	"github.com/sparkfamily/spark/internal/endsession"
 	"github.com/sparkfamily/spark/internal/version"
 )
@@ -43,7 +44,14 @@ func main() {
 		MinWidth:         640,
 		MinHeight:        480,
 		BackgroundColour: options.NewRGB(250, 246, 240),
-		AssetServer:      &assetserver.Options{Assets: assets, Handler: a.MediaHandler()},
+		AssetServer: &assetserver.Options{
+			Assets:  assets,
+			Handler: a.MediaHandler(),
+			// The words reader's engine and language data (6.8 MB),
+			// asked for once each time its worker starts, are not kept
+			// in the app's memory once served.
+			Middleware: embedpages.Middleware(assets, "frontend/dist", 1<<20),
+		},
 		OnStartup: func(ctx context.Context) {
 			a.Startup(ctx, app.WailsShell(ctx))
 			go quitOnSignal(ctx)

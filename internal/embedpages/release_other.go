@@ -1,0 +1,5 @@
+//go:build !linux
+
+package embedpages
+
+func release(string) int { return 0 }
