@@ -11,7 +11,7 @@
 // One photo at a time (a queue); the worker starts on the first read and
 // is let go after idleMs without work (30 s), so its memory goes back; a
 // read after that starts it again (about 1-2 s). See ocrlane.ts.
-import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import { createWorker, OEM, PSM, type ImageLike, type Worker } from 'tesseract.js';
 import { better, confidentText, createLane, explain, isLangCode, ReadError, wantsSecondLook, type Timers } from './ocrlane.js';
 
 export { confidentText, createLane, minConfidence, ReadError, StoppedError, tidyText, type Lane, type LaneOptions, type ReadErrorKind, type Timers } from './ocrlane.js';
@@ -188,8 +188,12 @@ export function createReader(opts: ReaderOptions = {}): Reader {
   }
 
   /** bytes: what tesseract.js is given of a photo. Run in the lane, so
-   * that one photo at a time is fetched or drawn. */
-  async function bytes(image: URL | Blob | HTMLCanvasElement | ImageBitmap): Promise<Blob | HTMLCanvasElement> {
+   * that one photo at a time is fetched or drawn. A photo fetched is given
+   * as its bytes, not a Blob: a Blob is registered with WebKit's network
+   * process and read again through a FileReader at each of the two or
+   * three looks, which left the window's network process 0.9 MB larger
+   * once the words were read (docs/WORDS.md). */
+  async function bytes(image: URL | Blob | HTMLCanvasElement | ImageBitmap): Promise<ImageLike> {
     if (image instanceof URL) {
       let r: Response;
       try {
@@ -198,7 +202,9 @@ export function createReader(opts: ReaderOptions = {}): Reader {
         throw new ReadError('read', 'The photo to read could not be fetched from Spark. Try again.', err);
       }
       if (!r.ok) throw new ReadError(r.status === 404 ? 'image' : 'read', `The photo to read could not be fetched from Spark (${r.status}).`);
-      return r.blob();
+      // tesseract.js reads typed arrays as it reads Node's Buffer (its
+      // loadImage: new Uint8Array(data)); its types name only Buffer.
+      return new Uint8Array(await r.arrayBuffer()) as unknown as ImageLike;
     }
     if (image instanceof Blob || image instanceof HTMLCanvasElement) return image;
     // tesseract.js takes no bitmap: drawn on a canvas, which it sends as PNG.
