@@ -17,10 +17,11 @@ package embedpages
 import (
 	"embed"
 	"io"
+	"io/fs"
 	"net/http"
 	"path"
 	"reflect"
-	"sync"
+	"strings"
 )
 
 // Data gives the bytes of the embedded file name of fsys as they lie in
@@ -92,21 +93,28 @@ func Release(s string) int { return release(s) }
 // least min bytes is served, its pages are let go (Release). The window
 // asks for each such file once, when it needs it, and keeps what it
 // asked for itself; the app then holds no copy of it in memory.
+//
+// The files to let go are found once, here, by their size: a request
+// for anything else (a photo the app serves, an address that is not a
+// file) costs one lookup in a map that never grows.
 func Middleware(fsys embed.FS, root string, min int) func(http.Handler) http.Handler {
-	var found sync.Map // name -> string, or nil for a file Data can't place
+	big := map[string]string{} // the address path -> the file's bytes
+	fs.WalkDir(fsys, root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() < int64(min) {
+			return nil
+		}
+		if s, ok := Data(fsys, name); ok {
+			big["/"+strings.TrimPrefix(name, root+"/")] = s
+		}
+		return nil
+	})
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r)
-			name := path.Join(root, path.Clean("/"+r.URL.Path))
-			v, ok := found.Load(name)
-			if !ok {
-				var d any
-				if s, ok := Data(fsys, name); ok && len(s) >= min {
-					d = s
-				}
-				v, _ = found.LoadOrStore(name, d)
-			}
-			if s, ok := v.(string); ok {
+			if s, ok := big[path.Clean("/"+r.URL.Path)]; ok {
 				Release(s)
 			}
 		})
