@@ -125,20 +125,20 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 	// photos still come. The mirror, like the log, takes its name only
 	// once every photo is durable.
 	mirrorPath := filepath.Join(dir, restoringMirror)
-	folded := make(chan error, 1)
+	var folded chan error
 	if err == nil && r.res.LastSeq > 0 {
+		folded = make(chan error, 1)
 		go func() { folded <- engine.FoldLogInto(ctx, logPath, mirrorPath, opts.Logger) }()
 	} else {
-		folded <- nil
-	}
-	if err != nil {
 		cancel() // no photo more is needed
 	}
 	if ferr := r.waitFetches(); ferr != nil && (err == nil || errors.Is(err, context.Canceled)) {
 		err = ferr // the first photo that failed, not the cancel it caused
 	}
-	if foldErr := <-folded; err == nil && foldErr != nil {
-		err = fmt.Errorf("backup: %w", foldErr)
+	if folded != nil {
+		if foldErr := <-folded; err == nil && foldErr != nil {
+			err = fmt.Errorf("backup: %w", foldErr)
+		}
 	}
 	if err != nil {
 		return nil, err

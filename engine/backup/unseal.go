@@ -35,7 +35,6 @@ type unsealed struct {
 	src   *bufio.Reader
 	aead  cipher.AEAD
 	nonce [chacha20poly1305.NonceSize]byte
-	first bool
 	// own holds a chunk when the caller's buffer is smaller than one;
 	// rest is what of it the caller has yet to read.
 	own  []byte
@@ -91,7 +90,7 @@ func unseal(src io.Reader, id age.Identity) (*unsealed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &unsealed{src: br, aead: aead, first: true}, nil
+	return &unsealed{src: br, aead: aead}, nil
 }
 
 func (u *unsealed) Read(p []byte) (int, error) {
@@ -138,7 +137,8 @@ func (u *unsealed) chunk(buf []byte) ([]byte, error) {
 		return nil, io.ErrUnexpectedEOF // no last chunk: cut short
 	case err == io.ErrUnexpectedEOF:
 		last = true // a short chunk is the last
-		if !u.first && n == sealedTag {
+		// Empty, and not the first (a nonce past zero): refused, as age does.
+		if u.nonce != ([chacha20poly1305.NonceSize]byte{}) && n == sealedTag {
 			return nil, errors.New("last chunk is empty")
 		}
 	case err != nil:
@@ -165,7 +165,6 @@ func (u *unsealed) chunk(buf []byte) ([]byte, error) {
 	} else if !incNonce(&u.nonce) {
 		return nil, errors.New("payload too long")
 	}
-	u.first = false
 	return plain, nil
 }
 
