@@ -152,14 +152,14 @@ export async function useLocalEngine() {
 }
 
 /** localWindow opens, before a test file's tests, the window on the app's
- * own engine, waits until it says it is connected, and hands it to got;
- * after the tests it closes it. */
-export function localWindow(got) {
+ * own engine (opts as launch's), waits until it says it is connected, and
+ * hands it to got; after the tests it closes it. */
+export function localWindow(got, opts = {}) {
   let context;
   before(async () => {
     assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
     await useLocalEngine();
-    const w = await launch();
+    const w = await launch(opts);
     context = w.context;
     got(w);
     await w.page.locator('[data-testid=engine-state][data-state=connected]').waitFor();

@@ -3,21 +3,12 @@
 // words (tesseract.js, shipped inside Spark: nothing is fetched), once it
 // is sent; its moment shows "Words in the photo", a word of it can be kept
 // as a phrase, and search finds the photo by a number only the photo holds.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, choose, cardOf, familyMoments, harness, tab, until, url, useLocalEngine, looks, rpc, letter, texture } from './lib.mjs';
+import { localWindow, choose, cardOf, familyMoments, harness, tab, until, useLocalEngine, looks, rpc, letter, texture } from './lib.mjs';
 
-let context;
 let page;
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch({ readWords: true }));
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
-after(async () => {
-  await context?.close();
-});
+localWindow((w) => ({ page } = w), { readWords: true });
 
 test('the words of a photo are read here, shown, kept and found', async () => {
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.log(`# page: ${m.text()}`); });

@@ -11,22 +11,14 @@
 // what must hold on any machine: every letter found, the box holds what
 // was typed, search answers during the import. Timings are printed, not
 // asserted.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadavg } from 'node:os';
-import { launch, choose, until, url, useLocalEngine, rpc, letter, scene, appMoments } from './lib.mjs';
+import { localWindow, choose, until, rpc, letter, scene, appMoments } from './lib.mjs';
 
 let context;
 let page;
-before(async () => {
-  assert.ok(url(), 'SPARK_HARNESS_URL is set (run through e2e/run.mjs)');
-  await useLocalEngine();
-  ({ context, page } = await launch({ readWords: true }));
-  await page.locator('[data-testid=engine-state][data-state=connected]').waitFor();
-});
-after(async () => {
-  await context?.close();
-});
+localWindow((w) => ({ context, page } = w), { readWords: true });
 
 const s = (ms) => (ms / 1000).toFixed(1);
 const median = (xs) => {
