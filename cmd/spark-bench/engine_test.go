@@ -30,7 +30,7 @@ func keepFlags(t *testing.T) {
 // TestEngineBench was spark-engine's TestBench: the engine benchmark, run
 // small, prints every figure.
 func TestEngineBench(t *testing.T) {
-	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
+	racebuild.Heavy(t, benchRun)
 	if testing.Short() {
 		t.Skip("the bench runs child processes for a few seconds")
 	}

@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// benchRun is why a test that runs a bench skips under the race detector
+// (racebuild.Heavy): scripts/test.sh's resource step runs it without.
+const benchRun = "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code"
+
 func TestRun_Errors(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"nosuch"}, &out); err == nil || !strings.Contains(err.Error(), "smallcopy") {
@@ -45,7 +49,7 @@ func TestRun_Errors(t *testing.T) {
 // photos, one of them rotated, and checks the table and the peak-memory
 // lines come out.
 func TestSmallCopyBench(t *testing.T) {
-	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
+	racebuild.Heavy(t, benchRun)
 	dir := t.TempDir()
 	m := image.NewRGBA(image.Rect(0, 0, 320, 240))
 	for i := range m.Pix {
@@ -85,7 +89,7 @@ func TestSmallCopyBench(t *testing.T) {
 // 12 MP JPEGs and checks that the figure comes out beside its peer and
 // its goal.
 func TestCaptureBench(t *testing.T) {
-	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
+	racebuild.Heavy(t, benchRun)
 	if testing.Short() {
 		t.Skip("makes two 12 MP JPEGs")
 	}

@@ -12,7 +12,7 @@ import (
 // TestReplicaBench runs the replica benchmark on a small log and checks its
 // lines come out (the child process folds every op, or the bench fails).
 func TestReplicaBench(t *testing.T) {
-	racebuild.Heavy(t, "runs a bench, whose figures the race detector distorts; the packages it drives race-check their own code")
+	racebuild.Heavy(t, benchRun)
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"replica", "--replica-ops", "3000", "--dir", t.TempDir()}, &out); err != nil {
 		t.Fatalf("replica: %v\n%s", err, out.String())
