@@ -82,6 +82,9 @@ func TestWriteEvent_BroughtBackWhenSentLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the note sent", delivered(a))
+	// The Outbox tells its listeners after its entry is done: the event
+	// may follow the count by a moment.
+	waitFor(t, "the note's sent event", func() bool { return len(sh.sent("note")) > 0 })
 	if got := sh.sent("note"); len(got) == 0 || broughtBackIn(got) != 0 {
 		t.Fatalf("the note's sent events = %+v; want them, bringing nothing back", got)
 	}
