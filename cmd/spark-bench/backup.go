@@ -40,7 +40,7 @@ var (
 	backupKB      = flag.Int("backup-original-kb", 1000, "KB of each original")
 	backupRounds  = flag.Int("backup-rounds", 3, "rounds of the backup benchmark; medians are quoted")
 	backupBeside  = flag.Int("backup-captures", 60, "captures timed with and without a copy being shipped beside them")
-	backupProfile = flag.String("backup-cpuprofile", "", "folder to write CPU profiles of each round's shipping and restore into (ship-N.pprof, restore-N.pprof)")
+	backupProfile = flag.String("backup-cpuprofile", "", "folder to write CPU profiles of each round's shipping and restore into (ship-N-0.pprof and ship-N-3.pprof, a round's two ships; restore-N-0.pprof and restore-N-3.pprof)")
 )
 
 // profiled runs f, writing a CPU profile of it to DIR/name.pprof when
@@ -76,7 +76,8 @@ func init() {
 // it into a new bucket of versitygw with backup.Shipper and PUTs the same
 // objects into another with the SDK alone (the floor), restores the copy
 // into an empty folder with backup.Restore and GETs every object of it
-// plus engine.Rebuild (the floor), and quotes the medians side by side.
+// plus engine.Rebuild (the floor), each pair in the order A, B, B, A,
+// and quotes the medians side by side.
 func benchBackup(ctx context.Context, out io.Writer) error {
 	bin := versitygw.Bin()
 	if bin == "" {
@@ -117,53 +118,79 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 	var bytesUp int64
 	var objects int
 	for round := range *backupRounds {
-		bucket, floor := fmt.Sprintf("ship-%d", round), fmt.Sprintf("floor-%d", round)
-		for _, b := range []string{bucket, floor} {
+		// Shipping and its floor run in the order ship, floor, floor,
+		// ship, each into a bucket of its own, and each is timed as the
+		// mean of its two (the restore's below says why). The floor PUTs
+		// the objects the first ship stored, read from versitygw's own
+		// folder, by the same SDK with the same checks and no Spark:
+		// shipping's figure holds the encryption, the floor's does not.
+		var bucket string
+		var tgt backup.Target
+		var shipTook, floorTook time.Duration
+		for i, what := range []string{"ship", "floor", "floor", "ship"} {
+			b := fmt.Sprintf("%s-%d-%d", what, round, i)
 			if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
 				return fmt.Errorf("make the bucket %s: %w", b, err)
 			}
+			if what == "floor" {
+				took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), b)
+				if err != nil {
+					return err
+				}
+				objects = n
+				floorTook += took / 2
+				continue
+			}
+			t, err := backup.Open(ctx, "s3://"+b+"/family", opts)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			var st backup.Stats
+			err = profiled(fmt.Sprintf("ship-%d-%d", round+1, i), func() (err error) {
+				st, err = (&backup.Shipper{Dir: src, Target: t, Key: key, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("ship: %w", err)
+			}
+			shipTook += time.Since(start) / 2
+			bytesUp = st.LogBytes + st.MediaBytes
+			if tgt == nil {
+				bucket, tgt = b, t // the copy the floor PUTs and the restores read
+			}
 		}
-		tgt, err := backup.Open(ctx, "s3://"+bucket+"/family", opts)
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		var st backup.Stats
-		err = profiled(fmt.Sprintf("ship-%d", round+1), func() (err error) {
-			st, err = (&backup.Shipper{Dir: src, Target: tgt, Key: key, Logger: slog.New(slog.DiscardHandler)}).Ship(ctx)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("ship: %w", err)
-		}
-		ship = append(ship, time.Since(start).Seconds())
-		bytesUp = st.LogBytes + st.MediaBytes
-		// The floor: the objects just shipped (encrypted), read from the
-		// store's own folder, PUT by the same SDK with the same checks and
-		// no Spark: shipping's figure holds the encryption, the floor's
-		// does not.
-		took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), floor)
-		if err != nil {
-			return err
-		}
-		objects = n
-		shipFloor = append(shipFloor, took.Seconds())
+		ship, shipFloor = append(ship, shipTook.Seconds()), append(shipFloor, floorTook.Seconds())
 
-		into := filepath.Join(dir, fmt.Sprintf("restored-%d", round))
-		start = time.Now()
-		if err := profiled(fmt.Sprintf("restore-%d", round+1), func() error {
-			_, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)})
-			return err
-		}); err != nil {
-			return fmt.Errorf("restore: %w", err)
+		// The restore and its floor run in the order restore, floor,
+		// floor, restore, each timed as the mean of its two, and no
+		// folder is removed until the run ends. Whichever goes first
+		// meets memory the machine has not used yet (slow to touch in a
+		// virtual machine), and a folder removed just before makes the
+		// next one's files slow to create (ext4 without a journal steps
+		// over every inode freed in the last minute).
+		var restTook time.Duration
+		floorTook = 0
+		for i, what := range []string{"restore", "floor", "floor", "restore"} {
+			into := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", what, round, i))
+			if what == "floor" {
+				took, err := getFloor(ctx, c, bucket, src, into)
+				if err != nil {
+					return err
+				}
+				floorTook += took / 2
+				continue
+			}
+			start := time.Now()
+			if err := profiled(fmt.Sprintf("restore-%d-%d", round+1, i), func() error {
+				_, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)})
+				return err
+			}); err != nil {
+				return fmt.Errorf("restore: %w", err)
+			}
+			restTook += time.Since(start) / 2
 		}
-		rest = append(rest, time.Since(start).Seconds())
-		os.RemoveAll(into)
-		took, err = getFloor(ctx, c, bucket, src, filepath.Join(dir, fmt.Sprintf("floor-%d", round)))
-		if err != nil {
-			return err
-		}
-		restFloor = append(restFloor, took.Seconds())
+		rest, restFloor = append(rest, restTook.Seconds()), append(restFloor, floorTook.Seconds())
 		fmt.Fprintf(out, "  round %d: ship %.2f s (floor %.2f s), restore %.2f s (floor %.2f s); load %s\n",
 			round+1, ship[round], shipFloor[round], rest[round], restFloor[round], benchkit.LoadAverage())
 	}
@@ -464,7 +491,6 @@ func fourAtOnce(n int, f func(i int) error) error {
 // time as Restore fetches photos, each synced, then copies src's log there
 // and rebuilds its mirror: what a restore cannot do without.
 func getFloor(ctx context.Context, c *s3.Client, bucket, src, into string) (time.Duration, error) {
-	defer os.RemoveAll(into)
 	if err := os.MkdirAll(into, 0o700); err != nil {
 		return 0, err
 	}
