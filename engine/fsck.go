@@ -56,6 +56,12 @@ type FsckOptions struct {
 	// its record gives): fsck checks each is there at its record's size
 	// and does not read it all again.
 	Hashed func(sha256hex string) bool
+	// Folded says the caller folded the mirror from the whole of this
+	// log moments ago, with nothing written since (a restore): fsck checks
+	// the log, that the mirror has folded all of it, and the media the
+	// mirror names, and does not fold the log a second time only to
+	// compare two folds of it.
+	Folded bool
 }
 
 // FsckWith is Fsck with options.
@@ -164,6 +170,9 @@ func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string
 	// after it is in the log, so the log read after the snapshot holds
 	// every op the snapshot has folded.
 	livePath := filepath.Join(dir, MirrorFile)
+	if opts.Folded {
+		return fsckFolded(ctx, dir, w, fail, opts)
+	}
 	var live *mirror.DB
 	if _, err := os.Stat(livePath); errors.Is(err, os.ErrNotExist) {
 		// Opening it would create one, and fsck changes nothing.
@@ -251,6 +260,44 @@ func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string
 		}
 	}
 	return fsckMedia(ctx, dir, fold, w, fail, opts)
+}
+
+// fsckFolded is fsck of a folder whose mirror the caller has just folded
+// from its whole log (FsckOptions.Folded): the log read and its checksums
+// checked, the mirror's last seq the log's, and the media the mirror names.
+func fsckFolded(ctx context.Context, dir string, w io.Writer, fail func(string, ...any), opts FsckOptions) error {
+	logPath, livePath := filepath.Join(dir, LogFile), filepath.Join(dir, MirrorFile)
+	l, err := oplog.Open(logPath, oplog.Options{Logger: slog.New(slog.DiscardHandler), ReadOnly: true})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fail("log %s: %v", logPath, err)
+		return nil
+	}
+	last, cut := l.LastSeq(), l.Cut()
+	l.Close()
+	fmt.Fprintf(w, "ok   log %s: %d records, checksums good, last seq %d\n", logPath, last, last)
+	if cut != nil {
+		fail("log %s ends with %d bytes after seq %d that a write cut short left (%s), in a folder nothing writes", logPath, cut.Bytes, last, cut.Reason)
+		return nil
+	}
+	m, err := mirror.Open(ctx, livePath, mirror.Options{Members: logMembers(logPath, nil)})
+	if err != nil {
+		fail("mirror %s: %v", livePath, err)
+		return nil
+	}
+	defer m.Close()
+	have, err := m.LastSeq(ctx)
+	if err != nil {
+		return fmt.Errorf("fsck: %w", err)
+	}
+	if have != last {
+		fail("mirror %s has folded ops up to seq %d, the log ends at seq %d; rebuild it with `spark-engine rebuild --data %s`", livePath, have, last, dir)
+		return nil
+	}
+	fmt.Fprintf(w, "ok   mirror %s was folded from the whole log, up to seq %d\n", livePath, last)
+	return fsckMedia(ctx, dir, m, w, fail, opts)
 }
 
 // snapshotMirror copies the mirror at path to a new database at to, from

@@ -308,6 +308,37 @@ func TestFsck(t *testing.T) {
 			t.Errorf("fsck with that blob cut by a byte: ok=%v, want false naming %s\n%s", ok, md.ID, out)
 		}
 	})
+	t.Run("Folded", func(t *testing.T) {
+		// A mirror the caller folded from the whole log is not folded
+		// again: fsck checks it holds the whole log, and the media.
+		folded := func(t *testing.T, dir string) (bool, string) {
+			var out strings.Builder
+			ok, err := FsckWith(ctxT(t), dir, &out, FsckOptions{Folded: true})
+			if err != nil {
+				t.Fatalf("FsckWith: %v\n%s", err, out.String())
+			}
+			return ok, out.String()
+		}
+		dir, md := setup(t)
+		if ok, out := folded(t, dir); !ok || !strings.Contains(out, "was folded from the whole log") || !strings.Contains(out, "1 blobs re-hashed") {
+			t.Errorf("fsck of a folded mirror: ok=%v\n%s", ok, out)
+		}
+		e := openEngine(t, dir)
+		path := blobPath(t, e, md.SHA256)
+		e.Close()
+		os.Chmod(path, 0o600)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if ok, out := folded(t, dir); ok || !strings.Contains(out, md.ID) {
+			t.Errorf("fsck of a folded mirror whose photo is gone: ok=%v, want false naming %s\n%s", ok, md.ID, out)
+		}
+		dir, _ = setup(t)
+		sqlExec(t, filepath.Join(dir, MirrorFile), "UPDATE meta SET value = value - 1 WHERE key = 'last_seq'")
+		if ok, out := folded(t, dir); ok || !strings.Contains(out, "the log ends at seq") {
+			t.Errorf("fsck of a mirror a seq behind its log, said to be folded: ok=%v\n%s", ok, out)
+		}
+	})
 	t.Run("MirrorDisagrees", func(t *testing.T) {
 		dir, _ := setup(t)
 		sqlExec(t, filepath.Join(dir, MirrorFile), "UPDATE moments SET caption = 'tampered' WHERE id = (SELECT min(id) FROM moments)")

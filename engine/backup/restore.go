@@ -183,8 +183,10 @@ func Restore(ctx context.Context, t Target, dir string, opts RestoreOptions) (*R
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	// Every photo fetched was hashed as it was written, against the
-	// SHA-256 the log gives: fsck checks it is there at its size.
-	fo := engine.FsckOptions{Hashed: r.wasFetched}
+	// SHA-256 the log gives: fsck checks it is there at its size. The
+	// mirror was folded from the whole log just now: fsck checks it holds
+	// all of it, and does not fold the log again to compare.
+	fo := engine.FsckOptions{Hashed: r.wasFetched, Folded: true}
 	if opts.SampleMedia != nil {
 		fo.Absent = func(sha string) bool { ok, err := store.Has(sha); return err == nil && !ok }
 	}
