@@ -38,17 +38,25 @@ test('the family engine stopped, the window opened again: every earlier moment a
   const { paths } = await harness('/test/generate', { n: 3 });
   await choose(page, paths);
   await until(async () => (await rpc('Outbox/Entries')).length === 0, 'the captures are delivered');
+  // What the copy is held to is read once nothing on the family engine
+  // changes any more: every photo read, and no reading of any moment
+  // (earlier tests' too) still queued or running, or its words would
+  // differ from the copy's by the time they are compared.
+  let want;
   await until(async () => {
     const ms = await familyMoments(remote);
-    return ms.length >= had + 3 && ms.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished'));
-  }, 'Pippa reads every photo on the family engine');
-  const want = await familyMoments(remote);
+    const done = ms.length >= had + 3 &&
+      ms.every((m) => m.kind !== 'photo' || (m.turns ?? []).some((t) => t.status === 'finished')) &&
+      ms.every((m) => (m.turns ?? []).every((t) => t.status !== 'queued' && t.status !== 'running'));
+    if (done) want = ms;
+    return done;
+  }, 'Pippa reads every photo on the family engine, and is done');
   // This computer's copy catches up by itself.
   await until(async () => {
     const s = await rpc('Sync/Status');
     if (s.state !== 'uptodate' || s.syncing) return false;
     const p = await rpc('Moments/Page', '', 200);
-    return p.moments.length === want.length && p.moments.every((m, i) => m.id === want[i].id && m.readings.length === (want[i].turns ?? []).length && m.readings.every((r) => r.status !== 'queued' && r.status !== 'running'));
+    return p.moments.length === want.length && p.moments.every((m, i) => m.id === want[i].id && m.readings.length === (want[i].turns ?? []).length && m.readings.every((r, j) => r.status !== 'queued' && r.status !== 'running' && r.text === want[i].turns[j].text));
   }, 'this computer’s copy holds every moment and reading');
   await page.getByTestId('sync-status').filter({ hasText: 'Up to date' }).waitFor();
 
