@@ -64,6 +64,26 @@ func profiled(name string, f func() error) error {
 	return f()
 }
 
+// abba runs a, b, b, a, passing each its turn (0 to 3), and returns the
+// time of a and of b, each the mean of its two. Whichever goes first
+// meets memory the machine has not used yet (slow to touch in a virtual
+// machine), and files made just after others were removed are slow to
+// create (ext4 without a journal steps over every inode freed in the
+// last minute); in this order each side pays that equally, so nothing
+// is removed until the run ends.
+func abba(a, b func(turn int) (time.Duration, error)) (time.Duration, time.Duration, error) {
+	var took [2]time.Duration
+	for turn := range 4 {
+		side := (turn + 1) / 2 % 2 // 0, 1, 1, 0
+		t, err := [2]func(int) (time.Duration, error){a, b}[side](turn)
+		if err != nil {
+			return 0, 0, err
+		}
+		took[side] += t / 2
+	}
+	return took[0], took[1], nil
+}
+
 func init() {
 	register("backup", bench{
 		help: "ship a corpus to a real S3 server (versitygw on loopback) and restore it, each beside its floor (the same objects PUT and GET by the same SDK, plus rebuild), and time captures with and without a copy shipping beside them; goals: shipping >= 80% of its floor, restore >= 70% of its floor and under 2 min",
@@ -118,32 +138,21 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 	var bytesUp int64
 	var objects int
 	for round := range *backupRounds {
-		// Shipping and its floor run in the order ship, floor, floor,
-		// ship, each into a bucket of its own, and each is timed as the
-		// mean of its two (the restore's below says why). The floor PUTs
-		// the objects the first ship stored, read from versitygw's own
-		// folder, by the same SDK with the same checks and no Spark:
-		// shipping's figure holds the encryption, the floor's does not.
+		// Shipping and its floor each go into a bucket of their own. The
+		// floor PUTs the objects the first ship stored, read from
+		// versitygw's own folder, by the same SDK with the same checks
+		// and no Spark: shipping's figure holds the encryption, the
+		// floor's does not.
 		var bucket string
 		var tgt backup.Target
-		var shipTook, floorTook time.Duration
-		for i, what := range []string{"ship", "floor", "floor", "ship"} {
-			b := fmt.Sprintf("%s-%d-%d", what, round, i)
+		shipTook, floorTook, err := abba(func(i int) (time.Duration, error) {
+			b := fmt.Sprintf("ship-%d-%d", round, i)
 			if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
-				return fmt.Errorf("make the bucket %s: %w", b, err)
-			}
-			if what == "floor" {
-				took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), b)
-				if err != nil {
-					return err
-				}
-				objects = n
-				floorTook += took / 2
-				continue
+				return 0, fmt.Errorf("make the bucket %s: %w", b, err)
 			}
 			t, err := backup.Open(ctx, "s3://"+b+"/family", opts)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			start := time.Now()
 			var st backup.Stats
@@ -152,43 +161,45 @@ func benchBackup(ctx context.Context, out io.Writer) error {
 				return err
 			})
 			if err != nil {
-				return fmt.Errorf("ship: %w", err)
+				return 0, fmt.Errorf("ship: %w", err)
 			}
-			shipTook += time.Since(start) / 2
+			took := time.Since(start)
 			bytesUp = st.LogBytes + st.MediaBytes
 			if tgt == nil {
 				bucket, tgt = b, t // the copy the floor PUTs and the restores read
 			}
+			return took, nil
+		}, func(i int) (time.Duration, error) {
+			b := fmt.Sprintf("floor-%d-%d", round, i)
+			if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+				return 0, fmt.Errorf("make the bucket %s: %w", b, err)
+			}
+			took, n, err := putFloor(ctx, c, filepath.Join(srv.Root, bucket), b)
+			objects = n
+			return took, err
+		})
+		if err != nil {
+			return err
 		}
 		ship, shipFloor = append(ship, shipTook.Seconds()), append(shipFloor, floorTook.Seconds())
 
-		// The restore and its floor run in the order restore, floor,
-		// floor, restore, each timed as the mean of its two, and no
-		// folder is removed until the run ends. Whichever goes first
-		// meets memory the machine has not used yet (slow to touch in a
-		// virtual machine), and a folder removed just before makes the
-		// next one's files slow to create (ext4 without a journal steps
-		// over every inode freed in the last minute).
-		var restTook time.Duration
-		floorTook = 0
-		for i, what := range []string{"restore", "floor", "floor", "restore"} {
-			into := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", what, round, i))
-			if what == "floor" {
-				took, err := getFloor(ctx, c, bucket, src, into)
-				if err != nil {
-					return err
-				}
-				floorTook += took / 2
-				continue
-			}
+		// The restore and its floor each make a folder of their own, and
+		// none is removed until the run ends (abba says why).
+		restTook, floorTook, err := abba(func(i int) (time.Duration, error) {
+			into := filepath.Join(dir, fmt.Sprintf("restore-%d-%d", round, i))
 			start := time.Now()
 			if err := profiled(fmt.Sprintf("restore-%d-%d", round+1, i), func() error {
 				_, err := backup.Restore(ctx, tgt, into, backup.RestoreOptions{Key: key, Logger: slog.New(slog.DiscardHandler)})
 				return err
 			}); err != nil {
-				return fmt.Errorf("restore: %w", err)
+				return 0, fmt.Errorf("restore: %w", err)
 			}
-			restTook += time.Since(start) / 2
+			return time.Since(start), nil
+		}, func(i int) (time.Duration, error) {
+			return getFloor(ctx, c, bucket, src, filepath.Join(dir, fmt.Sprintf("floor-%d-%d", round, i)))
+		})
+		if err != nil {
+			return err
 		}
 		rest, restFloor = append(rest, restTook.Seconds()), append(restFloor, floorTook.Seconds())
 		fmt.Fprintf(out, "  round %d: ship %.2f s (floor %.2f s), restore %.2f s (floor %.2f s); load %s\n",
