@@ -165,14 +165,13 @@ func fsckDirTime(name string) (time.Time, bool) {
 }
 
 func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string, ...any), opts FsckOptions) error {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if opts.Folded {
+		return fsckFolded(ctx, dir, w, fail, opts)
+	}
 	// The mirror first, then the log: a running engine folds an op only
 	// after it is in the log, so the log read after the snapshot holds
 	// every op the snapshot has folded.
 	livePath := filepath.Join(dir, MirrorFile)
-	if opts.Folded {
-		return fsckFolded(ctx, dir, w, fail, opts)
-	}
 	var live *mirror.DB
 	if _, err := os.Stat(livePath); errors.Is(err, os.ErrNotExist) {
 		// Opening it would create one, and fsck changes nothing.
@@ -190,14 +189,12 @@ func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string
 	}
 
 	logPath := filepath.Join(dir, LogFile)
-	l, err := oplog.Open(logPath, oplog.Options{Logger: quiet, ReadOnly: true})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	l, err := openLogToCheck(ctx, logPath, fail)
+	if l == nil {
+		if err == nil {
+			fmt.Fprintln(w, "     the mirror and media were not checked against a damaged log")
 		}
-		fail("log %s: %v", logPath, err)
-		fmt.Fprintln(w, "     the mirror and media were not checked against a damaged log")
-		return nil
+		return err
 	}
 	defer l.Close()
 	last := l.LastSeq()
@@ -262,18 +259,29 @@ func fsck(ctx context.Context, dir, tmpDir string, w io.Writer, fail func(string
 	return fsckMedia(ctx, dir, fold, w, fail, opts)
 }
 
+// openLogToCheck opens the log at path read-only. A log that cannot be
+// read is a failure fsck reports (nil, nil); a stopped fsck returns its
+// context's error.
+func openLogToCheck(ctx context.Context, path string, fail func(string, ...any)) (*oplog.Log, error) {
+	l, err := oplog.Open(path, oplog.Options{Logger: slog.New(slog.DiscardHandler), ReadOnly: true})
+	if err == nil {
+		return l, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	fail("log %s: %v", path, err)
+	return nil, nil
+}
+
 // fsckFolded is fsck of a folder whose mirror the caller has just folded
 // from its whole log (FsckOptions.Folded): the log read and its checksums
 // checked, the mirror's last seq the log's, and the media the mirror names.
 func fsckFolded(ctx context.Context, dir string, w io.Writer, fail func(string, ...any), opts FsckOptions) error {
 	logPath, livePath := filepath.Join(dir, LogFile), filepath.Join(dir, MirrorFile)
-	l, err := oplog.Open(logPath, oplog.Options{Logger: slog.New(slog.DiscardHandler), ReadOnly: true})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		fail("log %s: %v", logPath, err)
-		return nil
+	l, err := openLogToCheck(ctx, logPath, fail)
+	if l == nil {
+		return err
 	}
 	last, cut := l.LastSeq(), l.Cut()
 	l.Close()
