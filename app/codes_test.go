@@ -105,6 +105,13 @@ func TestCodesTS(t *testing.T) {
 		typ := strings.ToUpper(g.name[:1]) + g.name[1:] + "Code"
 		fmt.Fprintf(&b, "} as const;\nexport type %s = (typeof %s)[keyof typeof %s];\n", typ, g.name, g.name)
 	}
+	// The shape of a language code, as a RegExp literal: the two
+	// syntaxes agree on this pattern, and a "/" would end the literal.
+	lang := wordsLangCode.String()
+	if strings.Contains(lang, "/") {
+		t.Fatalf("wordsLangCode %q has a / that would end a TypeScript RegExp literal", lang)
+	}
+	fmt.Fprintf(&b, "\n/** The shape of a language code of the reader's data (\"eng\", \"chi_sim\"; Settings.wordsLang): app/prefs.go's wordsLangCode. */\nexport const wordsLangCode = /%s/;\n", lang)
 	if os.Getenv("SPARK_WRITE_CODES") != "" {
 		if err := os.WriteFile(codesTS, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)

@@ -54,8 +54,9 @@ const (
 	WordsOff     = "off" // the window reads no words in photos
 )
 
-// wordsLangCode is the shape of a language code of the reader's data
-// (frontend/src/ocrlane.ts isLangCode): "eng", "chi_sim".
+// wordsLangCode is the shape of a language code of the reader's data:
+// "eng", "chi_sim". frontend/src/codes.ts has it too (TestCodesTS), for
+// ocrlane.ts's isLangCode.
 var wordsLangCode = regexp.MustCompile(`^[a-z]{3}(_[a-z]+)?$`)
 
 // wordsLang is the choice p holds, WordsDefault when none was made.

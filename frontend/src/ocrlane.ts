@@ -4,6 +4,7 @@
 // let go after a while without work, so that its memory goes back; a job
 // after that starts it again. Also the tidying of the text read, and the
 // errors, in words a caller can act on. No DOM, no tesseract here.
+import { wordsLangCode } from './codes.js';
 
 /** The timers the lane waits with: setTimeout by default, a fake in tests. */
 export interface Timers {
@@ -295,9 +296,10 @@ export function better(first: Kept, second: Kept): Kept {
   return letters(second.text) > letters(first.text) ? second : first;
 }
 
-/** isLangCode: a code of the shipped data, "eng", "chi_sim". */
+/** isLangCode: a code of the shipped data, "eng", "chi_sim" (the shape
+ * the Go side checks a choice of language against). */
 export function isLangCode(lang: string): boolean {
-  return /^[a-z]{3}(_[a-z]+)?$/.test(lang);
+  return wordsLangCode.test(lang);
 }
 
 /** ReadError is what a failed read rejects with: message says what went

@@ -7,7 +7,7 @@
 // reader, in a real browser, is e2e/tests/ocr.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLane, explain, ReadError, StoppedError, tidyText, type Timers } from '../src/ocrlane.js';
+import { createLane, explain, isLangCode, ReadError, StoppedError, tidyText, type Timers } from '../src/ocrlane.js';
 
 /** Clock: timers that fire only when the test moves time on. */
 class Clock implements Timers {
@@ -288,4 +288,9 @@ test('errors are worded for the caller, with tesseract.js\'s own words as the ca
   for (const e of [lang, start, image, other]) assert.doesNotMatch(e.message, /tesseract|traineddata|wasm|leptonica|pix|\n/i);
   const stopped = new StoppedError();
   assert.equal(explain(stopped, 'read', 'eng'), stopped, 'ours pass through');
+});
+
+test('isLangCode: the shape of a shipped language code, as the Go side checks it', () => {
+  for (const ok of ['eng', 'deu', 'chi_sim']) assert.equal(isLangCode(ok), true, ok);
+  for (const no of ['', 'en', 'ENG', 'engl', 'eng_', 'eng-gb', '../eng', 'eng\n', 'e1g']) assert.equal(isLangCode(no), false, JSON.stringify(no));
 });
