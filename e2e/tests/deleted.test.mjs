@@ -78,3 +78,30 @@ test('Undo on the delete’s toast brings the moment back at once', async () => 
   assert.equal(await dlg.locator(`[data-testid=deleted-row][data-moment="${id}"]`).count(), 0, 'the moment undone is not in Recently deleted');
   await dlg.getByRole('button', { name: 'Close' }).click();
 });
+
+test('Recently deleted, left open, shows a delete and a restore made elsewhere', async () => {
+  const earlier = await newNote(`Pay the window cleaner ${Date.now()}`);
+  const id = await newNote(`Renew the car tax ${Date.now()}`);
+  await rpc('Moments/Delete', earlier);
+  await until(async () => (await page.locator(`[data-testid=moment-tile][data-moment="${earlier}"]`).count()) === 0, 'the tile to go');
+  await page.getByTestId('open-deleted').click();
+  const dlg = page.getByTestId('deleted-dialog');
+  const kept = dlg.locator(`[data-testid=deleted-row][data-moment="${earlier}"]`);
+  await kept.waitFor();
+  await kept.getByTestId('deleted-restore').focus();
+  const focusedRow = () => page.evaluate(() => document.activeElement?.closest('[data-testid=deleted-row]')?.getAttribute('data-moment'));
+
+  // Deleted while the list is open (on another computer, say): its row
+  // comes, and the button Dad is on keeps its focus.
+  const row = dlg.locator(`[data-testid=deleted-row][data-moment="${id}"]`);
+  await rpc('Moments/Delete', id);
+  await row.waitFor({ timeout: 10_000 });
+  assert.equal(await focusedRow(), earlier, 'the focus stays on the row Dad was on');
+
+  // Restored elsewhere: its row goes.
+  await rpc('Moments/Restore', id);
+  await row.waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(await focusedRow(), earlier, 'the focus stays on the row Dad was on');
+  assert.equal(await kept.count(), 1);
+  await dlg.getByRole('button', { name: 'Close' }).click();
+});

@@ -2,7 +2,10 @@
 // it was deleted and a Restore button (app Moments.Deleted and
 // Moments.Restore). What Dad deleted or restored and the engine has not
 // got yet shows as he did it: the list is read through the outbox's view.
+// While the dialog is open, a delete or a restore made elsewhere (another
+// computer, another window) is shown as it comes.
 import { backend, type Moment } from './backend';
+import { onMoment } from './store';
 import { h, clear, toast, rehomeToasts } from './dom';
 import { toastError, errorBlock } from './feedback';
 import { deletedWords, deletedTitle } from './words';
@@ -36,7 +39,18 @@ export class RecentlyDeleted {
     );
     this.dlg.addEventListener('close', () => rehomeToasts());
     document.body.append(this.dlg);
+    // A moment deleted, restored or changed anywhere: the open list is
+    // read again, once for a burst of them.
+    onMoment(() => {
+      if (!this.dlg.open) return;
+      clearTimeout(this.again);
+      this.again = setTimeout(() => void this.read(), 250);
+    });
   }
+
+  private again: ReturnType<typeof setTimeout> | undefined;
+  /** reads counts the reads of the list, so that only the newest is shown. */
+  private reads = 0;
 
   /** open shows the dialog and reads the list. */
   async open(): Promise<void> {
@@ -44,14 +58,38 @@ export class RecentlyDeleted {
     rehomeToasts();
     clear(this.list);
     clear(this.status, deletedWords.reading);
+    await this.read();
+  }
+
+  /** read reads the list and shows it. The rows already shown stay as
+   * they are (a button Dad is on keeps its focus); those gone are taken
+   * out and new ones put in their place in the order the list comes in. */
+  private async read(): Promise<void> {
+    const n = ++this.reads;
+    let ms: Moment[];
     try {
-      const page = await backend.moments.deleted('', 200);
-      const ms = page.moments ?? [];
-      clear(this.status, ms.length === 0 ? deletedWords.empty : '');
-      clear(this.list, ms.map((m) => this.row(m)));
+      ms = (await backend.moments.deleted('', 200)).moments ?? [];
     } catch (e) {
-      clear(this.status, errorBlock(e));
+      if (n === this.reads) clear(this.status, errorBlock(e));
+      return;
     }
+    if (n !== this.reads) return;
+    const shown = new Map<string, Element>();
+    for (const li of [...this.list.children]) {
+      const id = li.getAttribute('data-moment') ?? '';
+      if (ms.some((m) => m.id === id)) shown.set(id, li);
+      else li.remove();
+    }
+    let next = this.list.firstElementChild;
+    for (const m of ms) {
+      const li = shown.get(m.id);
+      if (li === next && li) {
+        next = li.nextElementSibling;
+        continue;
+      }
+      this.list.insertBefore(li ?? this.row(m), next);
+    }
+    clear(this.status, ms.length === 0 ? deletedWords.empty : '');
   }
 
   private row(m: Moment): HTMLElement {
