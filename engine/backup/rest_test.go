@@ -47,3 +47,48 @@ func TestShipper_Rest(t *testing.T) {
 		})
 	}
 }
+
+// Before it takes the next photo, a pass beside a busy engine waits until
+// the engine is idle, and stops waiting when no photo is left to take or
+// it is canceled.
+func TestShipper_Yield(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		busy      bool
+		idleAfter time.Duration // 0: stays as it is
+		fedClosed bool
+		cancel    bool
+		min, max  time.Duration
+		want      bool
+	}{
+		{name: "idle", max: time.Second, want: true},
+		{name: "busy, then idle", busy: true, idleAfter: 150 * time.Millisecond, min: 140 * time.Millisecond, max: 3 * time.Second, want: true},
+		{name: "busy, nothing left to take", busy: true, fedClosed: true, max: time.Second, want: false},
+		{name: "busy, canceled", busy: true, cancel: true, max: time.Second, want: false},
+		{name: "idle, canceled", cancel: true, max: time.Second, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var busy atomic.Bool
+			busy.Store(tc.busy)
+			if tc.idleAfter > 0 {
+				time.AfterFunc(tc.idleAfter, func() { busy.Store(false) })
+			}
+			s := &Shipper{Busy: busy.Load}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				cancel()
+			}
+			fed := make(chan struct{})
+			if tc.fedClosed {
+				close(fed)
+			}
+			began := time.Now()
+			got := s.yield(ctx, fed)
+			took := time.Since(began)
+			if got != tc.want || took < tc.min || took > tc.max {
+				t.Errorf("yield = %v after %s; want %v after %s to %s", got, took, tc.want, tc.min, tc.max)
+			}
+		})
+	}
+}

@@ -744,16 +744,7 @@ func (s *Shipper) inCopy(ctx context.Context, name string) (int64, error) {
 // yield waits while the engine is busy (Busy); false when ctx ended or
 // fed is closed (no photo is left to take).
 func (s *Shipper) yield(ctx context.Context, fed <-chan struct{}) bool {
-	for s.Busy != nil && s.Busy() {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-fed:
-			return false
-		case <-time.After(busyPoll):
-		}
-	}
-	return ctx.Err() == nil
+	return s.whileBusy(ctx, fed, nil)
 }
 
 // rest, after a put that took took while the engine was busy, waits as
@@ -762,23 +753,27 @@ func (s *Shipper) yield(ctx context.Context, fed <-chan struct{}) bool {
 // sending take) for itself, and all of it once they stop. It is false when
 // ctx ended.
 func (s *Shipper) rest(ctx context.Context, took time.Duration) bool {
-	if s.Busy == nil || !s.Busy() {
-		return true
-	}
 	t := time.NewTimer(min(took, maxRest))
 	defer t.Stop()
-	for {
+	return s.whileBusy(ctx, nil, t.C)
+}
+
+// whileBusy waits, asking Busy every busyPoll, until the engine is idle
+// or until fires (true), or until ctx ends or stop is closed (false). A
+// nil channel is never ready.
+func (s *Shipper) whileBusy(ctx context.Context, stop <-chan struct{}, until <-chan time.Time) bool {
+	for s.Busy != nil && s.Busy() {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-t.C:
+		case <-stop:
+			return false
+		case <-until:
 			return true
 		case <-time.After(busyPoll):
-			if !s.Busy() {
-				return true
-			}
 		}
 	}
+	return ctx.Err() == nil
 }
 
 // maxRest bounds a rest after one put: a slow store does not hold a pass
