@@ -111,7 +111,7 @@ func TestCodesTS(t *testing.T) {
 	if strings.Contains(lang, "/") {
 		t.Fatalf("wordsLangCode %q has a / that would end a TypeScript RegExp literal", lang)
 	}
-	fmt.Fprintf(&b, "\n/** The shape of a language code of the reader's data (\"eng\", \"chi_sim\"; Settings.wordsLang): app/prefs.go's wordsLangCode. */\nexport const wordsLangCode = /%s/;\n", lang)
+	fmt.Fprintf(&b, "\n/** The shape of a language code of the reader's data (\"eng\", \"chi_sim\"; Settings.words_lang): app/prefs.go's wordsLangCode. */\nexport const wordsLangCode = /%s/;\n", lang)
 	if os.Getenv("SPARK_WRITE_CODES") != "" {
 		if err := os.WriteFile(codesTS, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)

@@ -330,5 +330,5 @@ export const imageSize = {
 } as const;
 export type ImageSizeCode = (typeof imageSize)[keyof typeof imageSize];
 
-/** The shape of a language code of the reader's data ("eng", "chi_sim"; Settings.wordsLang): app/prefs.go's wordsLangCode. */
+/** The shape of a language code of the reader's data ("eng", "chi_sim"; Settings.words_lang): app/prefs.go's wordsLangCode. */
 export const wordsLangCode = /^[a-z]{3}(_[a-z]+)?$/;
