@@ -74,20 +74,18 @@ export class RecentlyDeleted {
       return;
     }
     if (n !== this.reads) return;
+    const ids = new Set(ms.map((m) => m.id));
     const shown = new Map<string, Element>();
     for (const li of [...this.list.children]) {
       const id = li.getAttribute('data-moment') ?? '';
-      if (ms.some((m) => m.id === id)) shown.set(id, li);
+      if (ids.has(id)) shown.set(id, li);
       else li.remove();
     }
     let next = this.list.firstElementChild;
     for (const m of ms) {
       const li = shown.get(m.id);
-      if (li === next && li) {
-        next = li.nextElementSibling;
-        continue;
-      }
-      this.list.insertBefore(li ?? this.row(m), next);
+      if (li !== undefined && li === next) next = li.nextElementSibling;
+      else this.list.insertBefore(li ?? this.row(m), next);
     }
     clear(this.status, ms.length === 0 ? deletedWords.empty : '');
   }
