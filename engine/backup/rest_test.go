@@ -27,17 +27,7 @@ func TestShipper_Rest(t *testing.T) {
 		{name: "canceled", busy: true, took: 5 * time.Second, cancel: true, max: time.Second, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var busy atomic.Bool
-			busy.Store(tc.busy)
-			if tc.idleAfter > 0 {
-				time.AfterFunc(tc.idleAfter, func() { busy.Store(false) })
-			}
-			s := &Shipper{Busy: busy.Load}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.cancel {
-				cancel()
-			}
+			s, ctx := busyShipper(t, tc.busy, tc.idleAfter, tc.cancel)
 			began := time.Now()
 			got := s.rest(ctx, tc.took)
 			took := time.Since(began)
@@ -68,17 +58,7 @@ func TestShipper_Yield(t *testing.T) {
 		{name: "idle, canceled", cancel: true, max: time.Second, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var busy atomic.Bool
-			busy.Store(tc.busy)
-			if tc.idleAfter > 0 {
-				time.AfterFunc(tc.idleAfter, func() { busy.Store(false) })
-			}
-			s := &Shipper{Busy: busy.Load}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.cancel {
-				cancel()
-			}
+			s, ctx := busyShipper(t, tc.busy, tc.idleAfter, tc.cancel)
 			fed := make(chan struct{})
 			if tc.fedClosed {
 				close(fed)
@@ -91,4 +71,21 @@ func TestShipper_Yield(t *testing.T) {
 			}
 		})
 	}
+}
+
+// busyShipper is a Shipper whose engine is busy or not, turning idle
+// after idleAfter (0: never), and the context to call it with, canceled
+// already when canceled is set.
+func busyShipper(t *testing.T, busy bool, idleAfter time.Duration, canceled bool) (*Shipper, context.Context) {
+	var b atomic.Bool
+	b.Store(busy)
+	if idleAfter > 0 {
+		time.AfterFunc(idleAfter, func() { b.Store(false) })
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	if canceled {
+		cancel()
+	}
+	return &Shipper{Busy: b.Load}, ctx
 }
