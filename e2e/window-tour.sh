@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Takes a picture of every screen of the real Spark window under Xvfb, in
-# one colour scheme: Moments, a moment with Pippa's reading, the photo
-# viewer, Add photos, Phrases, Outbox, Settings (its top, and its Off-site
-# copy section) and search results. Called
+# one colour scheme: Moments, Recently deleted, a moment with Pippa's
+# reading, the photo viewer, Add photos, Phrases, Outbox, Settings (its
+# top, and its Off-site copy section) and search results. Called
 # by e2e/window-test.sh (which starts Xvfb, seeds DATA with photos read by a
 # fake Pippa, and runs this once in light and once in dark); it needs
 # xdotool, and drives the window with the keys a person would use (Alt+1 to
@@ -73,6 +73,10 @@ shot moments
 click 1012 99
 shot moments-added
 click 890 99
+# Recently deleted, the link beside the order.
+click 665 99
+shot deleted
+key Escape
 key alt+2
 key Return
 sleep 1
